@@ -1,0 +1,7 @@
+"""``python -m golf`` is the ``golf`` command."""
+
+import sys
+
+from golf.cli import main
+
+sys.exit(main())

@@ -1,0 +1,315 @@
+"""The ``golf`` command.
+
+Every subcommand turns bad input into one line on stderr (``golf: error: ...``) and a non-zero
+exit code; tracebacks are for bugs only. Heavy modules (Numba kernels, SciPy) are imported inside
+the subcommands that need them, so ``golf bounds`` answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from golf.errors import GolfError
+
+__all__ = ["main"]
+
+EXIT_ERROR = 2  # bad input or failed check
+EXIT_INTERRUPT = 130
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {v}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {v}")
+    return v
+
+
+def _g_value(text: str):
+    return "auto" if text == "auto" else _positive_int(text)
+
+
+def _say(msg: str = "", quiet: bool = False) -> None:
+    if not quiet:
+        print(msg, flush=True)
+
+
+def _warn(msg: str) -> None:
+    print(f"golf: warning: {msg}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------------------
+def load_graph(path: str, g=1, n: int | None = None, d: int | None = None,
+               warn=_warn):
+    """Read an edge list into a Graph; duplicates are dropped with a warning."""
+    from golf.graph import Graph, detect_symmetry
+    from golf.io import read_edges
+
+    el = read_edges(path)
+    for line, first, u, v in el.duplicates[:5]:
+        warn(f"{path}:{line}: duplicate edge '{u} {v}' (first on line {first}); ignored")
+    if len(el.duplicates) > 5:
+        warn(f"{path}: {len(el.duplicates) - 5} more duplicate edges ignored")
+    if n is None:
+        n = el.max_id + 1
+    elif el.max_id >= n:
+        k = int(el.edges.max(axis=1).argmax())
+        raise GolfError(f"{path}:{el.lines[k]}: vertex id {el.max_id} >= n={n}")
+    if g == "auto":
+        g = detect_symmetry(el.edges, n)
+    return Graph.from_edges(el.edges, n=n, g=g, d=d, source=path, lines=el.lines)
+
+
+def cmd_eval(args) -> int:
+    from golf.bounds import moore_bounds
+    from golf.evaluators import choose_backend, make_evaluator
+
+    graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
+    n, g = graph.n, graph.g
+    d = args.d if args.d is not None else graph.max_degree
+    options = {}
+    if args.threads:
+        options["threads"] = args.threads
+    if args.chunk_words:
+        options["chunk_words"] = args.chunk_words
+    backend = args.backend
+    reason = None
+    if backend == "auto":
+        backend, reason = choose_backend(n, graph.d, g, args.threads)
+    comm = None
+    if args.mpi:
+        from golf.parallel import world
+
+        comm = world()
+        options["comm"] = comm
+    ev = make_evaluator(backend, n, graph.d, g, **options)
+    rank0 = comm is None or comm.rank == 0
+    if args.explain and rank0:
+        print(f"auto chose {reason}" if reason else f"backend {backend} (chosen by --backend)",
+              file=sys.stderr)
+        print(ev.describe(), file=sys.stderr)
+    t0 = time.perf_counter()
+    score = ev.evaluate(graph)
+    seconds = time.perf_counter() - t0
+    if args.repeat:
+        t0 = time.perf_counter()
+        for _ in range(args.repeat):
+            score = ev.evaluate(graph)
+        seconds = (time.perf_counter() - t0) / args.repeat
+    if not rank0:
+        return 0
+    b = moore_bounds(n, d)
+    out = {
+        "file": args.file, "n": n, "d": d, "g": g, "edges": graph.num_edges,
+        "diameter": score.diameter, "total": score.total,
+        "aspl": None if not score.connected else score.aspl,
+        "connected": score.connected, "peripheral": score.peripheral,
+        "diameter_bound": b.diameter,
+        "aspl_bound": float(b.aspl) if b.aspl is not None else None,
+        "aspl_bound_fraction": str(b.aspl) if b.aspl is not None else None,
+        "diameter_gap": (score.diameter - b.diameter) if score.connected and b.diameter is not None else None,
+        "aspl_gap": (score.aspl - float(b.aspl)) if score.connected and b.aspl is not None else None,
+        "backend": ev.name, "seconds": seconds, "repeat": args.repeat,
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(format_score_table(out, graph.max_degree))
+    return 0
+
+
+def format_score_table(o: dict, max_degree: int) -> str:
+    def fmt(x, spec):
+        return "-" if x is None else format(x, spec)
+
+    lines = [
+        f"file          {o['file']}",
+        f"n             {o['n']}",
+        f"max degree    {max_degree}   (d = {o['d']})",
+        f"g             {o['g']}",
+        f"edges         {o['edges']}",
+    ]
+    if o["connected"]:
+        lines += [
+            f"diameter      {o['diameter']}   bound {fmt(o['diameter_bound'], 'd')}   "
+            f"gap {fmt(o['diameter_gap'], 'd')}",
+            f"total         {o['total']}",
+            f"ASPL          {o['aspl']:.10f}   bound {fmt(o['aspl_bound'], '.10f')} "
+            f"({o['aspl_bound_fraction']})   gap {fmt(o['aspl_gap'], '.10f')}",
+        ]
+    else:
+        lines += ["diameter      inf   (disconnected)", "ASPL          inf   (disconnected)"]
+    timing = f"{o['seconds']:.6g}" + (f" (mean of {o['repeat']} after a warm-up)"
+                                       if o["repeat"] else "")
+    lines += [f"backend       {o['backend']}", f"seconds       {timing}"]
+    return "\n".join(lines)
+
+
+def cmd_validate(args) -> int:
+    import numpy as np
+
+    from golf.io import read_edges
+    from golf.kernels import bfs_one
+
+    problems: list[str] = []
+    el = read_edges(args.file, problems=problems)
+    e = el.edges
+    n, d = args.n, args.d
+    for line, first, u, v in el.duplicates:
+        problems.append(f"{args.file}:{line}: duplicate edge '{u} {v}' (first on line {first})")
+    if len(e):
+        big = np.flatnonzero(e.max(axis=1) >= n)
+        for k in big[:10]:
+            problems.append(f"{args.file}:{el.lines[k]}: vertex id {e[k].max()} >= n={n} in "
+                            f"'{e[k, 0]} {e[k, 1]}'")
+        if len(big) > 10:
+            problems.append(f"{args.file}: {len(big) - 10} more edges with ids >= n={n}")
+        e = e[e.max(axis=1) < n]
+    deg = np.bincount(e.ravel(), minlength=n) if len(e) else np.zeros(n, dtype=np.int64)
+    # duplicates count against the degree too: the competition counts every line
+    for _, _, u, v in el.duplicates:
+        if u < n and v < n:
+            deg[u] += 1
+            deg[v] += 1
+    over = np.flatnonzero(deg > d)
+    for v in over[:10]:
+        problems.append(f"{args.file}: vertex {v} has degree {deg[v]} > d={d}")
+    if len(over) > 10:
+        problems.append(f"{args.file}: {len(over) - 10} more vertices with degree > d={d}")
+    missing = int((deg == 0).sum())
+    reached = n
+    if n > 1:
+        from golf.graph import Graph
+
+        graph = Graph.from_edges(e, n=n, d=max(int(deg.max()), 1))
+        visited = np.zeros((n + 63) // 64, dtype=np.uint64)
+        queue = np.zeros(n, dtype=np.int32)
+        _, _, reached = bfs_one(graph.adj, n, 0, 0, visited, queue)
+    if reached < n:
+        extra = f" ({missing} vertices have no edge at all)" if missing else ""
+        problems.append(f"{args.file}: disconnected: vertex 0 reaches {reached} of n={n} "
+                        f"vertices{extra}")
+    if problems:
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"golf: {args.file}: INVALID ({len(problems)} problem"
+              f"{'s' if len(problems) != 1 else ''})", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"{args.file}: valid: n={n}, {len(e)} edges, max degree {int(deg.max())} <= d={d}, "
+          f"simple, connected")
+    return 0
+
+
+def cmd_bounds(args) -> int:
+    from golf.bounds import moore_bounds
+
+    b = moore_bounds(args.n, args.d)
+    if args.json:
+        print(json.dumps(b.as_dict()))
+    elif b.diameter is None:
+        print(f"n={args.n} d={args.d}: no connected graph exists")
+    else:
+        print(f"n={args.n} d={args.d}\ndiameter >= {b.diameter}\n"
+              f"ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\ntotal    >= {b.total}")
+    return 0
+
+
+def cmd_random(args) -> int:
+    from golf.generate import random_graph
+    from golf.io import write_edges
+
+    t0 = time.perf_counter()
+    graph = random_graph(args.n, args.d, args.g, args.seed)
+    write_edges(args.output, graph.edges())
+    if not args.quiet:
+        deg = graph.degrees()
+        print(f"wrote {args.output}: n={graph.n} d={args.d} g={graph.g} edges={graph.num_edges} "
+              f"degrees {deg.min()}..{deg.max()} seed={args.seed} "
+              f"({time.perf_counter() - t0:.2f} s)")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from golf import __version__
+
+    p = argparse.ArgumentParser(prog="golf", description="Graph Golf optimizer: exact "
+                                "evaluation and search for the Order/Degree problem.")
+    p.add_argument("--version", action="version", version=f"golf {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    backends = ["auto", "bitset", "bfs", "reference"]
+    s = sub.add_parser("eval", help="score an edge-list file: diameter, total, ASPL, bounds")
+    s.add_argument("file")
+    s.add_argument("--g", type=_g_value, default=1, metavar="G",
+                   help="symmetry to exploit (must hold), or 'auto' to detect the largest")
+    s.add_argument("--n", type=_positive_int, help="vertex count (default: largest id + 1)")
+    s.add_argument("--d", type=_nonneg_int, help="degree for the bounds (default: max degree)")
+    s.add_argument("--backend", default="auto", choices=backends)
+    s.add_argument("--threads", type=_positive_int, help="CPU threads (default: all cores)")
+    s.add_argument("--chunk-words", type=_positive_int, help="bitset column chunk, in words")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--repeat", type=_nonneg_int, default=0, metavar="N",
+                   help="time N more evaluations after a warm-up; report the mean")
+    s.add_argument("--explain", action="store_true", help="say which backend and why")
+    s.add_argument("--mpi", action="store_true",
+                   help="split the evaluation over the MPI ranks (run under mpiexec)")
+    s.set_defaults(func=cmd_eval)
+
+    s = sub.add_parser("validate", help="check a submission: ids, degree, simple, connected")
+    s.add_argument("file")
+    s.add_argument("--n", type=_positive_int, required=True)
+    s.add_argument("--d", type=_nonneg_int, required=True)
+    s.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("bounds", help="Moore lower bounds on diameter and ASPL")
+    s.add_argument("n", type=_positive_int)
+    s.add_argument("d", type=_nonneg_int)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_bounds)
+
+    s = sub.add_parser("random", help="write a random connected g-symmetric graph")
+    s.add_argument("n", type=_positive_int)
+    s.add_argument("d", type=_nonneg_int)
+    s.add_argument("--g", type=_positive_int, default=1)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("-o", "--output", required=True)
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_random)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except GolfError as exc:
+        print(f"golf: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("golf: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPT
+    except OSError as exc:  # e.g. an output folder that cannot be written
+        print(f"golf: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,11 @@
+"""The one exception type for bad user input.
+
+Everything a person can fix (a malformed file, an impossible parameter, a missing edge of a
+symmetric graph) raises :class:`GolfError` with a message that names the file, the line, the
+value and what was expected. The command line prints that message on one line and exits
+non-zero; it never shows a traceback for such errors.
+"""
+
+
+class GolfError(Exception):
+    """A problem with the user's input that the user can act on."""

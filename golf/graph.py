@@ -1,0 +1,277 @@
+"""The g-symmetric graph: base rows, expansion to the full graph, edge lists, checks.
+
+A graph on ``n`` vertices is *g-symmetric* when the rotation ``v -> (v + m) mod n`` with
+``m = n / g`` maps it onto itself. Such a graph is stored as its ``m`` base rows: ``adj[i]`` holds
+the neighbours of vertex ``i`` (``0 <= i < m``) as full vertex ids, ``-1`` marking an empty slot
+(degrees may be below ``d``). Vertex ``v = k*m + i`` then has the neighbours
+``(adj[i][j] + k*m) mod n``. ``g = 1`` is an ordinary graph.
+
+An edge orbit (the ``g`` rotated copies of one edge) appears in the base rows once from each end:
+the edge ``i -- w`` with ``w = k*m + i2`` sits in row ``i`` as ``w`` and in row ``i2`` as
+``(i - k*m) mod n``. When ``g`` is even, the edge ``i -- i + n/2`` is its own rotation by ``n/2``:
+that orbit has ``g/2`` edges and takes a single slot of row ``i``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golf.errors import GolfError
+
+__all__ = ["Graph", "rotate_key", "sort_rows", "detect_symmetry"]
+
+
+def rotate_key(u, v, shift, n):
+    """Key ``u*n + v`` of the directed edge ``(u, v)`` rotated by ``shift``."""
+    return ((u + shift) % n) * n + (v + shift) % n
+
+
+def sort_rows(adj) -> np.ndarray:
+    """Base rows in canonical form: each row's neighbours ascending, empty slots (-1) last."""
+    a = np.asarray(adj, dtype=np.int64)
+    big = np.iinfo(np.int64).max
+    s = np.sort(np.where(a < 0, big, a), axis=1)
+    return np.ascontiguousarray(np.where(s == big, -1, s).astype(np.int32))
+
+
+def detect_symmetry(edges, n: int) -> int:
+    """The largest ``g`` for which the graph is g-symmetric (rotation by ``n/g`` maps it onto
+    itself); 1 when it has no such symmetry. The shifts that preserve a graph form a subgroup
+    of Z_n, so the smallest working shift ``s`` (a divisor of ``n``) gives ``g = n/s``."""
+    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if len(e) == 0:
+        return n
+    u = np.concatenate([e[:, 0], e[:, 1]])
+    v = np.concatenate([e[:, 1], e[:, 0]])
+    keys = np.sort(u * n + v)
+    for s in range(1, n):
+        if n % s:
+            continue
+        rot = np.sort(rotate_key(u, v, s, n))
+        if np.array_equal(rot, keys):
+            return n // s
+    return 1
+
+
+class Graph:
+    """A g-symmetric undirected simple graph held as its base rows.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices.
+    d : int
+        Row width: the largest degree allowed (the ``d`` of the Order/Degree problem).
+    g : int
+        Number of groups; must divide ``n``.
+    adj : array_like of shape ``(n // g, d)``
+        Base rows (int32, ``-1`` = empty slot). Taken as is: use :meth:`check` to verify
+        the invariants, :meth:`from_edges` to build from an edge list.
+    """
+
+    __slots__ = ("n", "d", "g", "adj")
+
+    def __init__(self, n: int, d: int, g: int, adj):
+        n, d, g = int(n), int(d), int(g)
+        if n < 1:
+            raise GolfError(f"n must be >= 1, got {n}")
+        if g < 1 or n % g:
+            raise GolfError(f"g must be a positive divisor of n={n}, got {g}")
+        if d < 0:
+            raise GolfError(f"d must be >= 0, got {d}")
+        adj = np.ascontiguousarray(adj, dtype=np.int32)
+        if adj.shape != (n // g, d):
+            raise GolfError(f"base rows must have shape ({n // g}, {d}), got {adj.shape}")
+        self.n, self.d, self.g, self.adj = n, d, g, adj
+
+    # -- basic properties -------------------------------------------------------------------
+    @property
+    def m(self) -> int:
+        """Number of base vertices (``n // g``)."""
+        return self.n // self.g
+
+    @property
+    def base_degrees(self) -> np.ndarray:
+        """Degree of each base vertex (every vertex ``k*m + i`` has ``base_degrees[i]``)."""
+        return (self.adj >= 0).sum(axis=1)
+
+    def degrees(self) -> np.ndarray:
+        """Degree of every vertex, shape ``(n,)``."""
+        return np.tile(self.base_degrees, self.g)
+
+    @property
+    def max_degree(self) -> int:
+        return int(self.base_degrees.max()) if self.m else 0
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.base_degrees.sum()) * self.g // 2
+
+    def neighbors(self, v: int) -> np.ndarray:
+        """Neighbours of vertex ``v`` (sorted)."""
+        if not 0 <= v < self.n:
+            raise GolfError(f"vertex {v} out of range [0, {self.n})")
+        k, i = divmod(int(v), self.m)
+        row = self.adj[i]
+        return np.sort((row[row >= 0].astype(np.int64) + k * self.m) % self.n)
+
+    def copy(self) -> "Graph":
+        return Graph(self.n, self.d, self.g, self.adj.copy())
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Graph):
+            return NotImplemented
+        return (self.n, self.g) == (other.n, other.g) and np.array_equal(
+            np.sort(self.edges(), axis=0), np.sort(other.edges(), axis=0)
+        )
+
+    def __repr__(self) -> str:
+        return f"Graph(n={self.n}, d={self.d}, g={self.g}, edges={self.num_edges})"
+
+    # -- expansion --------------------------------------------------------------------------
+    def _directed_base(self):
+        """Base slots as two arrays ``(i, w)``: row index and neighbour id."""
+        rows, cols = np.nonzero(self.adj >= 0)
+        return rows.astype(np.int64), self.adj[rows, cols].astype(np.int64)
+
+    def directed_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every directed edge ``(u, v)`` of the full graph (each undirected edge twice)."""
+        i, w = self._directed_base()
+        shifts = (np.arange(self.g, dtype=np.int64) * self.m)[:, None]
+        u = (i[None, :] + shifts).ravel()
+        v = ((w[None, :] + shifts) % self.n).ravel()
+        return u, v
+
+    def edges(self) -> np.ndarray:
+        """The full edge list, shape ``(E, 2)``, each undirected edge once as ``u < v``,
+        sorted by ``u`` then ``v``."""
+        u, v = self.directed_edges()
+        keep = u < v
+        u, v = u[keep], v[keep]
+        order = np.lexsort((v, u))
+        return np.stack([u[order], v[order]], axis=1)
+
+    def csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """The full graph in CSR form ``(indptr, indices)`` with sorted neighbour lists."""
+        u, v = self.directed_edges()
+        order = np.lexsort((v, u))
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(u, minlength=self.n), out=indptr[1:])
+        return indptr, v[order]
+
+    # -- construction -----------------------------------------------------------------------
+    @classmethod
+    def from_edges(cls, edges, n: int | None = None, g: int = 1, d: int | None = None,
+                   source: str = "<edges>", lines=None) -> "Graph":
+        """Build a g-symmetric graph from an undirected edge list.
+
+        Parameters
+        ----------
+        edges : array_like of shape ``(E, 2)``
+            Vertex ids from 0; each undirected edge once, no self-loops, no duplicates
+            (:func:`golf.io.read_edges` reports and removes those).
+        n : int, optional
+            Number of vertices (default: largest id + 1).
+        g : int
+            Symmetry to verify and exploit.
+        d : int, optional
+            Row width (default: the largest degree).
+        source, lines :
+            File name and per-edge line numbers, used in error messages.
+
+        Raises
+        ------
+        GolfError
+            On an id out of range, a self-loop, a duplicate edge, a degree above ``d``, or,
+            for ``g > 1``, an edge whose rotation by ``n/g`` is missing (named in the message).
+        """
+        e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        where = (lambda k: f"{source}:{int(lines[k])}") if lines is not None else (
+            lambda k: f"{source}: edge #{k + 1}")
+        if n is None:
+            n = int(e.max()) + 1 if len(e) else 1
+        n = int(n)
+        if n < 1:
+            raise GolfError(f"{source}: n must be >= 1, got {n}")
+        if g < 1 or n % g:
+            raise GolfError(f"{source}: g={g} does not divide n={n}")
+        if len(e):
+            bad = np.flatnonzero((e < 0).any(axis=1) | (e >= n).any(axis=1))
+            if len(bad):
+                k = bad[0]
+                raise GolfError(f"{where(k)}: vertex id out of range [0, {n}) in edge "
+                                f"'{e[k, 0]} {e[k, 1]}' ({len(bad)} such edges)")
+            loops = np.flatnonzero(e[:, 0] == e[:, 1])
+            if len(loops):
+                k = loops[0]
+                raise GolfError(f"{where(k)}: self-loop '{e[k, 0]} {e[k, 1]}'")
+        u = np.concatenate([e[:, 0], e[:, 1]])
+        v = np.concatenate([e[:, 1], e[:, 0]])
+        key = u * n + v
+        order = np.argsort(key, kind="stable")
+        skey = key[order]
+        dup = np.flatnonzero(skey[1:] == skey[:-1])
+        if len(dup):
+            k = order[dup[0] + 1] % len(e)
+            raise GolfError(f"{where(k)}: duplicate edge '{e[k, 0]} {e[k, 1]}'")
+        deg = np.bincount(u, minlength=n)
+        maxdeg = int(deg.max()) if n else 0
+        if d is None:
+            d = maxdeg
+        if maxdeg > d:
+            v0 = int(np.argmax(deg))
+            raise GolfError(f"{source}: vertex {v0} has degree {maxdeg} > d={d}")
+        m = n // g
+        if g > 1 and len(e):
+            rot = rotate_key(u, v, m, n)
+            pos = np.searchsorted(skey, rot)
+            pos[pos >= len(skey)] = 0
+            missing = np.flatnonzero(skey[pos] != rot)
+            if len(missing):
+                k = missing[0]
+                ru, rv = divmod(int(rot[k]), n)
+                raise GolfError(
+                    f"{where(k % len(e))}: graph is not {g}-symmetric: edge "
+                    f"'{u[k]} {v[k]}' has no rotated copy '{min(ru, rv)} {max(ru, rv)}' "
+                    f"(rotation v -> v+{m} mod {n}); {len(missing)} directed edges lack theirs")
+        # base rows: neighbours of vertices 0..m-1, sorted, padded with -1
+        su, sv = skey // n, skey % n
+        take = su < m
+        su, sv = su[take], sv[take]
+        adj = np.full((m, d), -1, dtype=np.int32)
+        start = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(np.bincount(su, minlength=m), out=start[1:])
+        slot = np.arange(len(su)) - start[su]
+        adj[su, slot] = sv
+        return cls(n, d, g, adj)
+
+    # -- checks -----------------------------------------------------------------------------
+    def check(self) -> None:
+        """Verify the invariants of the base rows; raise GolfError naming the first violation.
+
+        Each slot holds a valid id or -1; no row holds a self-loop or the same neighbour twice;
+        every slot has its reverse slot (the other end of the orbit), so the expanded graph is
+        undirected and g-symmetric.
+        """
+        n, m, adj = self.n, self.m, self.adj
+        if ((adj < -1) | (adj >= n)).any():
+            i, j = np.argwhere((adj < -1) | (adj >= n))[0]
+            raise GolfError(f"row {i} slot {j}: id {adj[i, j]} out of range")
+        i, w = self._directed_base()
+        if (w == i).any():
+            k = int(np.flatnonzero(w == i)[0])
+            raise GolfError(f"row {i[k]}: self-loop")
+        key = i * n + w
+        s = np.sort(key)
+        if (s[1:] == s[:-1]).any():
+            k = int(np.flatnonzero(s[1:] == s[:-1])[0])
+            raise GolfError(f"row {s[k] // n}: neighbour {s[k] % n} appears twice")
+        # reverse slot of (i, w): row w % m holds (i - (w - w % m)) mod n
+        i2 = w % m
+        w2 = (i - (w - i2)) % n
+        pos = np.searchsorted(s, i2 * n + w2)
+        pos[pos >= len(s)] = 0
+        bad = np.flatnonzero(s[pos] != i2 * n + w2) if len(s) else []
+        if len(bad):
+            k = bad[0]
+            raise GolfError(f"row {i[k]} holds {w[k]} but row {i2[k]} lacks its reverse {w2[k]}")
