@@ -1,0 +1,48 @@
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+# Numba compiles on first use; the examples themselves are fast.
+settings.register_profile("golf", deadline=None, max_examples=40,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("golf")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_golf(*args, check=False, env=None, timeout=300):
+    """Run the ``golf`` command in a subprocess (the real entry point)."""
+    e = dict(os.environ)
+    e.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "golf", *map(str, args)], capture_output=True,
+                          text=True, env=e, timeout=timeout, cwd=ROOT)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"golf {' '.join(map(str, args))} failed ({proc.returncode}):\n"
+                             f"{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def mpiexec_cmd(n):
+    """The mpiexec prefix for ``n`` ranks, or None when MPI is not installed."""
+    exe = shutil.which("mpiexec")
+    if exe is None:
+        return None
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return None
+    cmd = [exe, "-n", str(n)]
+    if os.geteuid() == 0:
+        cmd += ["--allow-run-as-root"]
+    cmd += ["--oversubscribe"]
+    return cmd
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

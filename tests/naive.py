@@ -1,0 +1,91 @@
+"""Slow, obvious implementations that the fast code is tested against.
+
+Nothing here uses golf's kernels or its symmetry shortcut: distances come from networkx on the
+full expanded graph, symmetric graphs are built edge by edge from rotations of random edges.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import networkx as nx
+import numpy as np
+
+
+def apsp_score(n, edges):
+    """(diameter, total, peripheral) over all pairs with networkx, or None if disconnected."""
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(map(tuple, np.asarray(edges).tolist()))
+    if n > 1 and not nx.is_connected(G):
+        return None
+    total = 0
+    ecc = {}
+    for s, dist in nx.all_pairs_shortest_path_length(G):
+        total += sum(dist.values())
+        ecc[s] = max(dist.values())
+    diameter = max(ecc.values()) if ecc else 0
+    peripheral = sum(1 for v in ecc.values() if v == diameter)
+    return diameter, total // 2, peripheral
+
+
+def symmetric_edges(n, g, num_orbits, rng, half_orbits=0):
+    """A random g-symmetric simple edge set: rotations of random edges (degrees arbitrary).
+
+    ``half_orbits`` adds that many edges ``v -- v + n/2`` (with their rotations) when g is even.
+    """
+    m = n // g
+    edges = set()
+    for _ in range(num_orbits):
+        u, v = (int(x) for x in rng.integers(0, n, 2))
+        if u == v:
+            continue
+        for k in range(g):
+            a, b = (u + k * m) % n, (v + k * m) % n
+            edges.add((min(a, b), max(a, b)))
+    if g % 2 == 0:
+        for _ in range(half_orbits):
+            u = int(rng.integers(0, n))
+            for k in range(g):
+                a, b = (u + k * m) % n, (u + k * m + n // 2) % n
+                edges.add((min(a, b), max(a, b)))
+    return np.array(sorted(edges), dtype=np.int64).reshape(-1, 2)
+
+
+def moore_bounds(n, d):
+    """Moore bounds by literally filling a tree level by level."""
+    if n == 1:
+        return 0, 0.0
+    left, depth, level_size, depths = n - 1, 0, d, []
+    while left > 0:
+        depth += 1
+        if level_size == 0:
+            return None, None
+        take = min(left, level_size)
+        depths += [depth] * take
+        left -= take
+        level_size = level_size * (d - 1)
+    return depth, sum(depths) / (n - 1)
+
+
+def brute_min_aspl(n, d):
+    """Smallest (diameter, total) over ALL graphs on n vertices with degree <= d (tiny n)."""
+    pairs = list(itertools.combinations(range(n), 2))
+    best = None
+    for mask in range(1 << len(pairs)):
+        edges = [p for k, p in enumerate(pairs) if mask >> k & 1]
+        deg = [0] * n
+        for u, v in edges:
+            deg[u] += 1
+            deg[v] += 1
+        if max(deg, default=0) > d:
+            continue
+        s = apsp_score(n, edges)
+        if s is not None and (best is None or s[:2] < best):
+            best = s[:2]
+    return best
+
+
+def aspl(n, total):
+    return total / math.comb(n, 2)

@@ -1,0 +1,140 @@
+"""The golf command end to end: real subprocesses for the entry point, in-process calls of
+``main`` for the many error cases (same code, no interpreter start-up each time)."""
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from golf.cli import main
+from golf.io import write_edges
+
+from conftest import run_golf
+from naive import apsp_score
+
+
+@pytest.fixture
+def petersen(tmp_path):
+    p = tmp_path / "petersen.edges"
+    write_edges(p, np.array(nx.petersen_graph().edges()))
+    return p
+
+
+def test_random_then_eval_json_end_to_end(tmp_path):
+    out = tmp_path / "r.edges"
+    proc = run_golf("random", 120, 5, "--g", 4, "--seed", 3, "-o", out, check=True)
+    assert "wrote" in proc.stdout
+    e = np.loadtxt(out, dtype=np.int64)
+    want = apsp_score(120, e)
+    for backend in ("bitset", "bfs", "reference", "auto"):
+        proc = run_golf("eval", out, "--g", 4, "--backend", backend, "--json", check=True)
+        o = json.loads(proc.stdout)
+        assert {"n", "d", "g", "diameter", "total", "aspl", "diameter_bound", "aspl_bound",
+                "backend", "seconds"} <= set(o)
+        assert (o["n"], o["d"], o["g"]) == (120, 5, 4)
+        assert (o["diameter"], o["total"]) == want[:2]
+        assert o["aspl"] == pytest.approx(want[1] / (120 * 119 / 2), rel=1e-15)
+        assert o["backend"] == (backend if backend != "auto" else "bitset")
+
+
+def test_eval_text_output(petersen, capsys):
+    assert main(["eval", str(petersen), "--explain"]) == 0
+    out, err = capsys.readouterr()
+    assert "diameter      2   bound 2   gap 0" in out
+    assert "ASPL          1.6666666667" in out
+    assert "(5/3)" in out
+    assert "max degree    3" in out
+    assert "auto chose bitset" in err
+
+
+def test_eval_repeat_reports_mean(petersen, capsys):
+    assert main(["eval", str(petersen), "--json", "--repeat", "5", "--backend", "bfs"]) == 0
+    o = json.loads(capsys.readouterr().out)
+    assert o["repeat"] == 5 and 0 < o["seconds"] < 1
+
+
+def test_eval_symmetry_auto_and_wrong_g(tmp_path, capsys):
+    from golf.generate import random_graph
+
+    p = tmp_path / "s.edges"
+    write_edges(p, random_graph(60, 4, 6, seed=1).edges())
+    assert main(["eval", str(p), "--g", "auto", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["g"] % 6 == 0
+    assert main(["eval", str(p), "--g", "4"]) == 2
+    assert "not 4-symmetric" in capsys.readouterr().err
+
+
+def test_eval_disconnected(tmp_path, capsys):
+    p = tmp_path / "d.edges"
+    p.write_text("0 1\n2 3\n")
+    assert main(["eval", str(p), "--json"]) == 0
+    o = json.loads(capsys.readouterr().out)
+    assert o["diameter"] is None and o["aspl"] is None and o["connected"] is False
+    assert main(["eval", str(p)]) == 0
+    assert "inf" in capsys.readouterr().out
+
+
+def test_eval_warns_on_duplicates(tmp_path, capsys):
+    p = tmp_path / "dup.edges"
+    p.write_text("0 1\n1 2\n2 0\n1 0\n")
+    assert main(["eval", str(p), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "dup.edges:4: duplicate edge '1 0' (first on line 1); ignored" in err
+    assert json.loads(out)["total"] == 3
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("0 1\n1 q\n", ":2: expected an integer vertex id, found 'q'"),
+    ("0 1 2\n", ":1: expected 2 columns"),
+    ("3 3\n", ":1: self-loop '3 3'"),
+    ("-2 1\n", ":1: negative vertex id -2"),
+])
+def test_eval_bad_file_one_clear_line(tmp_path, text, needle):
+    p = tmp_path / "bad.edges"
+    p.write_text(text)
+    proc = run_golf("eval", p)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_arguments_no_traceback(tmp_path):
+    for args in (["eval", tmp_path / "missing.edges"], ["random", 10, 1, "-o", tmp_path / "x"],
+                 ["random", 10, 3, "--g", 4, "-o", tmp_path / "x"], ["bounds", 0, 3],
+                 ["eval", tmp_path, "--backend", "bfs"]):
+        proc = run_golf(*args)
+        assert proc.returncode == 2, args
+        assert "Traceback" not in proc.stderr and proc.stderr.strip(), args
+
+
+def test_validate(tmp_path, petersen, capsys):
+    assert main(["validate", str(petersen), "--n", "10", "--d", "3"]) == 0
+    assert "valid" in capsys.readouterr().out
+    bad = tmp_path / "bad.edges"
+    bad.write_text("0 1\n1 2\n2 0\nx y\n1 0\n0 3\n0 4\n5 5\n9 1\n")
+    assert main(["validate", str(bad), "--n", "6", "--d", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.edges:4: expected an integer" in err
+    assert "bad.edges:5: duplicate edge '1 0' (first on line 1)" in err
+    assert "bad.edges:8: self-loop" in err
+    assert "bad.edges:9: vertex id 9 >= n=6" in err
+    assert "vertex 0 has degree 5 > d=2" in err
+    assert "disconnected" in err
+    assert "INVALID (" in err
+
+
+def test_bounds_command(capsys):
+    assert main(["bounds", "36", "3", "--json"]) == 0
+    o = json.loads(capsys.readouterr().out)
+    assert o["diameter_bound"] == 4 and o["aspl_bound_fraction"] == "107/35"
+    assert main(["bounds", "16", "4"]) == 0
+    assert "26/15" in capsys.readouterr().out
+
+
+def test_random_writes_atomically_and_reproducibly(tmp_path):
+    a, b = tmp_path / "a.edges", tmp_path / "b.edges"
+    assert main(["random", "200", "6", "--g", "5", "--seed", "9", "-o", str(a), "--quiet"]) == 0
+    assert main(["random", "200", "6", "--g", "5", "--seed", "9", "-o", str(b), "--quiet"]) == 0
+    assert a.read_bytes() == b.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.edges", "b.edges"]

@@ -1,0 +1,252 @@
+"""Every backend against the SciPy reference, and the reference against networkx on the full
+graph, on many random graphs: regular and not, symmetric (odd and even g, with and without
+``v -- v+n/2`` orbits) and not, connected and not, tiny and at chunk boundaries."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from golf.evaluators import EXCEEDED, make_evaluator
+from golf.evaluators.base import combine
+from golf.generate import random_graph
+from golf.graph import Graph
+
+from naive import apsp_score, symmetric_edges
+
+FAST = ["bfs", "bitset"]
+# (backend, options): threads and chunking variants that take different code paths
+VARIANTS = [
+    ("bfs", {"threads": 1}),
+    ("bfs", {"threads": 2}),
+    ("bitset", {"threads": 1}),
+    ("bitset", {"threads": 2}),
+    ("bitset", {"threads": 1, "chunk_words": 1}),
+    ("bitset", {"threads": 2, "chunk_words": 1}),
+    ("bitset", {"threads": 2, "chunk_words": 2}),
+]
+
+
+def scores(graph, max_level=0):
+    """{variant: (diameter, total, peripheral, status)} for the reference and every variant."""
+    out = {}
+    ref = make_evaluator("reference", graph.n, graph.d, graph.g).evaluate(graph)
+    out["reference"] = (ref.diameter, ref.total, ref.peripheral, ref.status)
+    for name, opts in VARIANTS:
+        s = make_evaluator(name, graph.n, graph.d, graph.g, **opts).evaluate(graph, max_level)
+        out[(name, tuple(sorted(opts.items())))] = (s.diameter, s.total, s.peripheral, s.status)
+    return out
+
+
+def assert_all_agree(graph):
+    got = scores(graph)
+    assert len(set(got.values())) == 1, got
+    return got["reference"]
+
+
+def graph_from(n, edges, g=1):
+    return Graph.from_edges(edges, n=n, g=g)
+
+
+# -- fixed graphs with known answers --------------------------------------------------------
+def test_petersen():
+    P = nx.petersen_graph()
+    graph = graph_from(10, np.array(P.edges()))
+    d, total, per, status = assert_all_agree(graph)
+    assert (d, total) == (2, 75)
+    assert total / 45 == pytest.approx(5 / 3)
+    assert per == 10 and status == 0
+
+
+def test_petersen_symmetric_g5():
+    # outer cycle 0..4 and inner pentagram 5..9 relabelled so that v -> v+2 is a symmetry
+    # (5-fold rotation of the Petersen graph: pairs (outer_i, inner_i) form the base rows)
+    outer = [(2 * i, 2 * ((i + 1) % 5)) for i in range(5)]
+    spokes = [(2 * i, 2 * i + 1) for i in range(5)]
+    inner = [(2 * i + 1, 2 * ((i + 2) % 5) + 1) for i in range(5)]
+    graph = graph_from(10, np.array(outer + spokes + inner), g=5)
+    assert graph.m == 2
+    d, total, _, _ = assert_all_agree(graph)
+    assert (d, total) == (2, 75)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_tiny(n):
+    edges = np.array([(i, i + 1) for i in range(n - 1)]).reshape(-1, 2)
+    graph = graph_from(n, edges)
+    d, total, _, status = assert_all_agree(graph) if n > 1 else (None, None, None, None)
+    if n == 1:
+        for name in FAST:
+            s = make_evaluator(name, 1, 0, 1).evaluate(Graph(1, 0, 1, np.zeros((1, 0))))
+            assert (s.diameter, s.total, s.aspl) == (0, 0, 0.0)
+        return
+    assert (d, total) == apsp_score(n, edges)[:2]
+
+
+def test_complete_and_star():
+    for n in (4, 7):
+        u, v = np.triu_indices(n, 1)
+        d, total, _, _ = assert_all_agree(graph_from(n, np.stack([u, v], 1)))
+        assert (d, total) == (1, n * (n - 1) // 2)
+    star = np.array([(0, i) for i in range(1, 9)])
+    d, total, per, _ = assert_all_agree(graph_from(9, star))
+    assert (d, total, per) == (2, 8 + 2 * 28, 8)
+
+
+# -- disconnected ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n,edges,g", [
+    (5, [(0, 1), (1, 2), (3, 4)], 1),
+    (6, [(0, 1), (2, 3), (4, 5)], 3),          # three components, symmetric
+    (8, [(0, 2), (2, 4), (4, 6), (6, 0), (1, 3), (3, 5), (5, 7), (7, 1)], 4),
+    (4, [(0, 1)], 1),                         # isolated vertices
+    (200, [(i, i + 1) for i in range(99)] + [(i, i + 1) for i in range(100, 199)], 1),
+])
+def test_disconnected_on_every_backend(n, edges, g):
+    graph = graph_from(n, np.array(edges), g)
+    for key, (d, total, per, status) in scores(graph).items():
+        assert (d, total, status) == (None, None, 1), key
+    s = make_evaluator("bitset", n, graph.d, g).evaluate(graph)
+    assert s.aspl == float("inf") and not s.connected
+
+
+# -- random graphs: regular and not, symmetric and not --------------------------------------
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 90), density=st.floats(0.2, 3.0))
+def test_random_nonsymmetric_graphs_match_networkx(seed, n, density):
+    rng = np.random.default_rng(seed)
+    edges = symmetric_edges(n, 1, max(1, int(density * n)), rng)
+    if len(edges) == 0:
+        return
+    graph = graph_from(n, edges)
+    d, total, per, status = assert_all_agree(graph)
+    want = apsp_score(n, edges)
+    if want is None:
+        assert status == 1
+    else:
+        assert (d, total, per) == want
+
+
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 40), g=st.integers(2, 7),
+       orbits=st.integers(1, 60), halves=st.integers(0, 3))
+def test_random_symmetric_graphs_match_networkx(seed, m, g, orbits, halves):
+    n = m * g
+    rng = np.random.default_rng(seed)
+    edges = symmetric_edges(n, g, orbits, rng, half_orbits=halves)
+    if len(edges) == 0:
+        return
+    graph = graph_from(n, edges, g)
+    d, total, per, status = assert_all_agree(graph)
+    want = apsp_score(n, edges)
+    if want is None:
+        assert status == 1
+    else:
+        assert (d, total, per) == want
+
+
+@given(seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_random_regular_symmetric_graphs(seed, data):
+    g = data.draw(st.sampled_from([1, 2, 3, 4, 5, 6, 8]))
+    m = data.draw(st.integers(3 if g == 1 else 2, 60))
+    n = m * g
+    d = data.draw(st.integers(2, min(9, n - 1)))
+    graph = random_graph(n, d, g, seed)
+    d_, total, per, status = assert_all_agree(graph)
+    assert status == 0
+    assert (d_, total, per) == apsp_score(n, graph.edges())
+
+
+def test_half_orbit_graphs():
+    """Graphs whose orbits include v -- v + n/2 (even g), and graphs of only such edges."""
+    rng = np.random.default_rng(7)
+    for g in (2, 4, 6, 8):
+        for m in (1, 3, 5):
+            n = m * g
+            edges = symmetric_edges(n, g, 2 * m, rng, half_orbits=m)
+            graph = graph_from(n, edges, g)
+            row_has_half = any(((graph.adj[i] - i) % n == n // 2).any() for i in range(m))
+            assert row_has_half
+            d, total, per, status = assert_all_agree(graph)
+            want = apsp_score(n, edges)
+            assert (want is None and status == 1) or (d, total, per) == want
+
+
+# -- chunk boundaries -----------------------------------------------------------------------
+@pytest.mark.parametrize("m", [63, 64, 65, 127, 128, 129, 200])
+@pytest.mark.parametrize("g", [1, 2, 3])
+def test_chunk_boundaries(m, g):
+    n = m * g
+    graph = random_graph(n, 4, g, seed=m + g)
+    want = apsp_score(n, graph.edges())
+    words = (m + 63) // 64
+    results = set()
+    for cw in sorted({1, 2, 3, words}):
+        for threads in (1, 2):
+            s = make_evaluator("bitset", n, 4, g, threads=threads, chunk_words=cw).evaluate(graph)
+            results.add((s.diameter, s.total, s.peripheral))
+    for threads in (1, 2):
+        s = make_evaluator("bfs", n, 4, g, threads=threads).evaluate(graph)
+        results.add((s.diameter, s.total, s.peripheral))
+    assert results == {want}
+
+
+def test_row_parallel_mode_matches():
+    """n >= 4096 with a single column word shares each level's rows between threads."""
+    graph = random_graph(4096, 5, 64, seed=3)
+    ev = make_evaluator("bitset", 4096, 5, 64, threads=2)
+    assert ev.mode == "rows"
+    ref = make_evaluator("reference", 4096, 5, 64).evaluate(graph)
+    assert ev.evaluate(graph) == ref
+    assert make_evaluator("bfs", 4096, 5, 64, threads=2).evaluate(graph) == ref
+
+
+def test_non_regular_with_empty_slots():
+    rng = np.random.default_rng(3)
+    edges = symmetric_edges(120, 3, 80, rng)
+    graph = Graph.from_edges(edges, n=120, g=3, d=12)  # rows wider than any degree
+    assert (graph.adj == -1).any()
+    d, total, per, status = assert_all_agree(graph)
+    want = apsp_score(120, edges)
+    assert (want is None and status == 1) or (d, total, per) == want
+
+
+# -- early stop ("max_level") and reuse -----------------------------------------------------
+def test_max_level_stops_early_and_agrees_otherwise():
+    graph = random_graph(300, 3, 3, seed=1)
+    ref = make_evaluator("reference", 300, 3, 3).evaluate(graph)
+    for name, opts in VARIANTS:
+        ev = make_evaluator(name, 300, 3, 3, **opts)
+        s = ev.evaluate(graph, max_level=ref.diameter - 1)
+        assert s.status == EXCEEDED and s.diameter is None, (name, opts)
+        assert ev.evaluate(graph, max_level=ref.diameter) == ref, (name, opts)
+
+
+def test_evaluator_reused_on_changing_graphs():
+    ev = {name: make_evaluator(name, 256, 6, 4) for name in ["bfs", "bitset", "reference"]}
+    for seed in range(6):
+        graph = random_graph(256, 6, 4, seed)
+        got = {name: e.evaluate(graph) for name, e in ev.items()}
+        assert len(set(got.values())) == 1, got
+
+
+def test_partial_ranges_combine_to_the_whole():
+    """Any split of the work units (what MPI ranks do) combines to the full result."""
+    graph = random_graph(390, 5, 2, seed=4)  # m = 195: 4 words
+    for name in FAST:
+        ev = make_evaluator(name, 390, 5, 2, threads=1)
+        whole = ev.evaluate(graph)
+        for parts in (2, 3, 5):
+            cuts = np.linspace(0, ev.units, parts + 1).astype(int)
+            merged = combine([ev.partial(graph, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
+            assert ev.finish(merged) == whole, (name, parts)
+
+
+def test_wrong_shape_is_an_error():
+    from golf.errors import GolfError
+
+    ev = make_evaluator("bitset", 100, 4, 2)
+    with pytest.raises(GolfError, match="built for n=100"):
+        ev.evaluate(random_graph(100, 4, 4, 0))
+    with pytest.raises(GolfError, match="unknown backend"):
+        make_evaluator("nope", 10, 3)
+    with pytest.raises(GolfError, match="unexpected keyword"):
+        make_evaluator("bfs", 10, 3, chunk_words=3)

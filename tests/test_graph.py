@@ -1,0 +1,167 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from golf.errors import GolfError
+from golf.generate import random_graph, target_degrees
+from golf.graph import Graph, detect_symmetry, sort_rows
+
+from naive import symmetric_edges
+
+
+def full_neighbors(n, edges):
+    nb = [set() for _ in range(n)]
+    for u, v in edges:
+        nb[u].add(v)
+        nb[v].add(u)
+    return nb
+
+
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30), g=st.integers(1, 8),
+       orbits=st.integers(0, 50), halves=st.integers(0, 3))
+def test_round_trip_and_neighbours(seed, m, g, orbits, halves):
+    n = m * g
+    edges = symmetric_edges(n, g, orbits, np.random.default_rng(seed), half_orbits=halves)
+    graph = Graph.from_edges(edges, n=n, g=g)
+    graph.check()
+    # expansion gives back exactly the edge set, each edge once, sorted
+    out = graph.edges()
+    assert np.array_equal(out, edges.reshape(-1, 2))
+    assert graph.num_edges == len(edges)
+    nb = full_neighbors(n, edges)
+    for v in range(n):
+        assert set(graph.neighbors(v).tolist()) == nb[v]
+    assert graph.degrees().tolist() == [len(s) for s in nb]
+    indptr, indices = graph.csr()
+    for v in range(0, n, max(1, n // 7)):
+        assert set(indices[indptr[v]:indptr[v + 1]].tolist()) == nb[v]
+    # the symmetry found is at least the one the graph was built with
+    assert detect_symmetry(edges, n) % g == 0
+
+
+def test_missing_rotation_is_named():
+    # 0-1 rotated by m=3 gives 3-4, which is missing
+    edges = np.array([[0, 1], [1, 2], [2, 3], [4, 5]])
+    with pytest.raises(GolfError, match=r"f\.edges:7: graph is not 2-symmetric: edge '0 1' has no "
+                                        r"rotated copy '3 4'"):
+        Graph.from_edges(edges, n=6, g=2, source="f.edges", lines=np.array([7, 8, 9, 10]))
+
+
+def test_from_edges_errors():
+    with pytest.raises(GolfError, match="does not divide"):
+        Graph.from_edges([[0, 1]], n=5, g=2)
+    with pytest.raises(GolfError, match="out of range"):
+        Graph.from_edges([[0, 7]], n=5)
+    with pytest.raises(GolfError, match="self-loop"):
+        Graph.from_edges([[2, 2]], n=5)
+    with pytest.raises(GolfError, match="duplicate edge '1 0'"):
+        Graph.from_edges([[0, 1], [1, 0]], n=5)
+    with pytest.raises(GolfError, match="vertex 0 has degree 3 > d=2"):
+        Graph.from_edges([[0, 1], [0, 2], [0, 3]], n=5, d=2)
+
+
+def test_half_orbit_takes_one_slot():
+    # n=8, g=2 (m=4): the edge 1 -- 5 is its own rotation by 4
+    graph = Graph.from_edges([[1, 5]], n=8, g=2)
+    assert graph.adj[1].tolist() == [5]
+    assert graph.num_edges == 1
+    assert graph.degrees().tolist() == [0, 1, 0, 0, 0, 1, 0, 0]
+    graph.check()
+
+
+def test_check_catches_broken_rows():
+    graph = random_graph(40, 4, 4, seed=1)
+    bad = graph.copy()
+    bad.adj[0, 0] = bad.adj[0, 1]  # duplicate neighbour
+    with pytest.raises(GolfError, match="appears twice"):
+        bad.check()
+    bad = graph.copy()
+    bad.adj[2, 0] = 2
+    with pytest.raises(GolfError, match="self-loop"):
+        bad.check()
+    bad = graph.copy()
+    bad.adj[3, 0] = -1  # its partner slot is left dangling
+    with pytest.raises(GolfError, match="lacks its reverse"):
+        bad.check()
+
+
+def test_sort_rows_and_equality():
+    adj = np.array([[3, -1, 1], [-1, -1, 0]], dtype=np.int32)
+    assert sort_rows(adj).tolist() == [[1, 3, -1], [0, -1, -1]]
+    a = random_graph(30, 3, 3, seed=2)
+    b = Graph(a.n, a.d, a.g, a.adj[:, ::-1])
+    assert a == b
+    assert a != random_graph(30, 3, 3, seed=3)
+
+
+def test_bad_shapes():
+    with pytest.raises(GolfError):
+        Graph(10, 3, 3, np.zeros((3, 3)))
+    with pytest.raises(GolfError):
+        Graph(10, 3, 2, np.zeros((4, 3)))
+
+
+# -- random symmetric graphs ----------------------------------------------------------------
+SHAPES = [(n, d, g) for n in range(3, 31) for d in (2, 3, 4, 5, 7)
+          for g in range(1, n + 1) if n % g == 0]
+
+
+@pytest.mark.parametrize("n,d,g", SHAPES[::3])
+def test_random_graph_properties(n, d, g):
+    graph = random_graph(n, d, g, seed=n * 7 + d)
+    graph.check()
+    assert graph.g == g and graph.n == n
+    # simple, symmetric: from_edges re-verifies the rotation
+    again = Graph.from_edges(graph.edges(), n=n, g=g, d=d)
+    assert again == graph
+    # degrees: d (capped at n-1) where parity and symmetry allow, else d-1 on one class
+    want = np.tile(target_degrees(n, d, g), g)
+    assert (graph.degrees() == want).all()
+    assert want.min() >= min(d, n - 1) - 1
+    if (n * min(d, n - 1)) % 2 == 0 and (g % 2 == 0 or (n // g * min(d, n - 1)) % 2 == 0):
+        assert (want == min(d, n - 1)).all()
+    # connected
+    from golf.evaluators import make_evaluator
+
+    assert make_evaluator("bfs", n, d, g).evaluate(graph).connected
+
+
+def test_random_graph_reproducible_and_seed_dependent():
+    a = random_graph(500, 6, 10, seed=42)
+    b = random_graph(500, 6, 10, seed=42)
+    c = random_graph(500, 6, 10, seed=43)
+    assert np.array_equal(a.adj, b.adj)
+    assert not np.array_equal(a.adj, c.adj)
+
+
+def test_random_graph_uses_half_orbits_for_odd_slots():
+    # g even, m*d odd: every degree stays d thanks to one orbit i -- i + n/2
+    graph = random_graph(30, 3, 6, seed=1)  # m = 5, m*d = 15
+    assert (graph.degrees() == 3).all()
+    m, n = graph.m, graph.n
+    halves = sum(int(((graph.adj[i] - i) % n == n // 2).sum()) for i in range(m))
+    assert halves % 2 == 1
+
+
+def test_random_graph_large_symmetric_is_fast():
+    import time
+
+    t = time.perf_counter()
+    graph = random_graph(1_000_000, 32, 25_000, seed=1)
+    assert time.perf_counter() - t < 30
+    assert graph.adj.shape == (40, 32) and (graph.adj >= 0).all()
+    graph.check()
+
+
+def test_random_graph_errors():
+    with pytest.raises(GolfError, match="no connected graph"):
+        random_graph(10, 1)
+    with pytest.raises(GolfError, match="no connected graph"):
+        random_graph(3, 0)
+    with pytest.raises(GolfError, match="divisor"):
+        random_graph(10, 3, 4)
+    assert random_graph(2, 1).num_edges == 1
+    assert random_graph(1, 3).num_edges == 0
+    k5 = random_graph(5, 9, 5)
+    assert k5.num_edges == 10
