@@ -22,22 +22,25 @@ Work units for MPI are the column words: a rank takes a range of words and runs 
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import njit, prange
 
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, CompiledEvaluator, cpu_threads
-from golf.kernels import merge_parts, popcount, rotated
+from golf.kernels import aligned_zeros, merge_parts, or_row, popcount, rotated
 
-__all__ = ["BitsetEvaluator", "choose_chunk_words", "l2_cache_bytes"]
+__all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
 
 
 # ------------------------------------------------------------------------------------------
 # kernels
 @njit(cache=True)
-def _step(adj, n, A, B, r0, r1, tmp, chg):
-    """One level over rows ``[r0, r1)``: ``B[v] = A[v] | OR A[u]``; returns the bits set in
-    ``B[r0:r1]`` and ORs the newly set bits into ``chg``."""
+def _step(adj, n, A, B, r0, r1, counts):
+    """One level over rows ``[r0, r1)``: ``B[v] = A[v] | OR A[u]`` for the neighbours ``u`` of
+    ``v``; returns the number of bits set in ``B[r0:r1]``. ``counts`` (8 uint64, on a cache
+    line of its own) is scratch."""
     m = adj.shape[0]
     d = adj.shape[1]
     cw = A.shape[1]
@@ -45,61 +48,60 @@ def _step(adj, n, A, B, r0, r1, tmp, chg):
     i = r0 - k * m
     off = k * m
     cnt = 0
-    if cw == 1:
-        c = np.uint64(0)
+    if cw == 1:  # one word per row: LLVM vectorises across the neighbours (gathers)
         for v in range(r0, r1):
-            a = A[v, 0]
-            acc = a
+            acc = A[v, 0]
             for j in range(d):
                 x = adj[i, j]
                 if x >= 0:
                     acc |= A[rotated(x, off, n), 0]
             B[v, 0] = acc
             cnt += popcount(acc)
-            c |= acc ^ a
             i += 1
             if i == m:
                 i = 0
                 off += m
-        chg[0] |= c
         return cnt
+    for lane in range(8):
+        counts[lane] = 0
     for v in range(r0, r1):
-        for w in range(cw):
-            tmp[w] = A[v, w]
-        for j in range(d):
-            x = adj[i, j]
-            if x >= 0:
-                u = rotated(x, off, n)
-                for w in range(cw):
-                    tmp[w] |= A[u, w]
-        for w in range(cw):
-            t = tmp[w]
-            B[v, w] = t
-            cnt += popcount(t)
-            chg[w] |= t ^ A[v, w]
+        or_row(A, B, v, adj, i, off, n, counts)
         i += 1
         if i == m:
             i = 0
             off += m
+    for lane in range(8):
+        cnt += np.int64(counts[lane])
     return cnt
 
 
 @njit(parallel=True, cache=True)
-def _step_rows_parallel(adj, n, A, B, T, tmp, chg, counts):
-    """One level with the rows shared by ``T`` threads; per-thread ``tmp``/``chg`` rows."""
+def _step_rows_parallel(adj, n, A, B, counts, per_thread):
+    """One level with the rows shared by ``len(per_thread)`` threads."""
+    T = per_thread.shape[0]
     for t in prange(T):
-        r0 = n * t // T
-        r1 = n * (t + 1) // T
-        counts[t] = _step(adj, n, A, B, r0, r1, tmp[t], chg[t])
-    return counts.sum()
+        per_thread[t] = _step(adj, n, A, B, n * t // T, n * (t + 1) // T, counts[t])
+    return per_thread.sum()
 
 
 @njit(cache=True)
-def _chunk(adj, n, s0, s1, cw, bufA, bufB, tmp, chg, counts, T, maxlev, out):
+def _not_full_columns(M, n):
+    """Number of columns of ``M`` (n rows) with at least one zero bit."""
+    total = 0
+    for w in range(M.shape[1]):
+        acc = np.uint64(0xFFFFFFFFFFFFFFFF)
+        for v in range(n):
+            acc &= M[v, w]
+        total += popcount(~acc)
+    return total
+
+
+@njit(cache=True)
+def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, maxlev, out):
     """All levels for the base sources ``[s0, s1)`` (at most ``64*cw`` of them).
 
-    ``bufA``/``bufB`` are flat scratch of at least ``n*cw`` words; ``T > 1`` shares each level's
-    rows among ``T`` threads (``tmp``/``chg`` then have ``T`` rows). Writes
+    ``bufA``/``bufB`` are flat scratch of at least ``n*cw`` words; with ``len(per_thread) > 1``
+    each level's rows are shared among that many threads. Writes
     ``[ecc, dist_sum, n_at_ecc, status]`` to ``out``.
     """
     ns = s1 - s0
@@ -131,6 +133,7 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, tmp, chg, counts, T, maxlev, out):
     reached = ns + n * (cw * 64 - ns)
     dist_sum = total_bits - reached
     level = 0
+    T = per_thread.shape[0]
     while reached < total_bits:
         if maxlev > 0 and level == maxlev:
             out[0] = level
@@ -139,13 +142,10 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, tmp, chg, counts, T, maxlev, out):
             out[3] = EXCEEDED
             return
         level += 1
-        for t in range(chg.shape[0]):
-            for w in range(cw):
-                chg[t, w] = 0
         if T > 1:
-            cnt = _step_rows_parallel(adj, n, A, B, T, tmp, chg, counts)
+            cnt = _step_rows_parallel(adj, n, A, B, counts, per_thread)
         else:
-            cnt = _step(adj, n, A, B, 0, n, tmp[0], chg[0])
+            cnt = _step(adj, n, A, B, 0, n, counts[0])
         if cnt == reached:
             out[0] = level
             out[1] = 0
@@ -155,24 +155,18 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, tmp, chg, counts, T, maxlev, out):
         reached = cnt
         dist_sum += total_bits - reached
         A, B = B, A
-    n_at = 0
-    if level == 0:
-        n_at = ns
-    else:
-        for w in range(cw):
-            c = chg[0, w]
-            for t in range(1, chg.shape[0]):
-                c |= chg[t, w]
-            n_at += popcount(c)
+    # sources with eccentricity == level: their columns were not yet full one level earlier,
+    # and that matrix is B now
     out[0] = level
     out[1] = dist_sum
-    out[2] = n_at
+    out[2] = ns if level == 0 else _not_full_columns(B, n)
     out[3] = OK
 
 
 @njit(cache=True)
-def score_serial(adj, n, w0, w1, cw, bufs, tmp, chg, counts, T, maxlev, res, out):
-    """Chunks of the word range ``[w0, w1)`` one after another (``T`` threads per level).
+def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, res, out):
+    """Chunks of the word range ``[w0, w1)`` one after another (``len(per_thread)`` threads
+    per level).
     Stops at the first chunk that is disconnected or exceeds ``maxlev``."""
     m = adj.shape[0]
     nc = 0
@@ -180,8 +174,8 @@ def score_serial(adj, n, w0, w1, cw, bufs, tmp, chg, counts, T, maxlev, res, out
         c1 = min(c0 + cw, w1)
         s0 = c0 * 64
         s1 = min(c1 * 64, m)
-        _chunk(adj, n, s0, s1, c1 - c0, bufs[0, 0], bufs[0, 1], tmp, chg, counts, T,
-               maxlev, res[nc])
+        _chunk(adj, n, s0, s1, c1 - c0, bufs[0, 0], bufs[0, 1], counts, per_thread, maxlev,
+               res[nc])
         nc += 1
         if res[nc - 1, 3] != OK:
             break
@@ -189,41 +183,59 @@ def score_serial(adj, n, w0, w1, cw, bufs, tmp, chg, counts, T, maxlev, res, out
 
 
 @njit(parallel=True, cache=True)
-def score_chunks_parallel(adj, n, w0, w1, cw, bufs, tmp, chg, counts, T, maxlev, res, out):
-    """Chunks of ``[w0, w1)`` spread over ``T`` workers, each with its own buffers."""
+def score_chunks_parallel(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, res, out):
+    """Chunks of ``[w0, w1)`` spread over the workers (one per row of ``bufs``), each with its
+    own buffers; every chunk runs on one thread."""
     m = adj.shape[0]
     nchunks = (w1 - w0 + cw - 1) // cw
-    for t in prange(T):
-        for c in range(t, nchunks, T):
+    W = bufs.shape[0]
+    for t in prange(W):
+        for c in range(t, nchunks, W):
             c0 = w0 + c * cw
             c1 = min(c0 + cw, w1)
             s0 = c0 * 64
             s1 = min(c1 * 64, m)
-            _chunk(adj, n, s0, s1, c1 - c0, bufs[t, 0], bufs[t, 1], tmp[t:t + 1],
-                   chg[t:t + 1], counts[t:t + 1], 1, maxlev, res[c])
+            _chunk(adj, n, s0, s1, c1 - c0, bufs[t, 0], bufs[t, 1], counts[t:t + 1],
+                   per_thread[:1], maxlev, res[c])
     merge_parts(res[:nchunks], out)
 
 
 # ------------------------------------------------------------------------------------------
 # planning
-def l2_cache_bytes() -> int:
-    """Per-core L2 size from sysfs (1 MiB if it cannot be read)."""
+def cache_bytes(level: int = 3) -> int:
+    """Size of the CPU cache of the given level from sysfs (32 MiB for L3, 1 MiB for L2 when
+    it cannot be read)."""
+    default = {2: 1 << 20, 3: 32 << 20}[level]
     try:
-        with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
-            s = f.read().strip().upper()
-        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1], 1)
-        return int(s.rstrip("KMG")) * mult
+        base = "/sys/devices/system/cpu/cpu0/cache"
+        for entry in sorted(os.listdir(base)):
+            with open(f"{base}/{entry}/level") as f:
+                if int(f.read()) != level:
+                    continue
+            with open(f"{base}/{entry}/size") as f:
+                text = f.read().strip().upper()
+            mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1], 1)
+            return int(text.rstrip("KMG")) * mult
     except (OSError, ValueError):
-        return 1 << 20
+        pass
+    return default
 
 
 def choose_chunk_words(n: int, words: int, workers: int, memory_bytes: int | None = None,
-                       cache_bytes: int | None = None) -> int:
-    """Chunk width in words: the widest that keeps both matrices of one worker inside its
-    share of the cache, but at least 8 words (one 64-byte line per row, for SIMD) and at most
-    what the memory budget allows. Never more than ``words``."""
-    cache = cache_bytes or l2_cache_bytes()
-    cw = max(8, cache // (2 * 8 * n))
+                       l3_bytes: int | None = None) -> int:
+    """Chunk width in 64-bit words.
+
+    Measured on AMD Zen 4 (results/bench/chunk_sweep.md): 16 words per row (two AVX-512 loads
+    per neighbour) is the sweet spot while every worker's two matrices together stay within
+    half the L3 cache; past that, 8 words (one 64-byte line per row) wins. Fewer than 8 words
+    costs 1.5-2x per word (per-row overhead), more than 16 gains nothing. The width is capped
+    so that each worker gets a chunk, and by the memory budget."""
+    l3 = l3_bytes or cache_bytes(3)
+    cw = 16
+    while cw > 8 and 2 * 8 * n * cw * workers > l3 // 2:
+        cw //= 2
+    if workers > 1 and words >= workers:
+        cw = min(cw, -(-words // workers))
     if memory_bytes:
         cw = min(cw, max(1, memory_bytes // (2 * 8 * n * workers)))
     return int(max(1, min(cw, words)))
@@ -272,18 +284,20 @@ class BitsetEvaluator(CompiledEvaluator):
         self.threads, self.cw, self.nchunks = threads, cw, nchunks
         self.workers, self.row_threads = workers, row_threads
         T = max(workers, row_threads)
-        self._bufs = np.zeros((workers, 2, n * cw), dtype=np.uint64)
-        self._tmp = np.zeros((T, cw), dtype=np.uint64)
-        self._chg = np.zeros((T, cw), dtype=np.uint64)
-        self._counts = np.zeros(T, dtype=np.int64)
+        # one page-aligned buffer per matrix, each padded to whole pages
+        per = -(-n * cw // 512) * 512
+        self._bufs = aligned_zeros((workers, 2, per), np.uint64)
+        # per-thread scratch written in the hot loop: a 64-byte line each (no false sharing)
+        self._counts = aligned_zeros((T, 8), np.uint64, align=64)
+        self._per_thread = np.zeros(row_threads, dtype=np.int64)
         self._res = np.zeros((nchunks, 4), dtype=np.int64)
         self._out = np.zeros(4, dtype=np.int64)
 
     def kernel_args(self, adj, max_level=0):
         """Arguments of the compiled kernel (the search calls it directly, without Python)."""
         w0, w1 = self.unit_range
-        return (adj, self.n, w0, w1, self.cw, self._bufs, self._tmp, self._chg,
-                self._counts, self.row_threads, max_level, self._res, self._out)
+        return (adj, self.n, w0, w1, self.cw, self._bufs, self._counts, self._per_thread,
+                max_level, self._res, self._out)
 
     @property
     def kernel(self):
