@@ -198,7 +198,7 @@ def cmd_validate(args) -> int:
 
         graph = Graph.from_edges(e, n=n, d=max(int(deg.max()), 1))
         visited = np.zeros((n + 63) // 64, dtype=np.uint64)
-        queue = np.zeros(n, dtype=np.int32)
+        queue = np.zeros(n + 1, dtype=np.int32)
         _, _, reached = bfs_one(graph.adj, n, 0, 0, visited, queue)
     if reached < n:
         extra = f" ({missing} vertices have no edge at all)" if missing else ""

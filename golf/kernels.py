@@ -191,6 +191,7 @@ def bfs_one(adj, n, src, maxlev, visited, queue):
     found a vertex), the sum of the distances to the vertices reached, and how many vertices
     were reached (``n`` when the graph is connected). With ``maxlev > 0`` the search stops
     after that many levels: ``reached < n`` then also means "eccentricity above maxlev".
+
     """
     m = adj.shape[0]
     d = adj.shape[1]

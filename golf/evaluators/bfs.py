@@ -78,7 +78,7 @@ class BfsEvaluator(CompiledEvaluator):
         self.threads = max(1, min(threads, s1 - s0))
         T = self.threads
         self._visited = np.zeros((T, (n + 63) // 64), dtype=np.uint64)
-        self._queue = np.zeros((T, n), dtype=np.int32)
+        self._queue = np.zeros((T, n + 1), dtype=np.int32)
         self._res = np.zeros((T, 4), dtype=np.int64)
         self._out = np.zeros(4, dtype=np.int64)
 

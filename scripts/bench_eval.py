@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Seconds per evaluation of the CPU backends, with 1 and 2 threads.
+
+For each (n, d, g) a random symmetric graph (seed 1) is scored by every backend; all must agree
+on (diameter, total) before anything is timed. Two timings per backend:
+
+* ``loop``: the compiled kernel called from a compiled loop, what the search pays per step;
+* ``api``: ``Evaluator.evaluate()`` from Python (adds ~4 us of Python per call).
+
+Each timing is the median (and min) of several trials of at least ``--min-time / --trials``
+seconds. BFS cases that would take longer than ``--bfs-cap`` seconds are timed on a subset of the
+sources and scaled up (BFS cost is the same for every source); the record says so.
+
+Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
+
+    python scripts/bench_eval.py                    # all cases, bitset and bfs, 1 and 2 threads
+    python scripts/bench_eval.py --quick            # small cases only
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from golf.evaluators import make_evaluator  # noqa: E402
+from golf.generate import random_graph  # noqa: E402
+from golf.io import atomic_write  # noqa: E402
+
+# (n, d, g) and the target seconds per evaluation (issue 2: a tuned C library, <= 2 threads)
+CASES = [
+    ((50, 4, 1), 2.1e-6), ((256, 8, 1), 12.5e-6), ((1024, 4, 1), 92e-6),
+    ((4096, 8, 1), 1.6e-3), ((10000, 7, 1), 12.9e-3), ((65536, 6, 1), 2.2),
+    ((65536, 6, 64), 12.7e-3), ((65536, 6, 1024), 5.0e-3), ((1000000, 32, 25000), 0.28),
+]
+
+
+@njit
+def _repeat(kernel, args, reps):
+    for _ in range(reps):
+        kernel(*args)
+
+
+def machine() -> dict:
+    info = {"python": platform.python_version(), "platform": platform.platform(),
+            "cores": len(os.sched_getaffinity(0))}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+        from golf.evaluators.bitset import cache_bytes
+
+        info["l2_bytes"] = cache_bytes(2)
+        info["l3_bytes"] = cache_bytes(3)
+    except OSError:
+        pass
+    import numba
+
+    info["numba"] = numba.__version__
+    info["numpy"] = np.__version__
+    try:
+        info["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                        capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pass
+    return info
+
+
+def time_block(fn, min_time: float, trials: int) -> tuple[float, float]:
+    """Median and min seconds per call of ``fn(reps)`` over ``trials`` trials."""
+    fn(1)
+    t = time.perf_counter()
+    fn(1)
+    once = max(time.perf_counter() - t, 1e-7)
+    reps = max(1, int(min_time / trials / once))
+    per = []
+    for _ in range(trials):
+        t = time.perf_counter()
+        fn(reps)
+        per.append((time.perf_counter() - t) / reps)
+    return float(np.median(per)), float(min(per))
+
+
+def bench_case(n, d, g, target, backends, threads_list, args) -> list[dict]:
+    graph = random_graph(n, d, g, seed=1)
+    rows = []
+    want = None
+    for backend in backends:
+        for threads in threads_list:
+            ev = make_evaluator(backend, n, d, g, threads=threads)
+            scale, note = 1.0, ""
+            if backend == "bfs":
+                # estimate the full time from one source; cap long ones by timing fewer sources
+                ev.partial(graph, 0, 1)  # compile / load first
+                t = time.perf_counter()
+                ev.partial(graph, 0, 1)
+                est = (time.perf_counter() - t) * ev.m / threads
+                if est > args.bfs_cap:
+                    k = max(threads, int(ev.m * args.bfs_cap / est))
+                    ev.unit_range = (0, k)
+                    scale, note = ev.m / k, f"timed {k} of {ev.m} sources, scaled"
+            if not note:
+                s = ev.evaluate(graph)
+                got = (s.diameter, s.total)
+                if want is None:
+                    want = got
+                elif got != want:
+                    raise SystemExit(f"MISMATCH on {(n, d, g)}: {backend} gave {got}, "
+                                     f"expected {want}")
+            kargs = ev.kernel_args(graph.adj)
+            med, mn = time_block(lambda r: _repeat(ev.kernel, kargs, r), args.min_time,
+                                 args.trials)
+            api_med, _ = time_block(lambda r: [ev.evaluate(graph) for _ in range(r)],
+                                    args.min_time / 2, 3) if not note else (None, None)
+            row = {"n": n, "d": d, "g": g, "diameter": want[0] if want else None,
+                   "backend": backend, "threads": threads, "describe": ev.describe(),
+                   "loop_median_s": med * scale, "loop_min_s": mn * scale,
+                   "api_median_s": api_med, "target_s": target,
+                   "ratio_to_target": med * scale / target, "note": note}
+            rows.append(row)
+            print(f"({n},{d},{g}) {backend:6s} threads={threads}: median "
+                  f"{fmt(med * scale)} (min {fmt(mn * scale)}) target {fmt(target)} "
+                  f"ratio {med * scale / target:.2f} {note}", flush=True)
+    return rows
+
+
+def fmt(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} us"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.3f} s"
+
+
+def markdown(record: dict) -> str:
+    m = record["machine"]
+    lines = [
+        "# CPU evaluation benchmark",
+        "",
+        f"- date: {record['date']}",
+        f"- command: `{record['command']}`",
+        f"- machine: {m.get('cpu', '?')}, {m['cores']} cores, L2 {m.get('l2_bytes', 0) >> 20} "
+        f"MiB/core, L3 {m.get('l3_bytes', 0) >> 20} MiB; Python {m['python']}, Numba "
+        f"{m['numba']}, NumPy {m['numpy']}; commit {m.get('commit', '?')}",
+        "- time per evaluation: median (min) of the trials, the compiled kernel called from a "
+        "compiled loop (what the search pays); `api` = `Evaluator.evaluate()` from Python",
+        "",
+        "| (n, d, g) | D | backend | threads | per evaluation | min | api | target | ratio |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in record["results"]:
+        lines.append(
+            f"| ({r['n']}, {r['d']}, {r['g']}) | {r['diameter']} | {r['backend']} | "
+            f"{r['threads']} | {fmt(r['loop_median_s'])} | {fmt(r['loop_min_s'])} | "
+            f"{fmt(r['api_median_s'])} | {fmt(r['target_s'])} | {r['ratio_to_target']:.2f}"
+            f"{' (' + r['note'] + ')' if r['note'] else ''} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--backends", default="bitset,bfs")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--cases", help="semicolon-separated n,d,g (default: the issue's list)")
+    p.add_argument("--quick", action="store_true", help="only n <= 4096")
+    p.add_argument("--min-time", type=float, default=2.0, help="seconds per timing")
+    p.add_argument("--trials", type=int, default=5)
+    p.add_argument("--bfs-cap", type=float, default=20.0,
+                   help="seconds above which bfs is timed on a subset of sources")
+    p.add_argument("--out", default="results/bench/eval_cpu")
+    args = p.parse_args(argv)
+    cases = CASES
+    if args.cases:
+        wanted = [tuple(int(x) for x in c.split(",")) for c in args.cases.split(";")]
+        targets = dict(CASES)
+        cases = [(c, targets.get(c, float("nan"))) for c in wanted]
+    if args.quick:
+        cases = [c for c in cases if c[0][0] <= 4096]
+    backends = args.backends.split(",")
+    threads = [int(t) for t in args.threads.split(",")]
+    results = []
+    for (n, d, g), target in cases:
+        results += bench_case(n, d, g, target, backends, threads, args)
+    record = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+              "command": " ".join(["python"] + sys.argv), "machine": machine(),
+              "results": results}
+    atomic_write(args.out + ".json", json.dumps(record, indent=1) + "\n")
+    atomic_write(args.out + ".md", markdown(record))
+    print(f"wrote {args.out}.json and {args.out}.md")
+
+
+if __name__ == "__main__":
+    main()
