@@ -85,6 +85,53 @@ def _step_rows_parallel(adj, n, A, B, counts, per_thread):
 
 
 @njit(cache=True)
+def _push(adj, n, A, B, front, nf, touched, tlist, chg):
+    """One sparse level: only the rows that changed at the previous level (``front[:nf]``) can
+    bring new bits, so push them to their neighbours, ``B[u] |= A[v]``. On entry ``A == B``;
+    on exit ``A == B`` hold the new level, ``front`` the rows that changed and ``chg`` the
+    columns that did. Returns ``(new nf, bits gained)``."""
+    m = adj.shape[0]
+    d = adj.shape[1]
+    cw = A.shape[1]
+    nt = 0
+    for q in range(nf):
+        v = front[q]
+        k = v // m
+        i = v - k * m
+        off = k * m
+        for j in range(d):
+            x = adj[i, j]
+            if x < 0:
+                continue
+            u = rotated(x, off, n)
+            for w in range(cw):
+                B[u, w] |= A[v, w]
+            if touched[u] == 0:
+                touched[u] = 1
+                tlist[nt] = u
+                nt += 1
+    for w in range(cw):
+        chg[w] = 0
+    nf = 0
+    gained = 0
+    for q in range(nt):
+        u = tlist[q]
+        touched[u] = 0
+        changed = False
+        for w in range(cw):
+            new = B[u, w] ^ A[u, w]
+            if new != 0:
+                changed = True
+                gained += popcount(new)
+                chg[w] |= new
+                A[u, w] = B[u, w]
+        if changed:
+            front[nf] = u
+            nf += 1
+    return nf, gained
+
+
+@njit(cache=True)
 def _not_full_columns(M, n):
     """Number of columns of ``M`` (n rows) with at least one zero bit."""
     total = 0
@@ -96,13 +143,28 @@ def _not_full_columns(M, n):
     return total
 
 
+@njit(cache=True, inline="always")
+def _worker(sparse, t):
+    """Worker ``t``'s rows of the push-level scratch."""
+    return sparse[0][t], sparse[1][t], sparse[2][t], sparse[3][t]
+
+
+# below this many row-words x degree per level, one thread is faster than two
+SMALL_WORK = 1 << 14
+
+# a sparse (push) level costs about this many dense row updates per frontier row and edge
+PUSH_COST = 4
+
+
 @njit(cache=True)
-def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, maxlev, out):
+def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, sparse, maxlev, out):
     """All levels for the base sources ``[s0, s1)`` (at most ``64*cw`` of them).
 
-    ``bufA``/``bufB`` are flat scratch of at least ``n*cw`` words; with ``len(per_thread) > 1``
-    each level's rows are shared among that many threads. Writes
-    ``[ecc, dist_sum, n_at_ecc, status]`` to ``out``.
+    ``bufA``/``bufB`` are flat scratch of at least ``n*cw`` words; ``sparse`` is the tuple of
+    scratch ``(front, tlist, touched, chg)`` for the push levels. The first levels push the
+    changed rows to their neighbours while they are few (``PUSH_COST * changed < n``), then
+    every level ORs all rows (with ``len(per_thread) > 1``, shared among that many threads).
+    Writes ``[ecc, dist_sum, n_at_ecc, status]`` to ``out``.
     """
     ns = s1 - s0
     if ns <= 0:  # an empty range changes nothing
@@ -111,6 +173,7 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, maxlev, out):
         out[2] = 0
         out[3] = OK
         return
+    front, tlist, touched, chg = sparse
     A = bufA[: n * cw].reshape(n, cw)
     B = bufB[: n * cw].reshape(n, cw)
     for v in range(n):
@@ -129,6 +192,11 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, maxlev, out):
     for s in range(s0, s1):
         c = s - s0
         A[s, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        front[c] = s
+    nf = ns
+    push = PUSH_COST * nf < n
+    if push:
+        B[:, :] = A
     total_bits = n * cw * 64
     reached = ns + n * (cw * 64 - ns)
     dist_sum = total_bits - reached
@@ -142,10 +210,16 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, maxlev, out):
             out[3] = EXCEEDED
             return
         level += 1
-        if T > 1:
+        push = push and PUSH_COST * nf < n
+        if push:
+            nf, gained = _push(adj, n, A, B, front, nf, touched, tlist, chg)
+            cnt = reached + gained
+        elif T > 1:
             cnt = _step_rows_parallel(adj, n, A, B, counts, per_thread)
+            A, B = B, A
         else:
             cnt = _step(adj, n, A, B, 0, n, counts[0])
+            A, B = B, A
         if cnt == reached:
             out[0] = level
             out[1] = 0
@@ -154,17 +228,24 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, maxlev, out):
             return
         reached = cnt
         dist_sum += total_bits - reached
-        A, B = B, A
-    # sources with eccentricity == level: their columns were not yet full one level earlier,
-    # and that matrix is B now
+    # sources with eccentricity == level: the columns that changed at the last level; after a
+    # dense level they are the columns not yet full in the previous matrix, which is B now
+    n_at = 0
+    if level == 0:
+        n_at = ns
+    elif push:
+        for w in range(cw):
+            n_at += popcount(chg[w])
+    else:
+        n_at = _not_full_columns(B, n)
     out[0] = level
     out[1] = dist_sum
-    out[2] = ns if level == 0 else _not_full_columns(B, n)
+    out[2] = n_at
     out[3] = OK
 
 
 @njit(cache=True)
-def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, res, out):
+def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, sparse, maxlev, res, out):
     """Chunks of the word range ``[w0, w1)`` one after another (``len(per_thread)`` threads
     per level).
     Stops at the first chunk that is disconnected or exceeds ``maxlev``."""
@@ -174,8 +255,8 @@ def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, res, out)
         c1 = min(c0 + cw, w1)
         s0 = c0 * 64
         s1 = min(c1 * 64, m)
-        _chunk(adj, n, s0, s1, c1 - c0, bufs[0, 0], bufs[0, 1], counts, per_thread, maxlev,
-               res[nc])
+        _chunk(adj, n, s0, s1, c1 - c0, bufs[0, 0], bufs[0, 1], counts, per_thread,
+               _worker(sparse, 0), maxlev, res[nc])
         nc += 1
         if res[nc - 1, 3] != OK:
             break
@@ -183,7 +264,8 @@ def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, res, out)
 
 
 @njit(parallel=True, cache=True)
-def score_chunks_parallel(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, res, out):
+def score_chunks_parallel(adj, n, w0, w1, cw, bufs, counts, per_thread, sparse, maxlev, res,
+                          out):
     """Chunks of ``[w0, w1)`` spread over the workers (one per row of ``bufs``), each with its
     own buffers; every chunk runs on one thread."""
     m = adj.shape[0]
@@ -196,7 +278,7 @@ def score_chunks_parallel(adj, n, w0, w1, cw, bufs, counts, per_thread, maxlev, 
             s0 = c0 * 64
             s1 = min(c1 * 64, m)
             _chunk(adj, n, s0, s1, c1 - c0, bufs[t, 0], bufs[t, 1], counts[t:t + 1],
-                   per_thread[:1], maxlev, res[c])
+                   per_thread[:1], _worker(sparse, t), maxlev, res[c])
     merge_parts(res[:nchunks], out)
 
 
@@ -246,7 +328,8 @@ class BitsetEvaluator(CompiledEvaluator):
 
     Options
     -------
-    threads : int, default: the usable cores (``NUMBA_NUM_THREADS``)
+    threads : int, default: the usable cores (``NUMBA_NUM_THREADS``); the most to use
+        (small problems run on one)
     chunk_words : int, optional — column chunk width in 64-bit words (overrides the cache rule)
     memory : int, optional — bytes the bit matrices may take in all (default 2 GiB)
     """
@@ -269,7 +352,13 @@ class BitsetEvaluator(CompiledEvaluator):
         else:
             cw = choose_chunk_words(n, words, threads, memory)
         nchunks = -(-words // cw)
-        # threads: whole chunks per worker when there are enough chunks, else shared rows
+        # threads: whole chunks per worker when there are enough chunks, else shared rows;
+        # none for small work, where starting threads costs more than it saves (measured:
+        # (256,8,1) 12.1 us on one thread, 13.5 us on two)
+        if n * words * max(d, 1) < SMALL_WORK:
+            threads = 1
+            cw = min(words, chunk_words or words)
+            nchunks = -(-words // cw)
         if threads > 1 and nchunks >= threads:
             self.mode, workers, row_threads = "chunks", threads, 1
         elif threads > 1 and n >= 4096:
@@ -290,6 +379,11 @@ class BitsetEvaluator(CompiledEvaluator):
         # per-thread scratch written in the hot loop: a 64-byte line each (no false sharing)
         self._counts = aligned_zeros((T, 8), np.uint64, align=64)
         self._per_thread = np.zeros(row_threads, dtype=np.int64)
+        # push-level scratch per worker: frontier, touched list and flags, changed columns
+        self._sparse = (np.zeros((workers, n), dtype=np.int32),
+                        np.zeros((workers, n), dtype=np.int32),
+                        np.zeros((workers, n), dtype=np.uint8),
+                        aligned_zeros((workers, max(cw, 8)), np.uint64, align=64))
         self._res = np.zeros((nchunks, 4), dtype=np.int64)
         self._out = np.zeros(4, dtype=np.int64)
 
@@ -297,7 +391,7 @@ class BitsetEvaluator(CompiledEvaluator):
         """Arguments of the compiled kernel (the search calls it directly, without Python)."""
         w0, w1 = self.unit_range
         return (adj, self.n, w0, w1, self.cw, self._bufs, self._counts, self._per_thread,
-                max_level, self._res, self._out)
+                self._sparse, max_level, self._res, self._out)
 
     @property
     def kernel(self):
