@@ -110,6 +110,7 @@ def bench_case(n, d, g, target, backends, threads_list, args) -> list[dict]:
                 if est > args.bfs_cap:
                     k = max(threads, int(ev.m * args.bfs_cap / est))
                     ev.unit_range = (0, k)
+                    ev.ctrl[1:] = (0, k)
                     scale, note = ev.m / k, f"timed {k} of {ev.m} sources, scaled"
             if not note:
                 s = ev.evaluate(graph)

@@ -190,10 +190,11 @@ def test_chunk_boundaries(m, g):
 
 
 def test_row_parallel_mode_matches():
-    """n >= 4096 with a single column word shares each level's rows between threads."""
+    """Each level's rows shared between threads (auto picks it for big levels only)."""
     graph = random_graph(4096, 5, 64, seed=3)
-    ev = make_evaluator("bitset", 4096, 5, 64, threads=2)
+    ev = make_evaluator("bitset", 4096, 5, 64, threads=2, thread_mode="rows")
     assert ev.mode == "rows"
+    assert make_evaluator("bitset", 1_000_000, 32, 25_000, threads=2).mode == "rows"
     ref = make_evaluator("reference", 4096, 5, 64).evaluate(graph)
     assert ev.evaluate(graph) == ref
     assert make_evaluator("bfs", 4096, 5, 64, threads=2).evaluate(graph) == ref

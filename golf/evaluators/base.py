@@ -157,21 +157,35 @@ class Evaluator:
 
 
 class CompiledEvaluator(Evaluator):
-    """A backend whose work is one compiled kernel call.
+    """A backend whose work is one compiled kernel call with the shape
 
-    Subclasses provide ``kernel`` (a Numba function) and ``kernel_args(adj, max_level)``, whose
-    third and fourth arguments are the unit range and whose last argument is the ``out`` array
-    of four int64. The search calls the same kernel with the same arguments from compiled code.
+        kernel(adj, ctrl, out, *backend_arrays)
+
+    ``ctrl = [max_level, u0, u1]`` (int64) says what to compute, ``out`` (4 int64) receives
+    ``[ecc, dist_sum, n_at_ecc, status]``. ``kernel_args(adj)`` builds that tuple once; the
+    search keeps it and calls the kernel from its compiled loop after each move, setting
+    ``ctrl[0]`` as it goes, with no Python and no allocation per step.
     """
 
-    def kernel_args(self, adj, max_level=0) -> tuple:
+    def __init__(self, n, d, g=1, *, comm=None):
+        super().__init__(n, d, g, comm=comm)
+        self.ctrl = np.zeros(3, dtype=np.int64)
+        self.out = np.zeros(4, dtype=np.int64)
+
+    def _split_units(self) -> None:
+        super()._split_units()
+        self.ctrl[1:] = self.unit_range
+
+    def kernel_args(self, adj) -> tuple:
         raise NotImplementedError
 
     def partial(self, graph, u0, u1, max_level=0):
-        args = list(self.kernel_args(graph.adj, max_level))
-        out = args[-1]
         if u1 <= u0:
             return np.array([-1, 0, 0, OK], dtype=np.int64)
-        args[2], args[3] = u0, u1
-        self.kernel(*args)
-        return out.copy()
+        keep = self.ctrl.copy()
+        self.ctrl[:] = (max_level, u0, u1)
+        try:
+            self.kernel(*self.kernel_args(graph.adj))
+        finally:
+            self.ctrl[:] = keep
+        return self.out.copy()

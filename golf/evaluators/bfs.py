@@ -49,12 +49,15 @@ def _sources(adj, n, s0, s1, step, maxlev, visited, queue, out):
 
 
 @njit(cache=True)
-def score_serial(adj, n, s0, s1, T, maxlev, visited, queue, res, out):
-    _sources(adj, n, s0, s1, 1, maxlev, visited[0], queue[0], out)
+def score_serial(adj, ctrl, out, n, T, visited, queue, res):
+    """BFS from the sources ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]`` (0: no cap)."""
+    _sources(adj, n, ctrl[1], ctrl[2], 1, ctrl[0], visited[0], queue[0], out)
 
 
 @njit(parallel=True, cache=True)
-def score_parallel(adj, n, s0, s1, T, maxlev, visited, queue, res, out):
+def score_parallel(adj, ctrl, out, n, T, visited, queue, res):
+    """The sources ``ctrl[1]:ctrl[2]`` spread over ``T`` threads."""
+    maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
     for t in prange(T):
         _sources(adj, n, s0 + t, s1, T, maxlev, visited[t], queue[t], res[t])
     merge_parts(res, out)
@@ -80,16 +83,14 @@ class BfsEvaluator(CompiledEvaluator):
         self._visited = np.zeros((T, (n + 63) // 64), dtype=np.uint64)
         self._queue = np.zeros((T, n + 1), dtype=np.int32)
         self._res = np.zeros((T, 4), dtype=np.int64)
-        self._out = np.zeros(4, dtype=np.int64)
 
     @property
     def kernel(self):
         return score_parallel if self.threads > 1 else score_serial
 
-    def kernel_args(self, adj, max_level=0):
-        s0, s1 = self.unit_range
-        return (adj, self.n, s0, s1, self.threads, max_level, self._visited, self._queue,
-                self._res, self._out)
+    def kernel_args(self, adj):
+        return (adj, self.ctrl, self.out, self.n, self.threads, self._visited, self._queue,
+                self._res)
 
     def describe(self) -> str:
         s0, s1 = self.unit_range

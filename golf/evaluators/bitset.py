@@ -152,6 +152,11 @@ def _worker(sparse, t):
 # below this many row-words x degree per level, one thread is faster than two
 SMALL_WORK = 1 << 14
 
+# sharing each level's rows between threads pays only for big levels: measured in a tight
+# loop, (1000000,32,25000) 84 ms on two threads vs 124 ms on one, but (65536,6,1024) 5.6 ms vs
+# 4.2 ms and (4096,8,64) 0.24 ms vs 0.17 ms (a synchronisation per level)
+ROWS_WORK = 1 << 22
+
 # a sparse (push) level costs about this many dense row updates per frontier row and edge
 PUSH_COST = 4
 
@@ -245,10 +250,11 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, sparse, maxlev, o
 
 
 @njit(cache=True)
-def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, sparse, maxlev, res, out):
-    """Chunks of the word range ``[w0, w1)`` one after another (``len(per_thread)`` threads
-    per level).
-    Stops at the first chunk that is disconnected or exceeds ``maxlev``."""
+def score_serial(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
+    """Chunks of the word range ``ctrl[1]:ctrl[2]`` one after another (``len(per_thread)``
+    threads per level), levels capped at ``ctrl[0]`` (0: no cap). Stops at the first chunk that
+    is disconnected or exceeds the cap."""
+    maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
     m = adj.shape[0]
     nc = 0
     for c0 in range(w0, w1, cw):
@@ -264,10 +270,10 @@ def score_serial(adj, n, w0, w1, cw, bufs, counts, per_thread, sparse, maxlev, r
 
 
 @njit(parallel=True, cache=True)
-def score_chunks_parallel(adj, n, w0, w1, cw, bufs, counts, per_thread, sparse, maxlev, res,
-                          out):
-    """Chunks of ``[w0, w1)`` spread over the workers (one per row of ``bufs``), each with its
-    own buffers; every chunk runs on one thread."""
+def score_chunks_parallel(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
+    """Chunks of ``ctrl[1]:ctrl[2]`` spread over the workers (one per row of ``bufs``), each
+    with its own buffers; every chunk runs on one thread."""
+    maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
     m = adj.shape[0]
     nchunks = (w1 - w0 + cw - 1) // cw
     W = bufs.shape[0]
@@ -332,11 +338,14 @@ class BitsetEvaluator(CompiledEvaluator):
         (small problems run on one)
     chunk_words : int, optional — column chunk width in 64-bit words (overrides the cache rule)
     memory : int, optional — bytes the bit matrices may take in all (default 2 GiB)
+    thread_mode : 'serial', 'chunks' (whole chunks per thread) or 'rows' (each level's rows
+        shared); default: chosen from the measurements noted at ``ROWS_WORK``
     """
 
     name = "bitset"
 
-    def __init__(self, n, d, g=1, *, threads=None, chunk_words=None, memory=None, comm=None):
+    def __init__(self, n, d, g=1, *, threads=None, chunk_words=None, memory=None,
+                 thread_mode=None, comm=None):
         super().__init__(n, d, g, comm=comm)
         self.units = (self.m + 63) // 64
         self._split_units()
@@ -359,12 +368,18 @@ class BitsetEvaluator(CompiledEvaluator):
             threads = 1
             cw = min(words, chunk_words or words)
             nchunks = -(-words // cw)
-        if threads > 1 and nchunks >= threads:
-            self.mode, workers, row_threads = "chunks", threads, 1
-        elif threads > 1 and n >= 4096:
-            self.mode, workers, row_threads = "rows", 1, threads
-        else:
-            self.mode, workers, row_threads = "serial", 1, 1
+        if thread_mode is None:
+            if threads > 1 and nchunks >= threads:
+                thread_mode = "chunks"
+            elif threads > 1 and n * max(d, 1) * words >= ROWS_WORK:
+                thread_mode = "rows"
+            else:
+                thread_mode = "serial"
+        if thread_mode not in ("serial", "chunks", "rows"):
+            raise GolfError(f"thread_mode must be serial, chunks or rows, got {thread_mode!r}")
+        self.mode = thread_mode
+        workers = threads if thread_mode == "chunks" else 1
+        row_threads = threads if thread_mode == "rows" else 1
         need = 2 * 8 * n * cw * workers
         if need > memory:
             raise GolfError(f"bitset: chunks of {cw} words over n={n} rows need {need >> 20} MiB "
@@ -385,13 +400,10 @@ class BitsetEvaluator(CompiledEvaluator):
                         np.zeros((workers, n), dtype=np.uint8),
                         aligned_zeros((workers, max(cw, 8)), np.uint64, align=64))
         self._res = np.zeros((nchunks, 4), dtype=np.int64)
-        self._out = np.zeros(4, dtype=np.int64)
 
-    def kernel_args(self, adj, max_level=0):
-        """Arguments of the compiled kernel (the search calls it directly, without Python)."""
-        w0, w1 = self.unit_range
-        return (adj, self.n, w0, w1, self.cw, self._bufs, self._counts, self._per_thread,
-                self._sparse, max_level, self._res, self._out)
+    def kernel_args(self, adj):
+        return (adj, self.ctrl, self.out, self.n, self.cw, self._bufs, self._counts,
+                self._per_thread, self._sparse, self._res)
 
     @property
     def kernel(self):

@@ -1,0 +1,206 @@
+"""Symmetric 2-opt edge swaps on the base rows, and their exact undo.
+
+A move picks two edge orbits through representatives ``(a, b)`` and ``(c, e)``, rotates the
+second by a random ``t`` (``c' = c + t*m``, ``e' = e + t*m``), and replaces the pair of edges
+with ``(a, c'), (b, e')`` or ``(a, e'), (b, c')`` -- on every rotated copy at once, so the
+graph stays g-symmetric. In the base rows this frees the slots of the two old orbits and fills
+the same slots with the new ones; the move is rejected (nothing changes) when that would
+create a self-loop or a multi-edge, or when the new orbits do not use exactly the rows the old
+ones free (so every degree stays the same). That row rule is what handles the orbits
+``v -- v + n/2`` (one slot instead of two) without special cases: two such half orbits can merge
+into one ordinary orbit, and picking the same orbit twice with ``t = g/2`` splits an ordinary
+orbit into two half orbits.
+
+Why swaps reach every g-symmetric graph with the same degrees, in principle: a g-symmetric
+graph is a multigraph on the ``m`` base classes whose edges carry a rotation ("voltage") in
+Z_g. A swap of two orbits is a 2-switch of that quotient multigraph, and since the relative
+rotation ``t`` takes every value in Z_g, the new edges can receive every pair of voltages
+that keeps the voltage sum around the switched 4-cycle (the only thing a swap preserves).
+2-switches connect all realisations of a degree sequence (Hakimi; Taylor for the connected
+case), and switching an edge with a rotated copy of another re-distributes voltages, so any
+quotient and voltage assignment can be reached -- with the merge/split moves above moving
+between graphs with different numbers of half orbits. (Moves that would pass through a
+self-loop or multi-edge are rejected, as in every 2-switch chain on simple graphs.)
+
+Everything here is a small Numba function over the ``adj`` array; the search calls them from
+its compiled loop. ``undo`` is a scratch int64 array (at least ``UNDO_SIZE``) that records the
+changed slots so that :func:`undo_swap` restores them exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from golf.kernels import rng_below
+
+__all__ = ["UNDO_SIZE", "propose_swap", "undo_swap", "try_swap", "new_undo"]
+
+# undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
+UNDO_SIZE = 48
+
+
+@njit(cache=True)
+def _slots(u, w, n, m, rows, vals, k):
+    """Append the base-row slots of the orbit of edge ``u -- w`` at ``rows/vals[k:]``;
+    returns the new count (one slot for an orbit ``v -- v + n/2``, else two)."""
+    iu = u % m
+    wv = (w - (u - iu)) % n
+    iw = w % m
+    uv = (u - (w - iw)) % n
+    rows[k] = iu
+    vals[k] = wv
+    k += 1
+    if iw != iu or uv != wv:
+        rows[k] = iw
+        vals[k] = uv
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _find(adj, r, val):
+    for j in range(adj.shape[1]):
+        if adj[r, j] == val:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo):
+    """Replace the orbits of ``a -- b`` and ``c -- e`` by those of ``x1 -- y1`` and
+    ``x2 -- y2`` if the result is simple with the same degrees; record the change in ``undo``.
+    Returns True when applied (``undo[0]`` = number of changed slots), False when rejected
+    (``adj`` untouched)."""
+    m = adj.shape[0]
+    if x1 == y1 or x2 == y2:
+        return False
+    # scratch views into undo (no allocation in the search's hot loop)
+    rr = undo[16:20]
+    rv = undo[20:24]
+    ar = undo[24:28]
+    av = undo[28:32]
+    t_r = undo[32:34]
+    t_v = undo[34:36]
+    pos = undo[36:40]
+    used = undo[40:44]
+    nr = _slots(a, b, n, m, rr, rv, 0)
+    # the second orbit, unless it is the first one again
+    k2 = _slots(c, e, n, m, t_r, t_v, 0)
+    same = False
+    for p in range(nr):
+        if rr[p] == t_r[0] and rv[p] == t_v[0]:
+            same = True
+    if not same:
+        for p in range(k2):
+            rr[nr] = t_r[p]
+            rv[nr] = t_v[p]
+            nr += 1
+    # the new orbits: both new edges may lie in one orbit (two half orbits merging)
+    na = _slots(x1, y1, n, m, ar, av, 0)
+    k2 = _slots(x2, y2, n, m, t_r, t_v, 0)
+    same = False
+    for p in range(na):
+        if ar[p] == t_r[0] and av[p] == t_v[0]:
+            same = True
+    if not same:
+        for p in range(k2):
+            ar[na] = t_r[p]
+            av[na] = t_v[p]
+            na += 1
+    if na != nr:
+        return False
+    # the added slots must be distinct and use the freed rows exactly (same multiset)
+    for p in range(na):
+        for q in range(p + 1, na):
+            if ar[p] == ar[q] and av[p] == av[q]:
+                return False
+        cnt_a = 0
+        cnt_r = 0
+        for q in range(na):
+            if ar[q] == ar[p]:
+                cnt_a += 1
+            if rr[q] == ar[p]:
+                cnt_r += 1
+        if cnt_a != cnt_r:
+            return False
+    # positions of the freed slots
+    for p in range(nr):
+        j = _find(adj, rr[p], rv[p])
+        if j < 0:
+            return False
+        # a value can sit in a row once, but the same (row, value) can be listed once only
+        for q in range(p):
+            if rr[q] == rr[p] and pos[q] == j:
+                return False
+        pos[p] = j
+    # an added value must not already be in its row (unless that slot is being freed)
+    for p in range(na):
+        r = ar[p]
+        for j in range(adj.shape[1]):
+            if adj[r, j] == av[p]:
+                freed = False
+                for q in range(nr):
+                    if rr[q] == r and pos[q] == j:
+                        freed = True
+                if not freed:
+                    return False
+    # apply: the freed slots of each row receive that row's added values, in order
+    for q in range(4):
+        used[q] = 0
+    undo[0] = nr
+    for p in range(nr):
+        r = rr[p]
+        for q in range(na):
+            if used[q] == 0 and ar[q] == r:
+                used[q] = 1
+                undo[1 + 3 * p] = r
+                undo[2 + 3 * p] = pos[p]
+                undo[3 + 3 * p] = adj[r, pos[p]]
+                adj[r, pos[p]] = av[q]
+                break
+    return True
+
+
+@njit(cache=True)
+def propose_swap(adj, n, g, st, undo, tries=64):
+    """Apply one random valid symmetric swap (drawing from the RNG state ``st``); returns
+    False if ``tries`` proposals in a row were all invalid (the graph is then unchanged)."""
+    m = adj.shape[0]
+    d = adj.shape[1]
+    if d == 0:
+        return False
+    for _ in range(tries):
+        i1 = rng_below(st, m)
+        j1 = rng_below(st, d)
+        b = adj[i1, j1]
+        i2 = rng_below(st, m)
+        j2 = rng_below(st, d)
+        e = adj[i2, j2]
+        t = rng_below(st, g)
+        flip = rng_below(st, 2)
+        if b < 0 or e < 0:
+            continue
+        a = np.int64(i1)
+        c = np.int64(i2) + t * m
+        e = (np.int64(e) + t * m) % n
+        b = np.int64(b)
+        if flip == 0:
+            ok = try_swap(adj, n, a, b, c, e, a, c, b, e, undo)
+        else:
+            ok = try_swap(adj, n, a, b, c, e, a, e, b, c, undo)
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True)
+def undo_swap(adj, undo):
+    """Restore the slots recorded by the last successful swap."""
+    for p in range(undo[0] - 1, -1, -1):
+        adj[undo[1 + 3 * p], undo[2 + 3 * p]] = undo[3 + 3 * p]
+    undo[0] = 0
+
+
+def new_undo() -> np.ndarray:
+    return np.zeros(UNDO_SIZE, dtype=np.int64)

@@ -1,0 +1,106 @@
+"""Symmetric swaps: every invariant checked against a full rebuild, and undo is exact."""
+
+import numpy as np
+import pytest
+
+from golf.generate import random_graph
+from golf.graph import Graph
+from golf.kernels import rng_seed
+from golf.moves import new_undo, propose_swap, try_swap, undo_swap
+
+from naive import symmetric_edges
+
+SHAPES = [  # (n, d, g): regular and not, odd and even g, tiny m, dense
+    (12, 3, 1), (30, 4, 3), (40, 3, 4), (64, 5, 8), (48, 6, 6), (18, 5, 9), (20, 4, 10),
+    (24, 3, 2), (10, 9, 5), (60, 7, 12), (16, 4, 16),
+]
+
+
+def rebuilt(graph):
+    """The graph rebuilt from its own edge list: fails on any broken symmetry."""
+    return Graph.from_edges(graph.edges(), n=graph.n, g=graph.g, d=graph.d)
+
+
+@pytest.mark.parametrize("n,d,g", SHAPES)
+def test_swap_undo_sequences(n, d, g):
+    graph = random_graph(n, d, g, seed=n + d + g)
+    degrees = graph.degrees().copy()
+    st = rng_seed(n * 1000 + g)
+    undo = new_undo()
+    applied = 0
+    for step in range(1000):
+        before = graph.adj.copy()
+        if not propose_swap(graph.adj, n, g, st, undo):
+            continue
+        applied += 1
+        graph.check()  # simple, reverse slots present
+        assert (graph.degrees() == degrees).all()
+        again = rebuilt(graph)  # g-symmetric
+        assert again == graph
+        if step % 3 == 0:  # undo some, keep others: sequences of accepted moves too
+            undo_swap(graph.adj, undo)
+            assert np.array_equal(graph.adj, before)
+    assert applied > 300
+
+
+def test_non_regular_graph_keeps_degrees():
+    rng = np.random.default_rng(5)
+    edges = symmetric_edges(90, 3, 60, rng, half_orbits=0)
+    graph = Graph.from_edges(edges, n=90, g=3, d=9)
+    degrees = graph.degrees().copy()
+    assert len(set(degrees.tolist())) > 1
+    st = rng_seed(3)
+    undo = new_undo()
+    moved = 0
+    for _ in range(3000):
+        if propose_swap(graph.adj, 90, 3, st, undo):
+            moved += 1
+            graph.check()
+            assert (graph.degrees() == degrees).all()
+    assert moved > 100
+    assert rebuilt(graph) == graph
+
+
+def test_half_orbits_merge_and_split():
+    # n=8, g=2, m=4: half orbits 0--4 and 1--5 merge into the orbit {0--1, 4--5}
+    graph = Graph.from_edges([[0, 4], [1, 5]], n=8, g=2, d=1)
+    undo = new_undo()
+    assert try_swap(graph.adj, 8, 0, 4, 1, 5, 0, 1, 4, 5, undo)
+    assert sorted(map(tuple, graph.edges().tolist())) == [(0, 1), (4, 5)]
+    graph.check()
+    # and split back: the orbit with its copy rotated by n/2 becomes two half orbits
+    assert try_swap(graph.adj, 8, 0, 1, 4, 5, 0, 4, 1, 5, undo)
+    assert sorted(map(tuple, graph.edges().tolist())) == [(0, 4), (1, 5)]
+    # a rotation other than n/2 would change degrees: rejected, nothing changes
+    graph2 = Graph.from_edges([[0, 1], [2, 3], [4, 5], [6, 7]], n=8, g=4, d=2)
+    adj = graph2.adj.copy()
+    assert not try_swap(graph2.adj, 8, 0, 1, 2, 3, 0, 2, 1, 3, undo)
+    assert np.array_equal(graph2.adj, adj)
+
+
+def test_rejects_self_loops_and_multi_edges():
+    # path 0-1-2-3 (g=1): swapping (0,1),(1,2) -> (0,1),(1,2) / (0,2),(1,1)
+    graph = Graph.from_edges([[0, 1], [1, 2], [2, 3]], n=4)
+    adj = graph.adj.copy()
+    undo = new_undo()
+    assert not try_swap(graph.adj, 4, 0, 1, 1, 2, 0, 2, 1, 1, undo)  # self-loop 1-1
+    assert np.array_equal(graph.adj, adj)
+    # square 0-1-2-3-0: swapping (0,1),(2,3) -> (0,3),(1,2) duplicates existing edges
+    sq = Graph.from_edges([[0, 1], [1, 2], [2, 3], [3, 0]], n=4)
+    a2 = sq.adj.copy()
+    assert not try_swap(sq.adj, 4, 0, 1, 2, 3, 0, 3, 1, 2, undo)
+    assert np.array_equal(sq.adj, a2)
+    assert try_swap(sq.adj, 4, 0, 1, 2, 3, 0, 2, 1, 3, undo)  # the diagonal swap is fine
+    assert sorted(map(tuple, sq.edges().tolist())) == [(0, 2), (0, 3), (1, 2), (1, 3)]
+
+
+def test_many_random_swaps_reach_many_graphs():
+    """Not a proof of ergodicity, but the chain does wander: distinct graphs keep appearing."""
+    graph = random_graph(16, 3, 2, seed=1)
+    st = rng_seed(9)
+    undo = new_undo()
+    seen = set()
+    for _ in range(4000):
+        propose_swap(graph.adj, 16, 2, st, undo)
+        seen.add(graph.edges().tobytes())
+    assert len(seen) > 500
