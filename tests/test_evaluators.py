@@ -251,3 +251,14 @@ def test_wrong_shape_is_an_error():
         make_evaluator("nope", 10, 3)
     with pytest.raises(GolfError, match="unexpected keyword"):
         make_evaluator("bfs", 10, 3, chunk_words=3)
+
+
+def test_auto_picks_bfs_for_long_thin_graphs():
+    from golf.evaluators import choose_backend
+
+    assert choose_backend(20000, 2)[0] == "bfs"
+    name, why = choose_backend(4096, 8, 1)
+    assert name == "bitset" and "64" in why
+    cycle = Graph.from_edges([(i, (i + 1) % 3000) for i in range(3000)], n=3000)
+    got = {make_evaluator(b, 3000, 2).evaluate(cycle) for b in ("bfs", "bitset", "auto")}
+    assert len(got) == 1 and next(iter(got)).diameter == 1500
