@@ -244,6 +244,43 @@ def cmd_random(args) -> int:
     return 0
 
 
+def cmd_run(args) -> int:
+    from golf.run import _Interrupted, run_config
+
+    try:
+        run_config(args.config, overrides=args.set, quiet=args.quiet, force=args.force,
+                   only=args.only, comm=_world_if_mpi())
+    except _Interrupted as exc:
+        return exc.code
+    return 0
+
+
+def cmd_resume(args) -> int:
+    from golf.run import _Interrupted, resume_run
+
+    try:
+        resume_run(args.run_dir, quiet=args.quiet, comm=_world_if_mpi())
+    except _Interrupted as exc:
+        return exc.code
+    return 0
+
+
+def cmd_export(args) -> int:
+    from golf.run import export_run
+
+    target, check = export_run(args.run_dir, args.output, gz=args.gzip)
+    print(f"wrote {target}: diameter {check['diameter']}, total {check['total']} (re-checked "
+          f"with {check['backend']})")
+    return 0
+
+
+def _world_if_mpi():
+    """MPI.COMM_WORLD when started under mpiexec with more than one rank, else None."""
+    from golf.parallel import world_if_launched
+
+    return world_if_launched()
+
+
 # ------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     from golf import __version__
@@ -292,6 +329,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(func=cmd_random)
+
+    s = sub.add_parser("run", help="run the search of a YAML config (one or several problems)")
+    s.add_argument("config")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a setting, e.g. --set search.seed=3 (repeatable)")
+    s.add_argument("--only", action="append", metavar="NAME",
+                   help="run only this problem of a multi-problem config (repeatable)")
+    s.add_argument("--force", action="store_true",
+                   help="start over in a folder that already holds a run")
+    s.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("resume", help="continue a run from its checkpoint")
+    s.add_argument("run_dir")
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_resume)
+
+    s = sub.add_parser("export", help="write a run's best graph as a submission file")
+    s.add_argument("run_dir")
+    s.add_argument("-o", "--output", help="file or folder (default: competition-style name "
+                   "n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges here)")
+    s.add_argument("--gzip", action="store_true", help="gzip the file (adds .gz)")
+    s.set_defaults(func=cmd_export)
     return p
 
 

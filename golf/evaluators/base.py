@@ -129,13 +129,18 @@ class Evaluator:
         ``max_level``; the score then has ``status == EXCEEDED`` (the search uses this to
         reject moves early).
         """
+        return self.finish(self.raw(graph, max_level))
+
+    def raw(self, graph, max_level: int = 0) -> np.ndarray:
+        """The merged result ``[ecc, dist_sum, n_at_ecc, status]`` over all work units (this
+        process's share combined with the other ranks' under MPI), before :meth:`finish`."""
         self.check_shape(graph)
         part = self.partial(graph, *self.unit_range, max_level=max_level)
         if self.comm is not None:
             from golf.parallel import allreduce_parts
 
             part = allreduce_parts(self.comm, part)
-        return self.finish(part)
+        return part
 
     def finish(self, part) -> Score:
         ecc, dist_sum, n_at, status = (int(x) for x in part)

@@ -320,7 +320,7 @@ def choose_chunk_words(n: int, words: int, workers: int, memory_bytes: int | Non
     so that each worker gets a chunk, and by the memory budget."""
     l3 = l3_bytes or cache_bytes(3)
     cw = 16
-    while cw > 8 and 2 * 8 * n * cw * workers > l3 // 2:
+    while cw > 8 and 2 * 8 * n * cw * workers >= l3 // 2:
         cw //= 2
     if workers > 1 and words >= workers:
         cw = min(cw, -(-words // workers))

@@ -1,0 +1,381 @@
+"""Simulated annealing over symmetric swaps, with the propose-evaluate-accept loop compiled.
+
+One step: apply a random symmetric swap (:mod:`golf.moves`), score the graph with the
+evaluator's compiled kernel, then keep or undo the swap:
+
+* a disconnected result is rejected; so is a higher diameter, and a lower one is taken
+  (``aspl_priority`` turns this off: then only the total counts);
+* at equal diameter, the energy change is ``dE = d(total)/g`` (per orbit), plus, while the
+  diameter is above its lower bound and ``tiebreak`` is on, ``w * (1 - progress) *
+  d(peripheral)/g``, where ``peripheral`` counts the vertices whose eccentricity is the
+  diameter (fewer of them is the way down to a smaller diameter; the weight fades out so that
+  the end of the run optimises the total alone, since the bound may be out of reach);
+* ``sa``: accepted when ``dE <= 0`` or with probability ``exp(-dE / T)``; ``hill``: when
+  ``dE <= 0`` (plateau moves included);
+* ``T`` cools geometrically from ``T0`` to ``T1`` over the step budget (or the time limit).
+
+The kernel is called with its level cap at the current diameter, so a move that would raise
+the diameter is stopped after that many levels. The state lives in a few arrays (graph, best
+graph, RNG state, counters) so that a checkpoint is a plain copy and a resumed run continues
+bit for bit. One step is :func:`begin_step` then the kernel then :func:`end_step`; the CPU
+search runs them in :func:`run_chunk`, compiled, without Python between steps; a driver that
+must evaluate in Python (split over MPI ranks, on a GPU) calls the same two functions around
+its own evaluation, and walks the same chain.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from golf.kernels import OK, rng_random, rng_seed
+from golf.moves import UNDO_SIZE, propose_swap, undo_swap
+
+__all__ = ["Annealer", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step", "end_step"]
+
+
+class SC:
+    """Slots of the int64 counter array ``sc``."""
+    STEP, CUR_D, CUR_TOTAL, CUR_PER, BEST_D, BEST_TOTAL, BEST_PER = 0, 1, 2, 3, 4, 5, 6
+    ACCEPTED, EVALS, BEST_STEP, STOP, FAILED = 7, 8, 9, 10, 11
+    SIZE = 12
+
+
+class FL:
+    """Slots of the float64 array ``fl``."""
+    T0, T1, TIME_FRAC, PW, T, FRAC = 0, 1, 2, 3, 4, 5
+    SIZE = 6
+
+
+class P:
+    """Slots of the int64 parameter array ``params``."""
+    STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
+    SIZE = 8
+
+
+# the same slots as module constants, for the compiled code (Numba reads globals as constants)
+SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC_BEST_PER, SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED = range(12)
+FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC = range(6)
+P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G, P_TRACE_EVERY = range(8)
+
+# stop reasons in sc[SC_STOP]
+RUNNING, STOP_STEPS, STOP_BOUNDS, STOP_STUCK = 0, 1, 2, 3
+# the compiled loop fills the first eight columns; the driver adds the elapsed seconds
+TRACE_COLUMNS = ["step", "temperature", "diameter", "total", "best_diameter", "best_total",
+                 "accepted", "evaluations", "seconds"]
+
+
+@njit(cache=True)
+def progress(sc, fl, params):
+    """Fraction of the run done: the larger of the step and the time fractions."""
+    frac = 0.0
+    if params[P_STEPS] > 0:
+        frac = sc[SC_STEP] / params[P_STEPS]
+    return min(max(frac, fl[FL_TIME_FRAC]), 1.0)
+
+
+@njit(cache=True)
+def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
+    """Start a step: stop if done, set the temperature, apply a random swap and set the
+    kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
+    -1 (stopped; ``sc[SC_STOP]`` says why)."""
+    if params[P_STEPS] > 0 and sc[SC_STEP] >= params[P_STEPS]:
+        sc[SC_STOP] = STOP_STEPS
+        return -1
+    if sc[SC_BEST_D] == params[P_D_BOUND] and sc[SC_BEST_TOTAL] == params[P_TOTAL_BOUND]:
+        sc[SC_STOP] = STOP_BOUNDS
+        return -1
+    frac = progress(sc, fl, params)
+    fl[FL_FRAC] = frac
+    fl[FL_T] = fl[FL_T0] * (fl[FL_T1] / fl[FL_T0]) ** frac
+    if not propose_swap(adj, n, params[P_G], st, undo):
+        sc[SC_STEP] += 1
+        sc[SC_FAILED] += 1
+        if sc[SC_FAILED] > 1000 and sc[SC_FAILED] > sc[SC_STEP] // 2:
+            sc[SC_STOP] = STOP_STUCK  # no valid swap exists (e.g. a complete graph)
+            return -1
+        return 0
+    ctrl[0] = 0 if params[P_ASPL_PRIORITY] else sc[SC_CUR_D]
+    return 1
+
+
+@njit(cache=True)
+def accept_move(out, st, sc, fl, params):
+    """Decide on the evaluated move (``out`` = the kernel's result)."""
+    if out[3] != OK:
+        return False
+    g = params[P_G]
+    new_d = out[0]
+    cur_d = sc[SC_CUR_D]
+    if not params[P_ASPL_PRIORITY]:
+        if new_d > cur_d:
+            return False
+        if new_d < cur_d:
+            return True
+    de = (g * out[1] // 2 - sc[SC_CUR_TOTAL]) / g
+    if params[P_TIEBREAK] and cur_d > params[P_D_BOUND]:
+        # fewer peripheral vertices at equal diameter; the weight fades over the run so that
+        # the end polishes the total alone (the bound may be out of reach)
+        de += fl[FL_PW] * (1.0 - fl[FL_FRAC]) * (out[2] - sc[SC_CUR_PER] // g)
+    if de <= 0:
+        return True
+    if params[P_HILL]:
+        return False
+    return rng_random(st) < math.exp(-de / fl[FL_T])
+
+
+@njit(cache=True)
+def end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace):
+    """Finish a step after the evaluation: accept or undo, track the best, trace. Returns the
+    new number of trace rows."""
+    sc[SC_EVALS] += 1
+    if accept_move(out, st, sc, fl, params):
+        g = params[P_G]
+        sc[SC_ACCEPTED] += 1
+        sc[SC_CUR_D] = out[0]
+        sc[SC_CUR_TOTAL] = g * out[1] // 2
+        sc[SC_CUR_PER] = g * out[2]
+        if (sc[SC_CUR_D] < sc[SC_BEST_D] or (sc[SC_CUR_D] == sc[SC_BEST_D]
+                                             and sc[SC_CUR_TOTAL] < sc[SC_BEST_TOTAL])):
+            sc[SC_BEST_D] = sc[SC_CUR_D]
+            sc[SC_BEST_TOTAL] = sc[SC_CUR_TOTAL]
+            sc[SC_BEST_PER] = sc[SC_CUR_PER]
+            sc[SC_BEST_STEP] = sc[SC_STEP]
+            best_adj[:, :] = adj
+    else:
+        undo_swap(adj, undo)
+    sc[SC_STEP] += 1
+    if sc[SC_STEP] % params[P_TRACE_EVERY] == 0 and ntrace < trace.shape[0]:
+        trace[ntrace, 0] = sc[SC_STEP]
+        trace[ntrace, 1] = fl[FL_T]
+        trace[ntrace, 2] = sc[SC_CUR_D]
+        trace[ntrace, 3] = sc[SC_CUR_TOTAL]
+        trace[ntrace, 4] = sc[SC_BEST_D]
+        trace[ntrace, 5] = sc[SC_BEST_TOTAL]
+        trace[ntrace, 6] = sc[SC_ACCEPTED]
+        trace[ntrace, 7] = sc[SC_EVALS]
+        ntrace += 1
+    return ntrace
+
+
+@njit(cache=True)
+def run_chunk(kernel, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
+    """Up to ``nsteps`` steps without leaving compiled code. ``kargs`` is the evaluator's
+    argument tuple ``(adj, ctrl, out, ...)``: ``adj`` is the graph the moves change in place.
+    Returns the number of trace rows written."""
+    adj = kargs[0]
+    ctrl = kargs[1]
+    out = kargs[2]
+    n = kargs[3]
+    ntrace = 0
+    for _ in range(nsteps):
+        r = begin_step(adj, n, st, sc, fl, params, undo, ctrl)
+        if r < 0:
+            break
+        if r == 0:
+            continue
+        kernel(*kargs)
+        ntrace = end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace)
+    return ntrace
+
+
+@njit(cache=True)
+def sample_moves(kernel, kargs, st, count, undo, dd, de):
+    """Score ``count`` random swaps from the current graph (each undone): the change of
+    diameter and of total per orbit, relative to ``kargs``' graph as evaluated first."""
+    adj = kargs[0]
+    ctrl = kargs[1]
+    out = kargs[2]
+    n = kargs[3]
+    g = n // adj.shape[0]
+    ctrl[0] = 0
+    kernel(*kargs)
+    d0 = out[0]
+    t0 = out[1]
+    k = 0
+    for _ in range(count * 4):
+        if k == count:
+            break
+        if not propose_swap(adj, n, g, st, undo):
+            continue
+        kernel(*kargs)
+        if out[3] == OK:
+            dd[k] = out[0] - d0
+            de[k] = (out[1] - t0) / 2.0  # g * d(dist_sum) / 2 / g
+            k += 1
+        undo_swap(adj, undo)
+    return k
+
+
+class Annealer:
+    """The search state and the loop around the compiled chunks.
+
+    Parameters
+    ----------
+    graph : Graph, the start (copied; the copy is the current graph)
+    evaluator : a CPU evaluator with ``kernel``/``kernel_args`` (the compiled path), or any
+        evaluator (the Python path, one kernel call per step from Python)
+    steps : int, the step budget (0: none; then ``time_limit`` drives the cooling)
+    method : 'sa' or 'hill'
+    t0, t1 : float or None (None: sampled, see :meth:`auto_temperatures`)
+    aspl_priority, tiebreak, peripheral_weight : see the module docstring
+    seed : int
+    bounds : golf.bounds.Bounds of the problem
+    trace_every : steps between trace rows
+    """
+
+    def __init__(self, graph, evaluator, *, steps=0, method="sa", t0=None, t1=None,
+                 aspl_priority=False, tiebreak=True, peripheral_weight=1.0, seed=0,
+                 bounds=None, trace_every=1000):
+        from golf.bounds import moore_bounds
+
+        self.graph = graph.copy()
+        self.evaluator = evaluator
+        self.bounds = bounds or moore_bounds(graph.n, graph.d)
+        self.seed = int(seed)
+        self.st = rng_seed(self.seed)
+        self.undo = np.zeros(UNDO_SIZE, dtype=np.int64)
+        self.sc = np.zeros(SC.SIZE, dtype=np.int64)
+        self.fl = np.zeros(FL.SIZE, dtype=np.float64)
+        self.params = np.zeros(P.SIZE, dtype=np.int64)
+        self.params[P.STEPS] = int(steps)
+        self.params[P.HILL] = int(method == "hill")
+        self.params[P.ASPL_PRIORITY] = int(bool(aspl_priority))
+        self.params[P.TIEBREAK] = int(bool(tiebreak))
+        self.params[P.D_BOUND] = self.bounds.diameter if self.bounds.diameter is not None else -1
+        self.params[P.TOTAL_BOUND] = self.bounds.total if self.bounds.total is not None else -1
+        self.params[P.G] = graph.g
+        self.params[P.TRACE_EVERY] = max(1, int(trace_every))
+        self.fl[FL.PW] = float(peripheral_weight) * graph.m / 8.0
+        self.best_adj = self.graph.adj.copy()
+        if self.compiled:
+            self.kargs = evaluator.kernel_args(self.graph.adj)
+            self.ctrl, self.out = self.kargs[1], self.kargs[2]
+        else:
+            self.kargs = None
+            self.ctrl = np.zeros(3, dtype=np.int64)
+            self.out = np.zeros(4, dtype=np.int64)
+        self.trace = np.zeros((1024, len(TRACE_COLUMNS) - 1), dtype=np.float64)
+        self.t0, self.t1 = t0, t1
+        score = evaluator.evaluate(self.graph)
+        if not score.connected:
+            from golf.errors import GolfError
+
+            raise GolfError("the start graph is disconnected; the search needs a connected one")
+        for k, v in ((SC.CUR_D, score.diameter), (SC.CUR_TOTAL, score.total),
+                     (SC.CUR_PER, score.peripheral), (SC.BEST_D, score.diameter),
+                     (SC.BEST_TOTAL, score.total), (SC.BEST_PER, score.peripheral)):
+            self.sc[k] = v
+        self.start_score = score
+
+    # -- temperatures -----------------------------------------------------------------------
+    def auto_temperatures(self, count=200) -> tuple[float, float, str]:
+        """Sample ``count`` random swaps from the start graph (each undone; a separate RNG
+        stream, so the chain itself does not depend on it) and choose
+
+        * ``T0``: the median uphill energy change is accepted half of the time at the start;
+        * ``T1``: an uphill change of the smallest size seen (at least half an orbit's unit)
+          is accepted 1% of the time at the end.
+
+        Returns ``(T0, T1, how)``."""
+        st = rng_seed(self.seed ^ 0x5EED)
+        dd = np.zeros(count, dtype=np.int64)
+        de = np.zeros(count, dtype=np.float64)
+        if self.compiled:
+            k = sample_moves(self.evaluator.kernel, self.kargs, st, count, self.undo, dd, de)
+        else:
+            k = self._sample_python(st, count, dd, de)
+        up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
+        if len(up) == 0:
+            return 1.0, 0.01, f"no uphill move in {k} samples: T0=1, T1=0.01"
+        t0 = float(np.median(up) / math.log(2))
+        t1 = float(max(0.5, up.min()) / math.log(100))
+        t1 = min(t1, t0)
+        return t0, t1, (f"from {k} sampled swaps ({len(up)} uphill at equal diameter, median "
+                        f"dE {np.median(up):.3g}): T0={t0:.4g}, T1={t1:.4g}")
+
+    def _sample_python(self, st, count, dd, de):
+        adj, n, g = self.graph.adj, self.graph.n, self.graph.g
+        base = self.evaluator.raw(self.graph)
+        k = 0
+        for _ in range(count * 4):
+            if k == count:
+                break
+            if not propose_swap(adj, n, g, st, self.undo):
+                continue
+            out = self.evaluator.raw(self.graph)
+            if out[3] == OK:
+                dd[k] = out[0] - base[0]
+                de[k] = (out[1] - base[1]) / 2.0
+                k += 1
+            undo_swap(adj, self.undo)
+        return k
+
+    def set_temperatures(self, t0, t1):
+        self.fl[FL.T0] = t0
+        self.fl[FL.T1] = t1
+        self.fl[FL.T] = t0
+
+    # -- running ----------------------------------------------------------------------------
+    @property
+    def compiled(self) -> bool:
+        """The whole step loop runs compiled (a CPU kernel, no MPI split)."""
+        return hasattr(self.evaluator, "kernel") and self.evaluator.comm is None
+
+    def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
+        """Run up to ``nsteps`` steps; returns the trace rows written. ``time_frac`` is the
+        elapsed fraction of the time limit (the cooling follows the larger of it and the
+        step fraction)."""
+        self.fl[FL.TIME_FRAC] = time_frac
+        need = nsteps // int(self.params[P.TRACE_EVERY]) + 2
+        if self.trace.shape[0] < need:
+            self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
+        if self.compiled:
+            k = run_chunk(self.evaluator.kernel, self.kargs, self.best_adj, self.st, self.sc,
+                          self.fl, self.params, self.undo, self.trace, int(nsteps))
+        else:
+            k = self._run_python(int(nsteps))
+        return self.trace[:k].copy()
+
+    def _run_python(self, nsteps: int) -> int:
+        """The same steps with the evaluation in Python (MPI split, GPU, reference): the same
+        RNG draws and decisions as the compiled loop, so the same chain."""
+        adj, n = self.graph.adj, self.graph.n
+        ntrace = 0
+        for _ in range(nsteps):
+            r = begin_step(adj, n, self.st, self.sc, self.fl, self.params, self.undo, self.ctrl)
+            if r < 0:
+                break
+            if r == 0:
+                continue
+            self.out[:] = self.evaluator.raw(self.graph, max_level=int(self.ctrl[0]))
+            ntrace = end_step(self.out, adj, self.best_adj, self.st, self.sc, self.fl,
+                              self.params, self.undo, self.trace, ntrace)
+        return ntrace
+
+    @property
+    def stop_reason(self) -> int:
+        return int(self.sc[SC.STOP])
+
+    def best_graph(self):
+        from golf.graph import Graph, sort_rows
+
+        return Graph(self.graph.n, self.graph.d, self.graph.g, sort_rows(self.best_adj))
+
+    # -- checkpoints ------------------------------------------------------------------------
+    def state(self) -> dict:
+        """Everything needed to continue bit for bit (arrays copied)."""
+        return {"adj": self.graph.adj.copy(), "best_adj": self.best_adj.copy(),
+                "rng": self.st.copy(), "sc": self.sc.copy(), "fl": self.fl.copy(),
+                "params": self.params.copy()}
+
+    def load_state(self, state: dict) -> None:
+        self.graph.adj[:] = state["adj"]
+        self.best_adj[:] = state["best_adj"]
+        self.st[:] = state["rng"]
+        self.sc[:] = state["sc"]
+        self.fl[:] = state["fl"]
+        self.params[:] = state["params"]
+

@@ -1,0 +1,615 @@
+"""A search run from a config: its folder, progress, checkpoints, outputs, resume and export.
+
+A run folder ``<output.dir>/<name>/`` holds:
+
+``run.yaml``        the config as run (defaults filled in, overrides applied)
+``log.txt``         what the run printed, with times
+``checkpoint.npz``  the whole search state, rewritten atomically every ``checkpoint_every``
+                    seconds, on SIGINT/SIGTERM and at the end
+``best.edges``      the best graph so far in the competition's format (atomic; re-checked)
+``trace.csv``       step, temperature, current and best score every ``trace_every`` steps
+``summary.json``    the result (written at the end)
+``convergence.png`` the best and current ASPL over the steps (when matplotlib is installed)
+``.lock``           present while a process works in the folder
+
+Nothing is ever half-written: every file is written to a temporary file and renamed. A run
+killed even with SIGKILL keeps its last checkpoint and best graph; ``golf resume DIR`` goes on
+from the checkpoint and, for a step-limited run, reaches exactly the result of an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from golf.errors import GolfError
+
+__all__ = ["run_config", "resume_run", "export_run", "RunDir", "Search"]
+
+CHECKPOINT = "checkpoint.npz"
+STOP_NAMES = {0: "running", 1: "step limit", 2: "lower bounds reached", 3: "no valid swap",
+              4: "time limit", 5: "interrupted"}
+
+
+# ------------------------------------------------------------------------------------------
+class RunDir:
+    """A run folder with an exclusive lock."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+
+    def file(self, name) -> Path:
+        return self.path / name
+
+    @property
+    def has_run(self) -> bool:
+        return self.file(CHECKPOINT).exists() or self.file("summary.json").exists()
+
+    def lock(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock = self.file(".lock")
+        me = f"{os.getpid()} {socket.gethostname()} {time.strftime('%Y-%m-%d %H:%M:%S')}\n"
+        for _ in range(2):
+            try:
+                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                try:
+                    pid, host, *when = lock.read_text().split()
+                    pid = int(pid)
+                except (OSError, ValueError):
+                    pid, host, when = -1, "?", []
+                if host == socket.gethostname() and pid > 0 and _alive(pid):
+                    raise GolfError(f"{self.path} is in use by another golf run (pid {pid}, "
+                                    f"since {' '.join(when)}); wait for it or use another "
+                                    f"output folder") from None
+                if host != socket.gethostname():
+                    raise GolfError(f"{self.path} is locked by a golf run on {host} (pid "
+                                    f"{pid}); if that run is gone, delete {lock}") from None
+                lock.unlink(missing_ok=True)  # stale: its process is gone
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(me)
+            return
+        raise GolfError(f"could not lock {self.path}")
+
+    def unlock(self) -> None:
+        self.file(".lock").unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Log:
+    """Lines to the terminal (unless quiet) and to log.txt; a live progress line on a TTY."""
+
+    def __init__(self, path=None, quiet=False, prefix=""):
+        self.quiet = quiet
+        self.prefix = prefix
+        self.file = open(path, "a", buffering=1) if path else None
+        self.tty = sys.stdout.isatty()
+        self._live = False
+
+    def __call__(self, msg: str, live: bool = False) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        if self.file and not live:
+            self.file.write(f"{stamp} {self.prefix}{msg}\n")
+        if self.quiet:
+            return
+        if live and self.tty:
+            sys.stdout.write("\r" + msg[:160].ljust(160))
+            sys.stdout.flush()
+            self._live = True
+            return
+        if self._live:
+            sys.stdout.write("\n")
+            self._live = False
+        print(f"{self.prefix}{msg}", flush=True)
+
+    def progress_to_file(self, msg: str) -> None:
+        if self.file:
+            self.file.write(f"{time.strftime('%H:%M:%S')} {self.prefix}{msg}\n")
+
+    def close(self) -> None:
+        if self._live and not self.quiet:
+            sys.stdout.write("\n")
+        if self.file:
+            self.file.close()
+
+
+class _Signals:
+    """SIGINT/SIGTERM set a flag that the run checks between chunks of steps."""
+
+    def __init__(self):
+        self.caught = None
+        self._old = {}
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._old[sig] = signal.signal(sig, self._handler)
+            except ValueError:  # not the main thread
+                pass
+        return self
+
+    def _handler(self, signum, frame):
+        self.caught = signum
+
+    def __exit__(self, *exc):
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+
+
+def fmt_seconds(s: float) -> str:
+    if not math.isfinite(s):
+        return "?"
+    s = int(s)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+# ------------------------------------------------------------------------------------------
+class Search:
+    """One problem's search, from a validated config, in a run folder."""
+
+    def __init__(self, run, quiet=False, comm=None):
+        self.run = run
+        self.cfg = run.data
+        self.rundir = RunDir(run.path)
+        self.quiet = quiet
+        self.comm = comm
+        self.rank0 = comm is None or comm.rank == 0
+
+    # -- set-up -----------------------------------------------------------------------------
+    def _start_graph(self):
+        from golf.generate import random_graph
+        from golf.graph import Graph
+        from golf.io import read_edges
+
+        p, s = self.cfg["problem"], self.cfg["search"]
+        if p["start"]:
+            el = read_edges(p["start"])
+            if el.duplicates:
+                line, first, u, v = el.duplicates[0]
+                raise GolfError(f"{p['start']}:{line}: duplicate edge '{u} {v}'")
+            if el.max_id >= p["n"]:
+                raise GolfError(f"{p['start']}: vertex id {el.max_id} >= n={p['n']}")
+            return Graph.from_edges(el.edges, n=p["n"], g=p["g"], d=p["d"], source=p["start"],
+                                    lines=el.lines)
+        return random_graph(p["n"], p["d"], p["g"], seed=s["seed"])
+
+    def _evaluator(self):
+        from golf.evaluators import choose_backend, make_evaluator
+
+        p, e = self.cfg["problem"], self.cfg["evaluator"]
+        backend, why = e["backend"], None
+        if backend == "auto":
+            backend, why = choose_backend(p["n"], p["d"], p["g"], e["threads"])
+        opts = {}
+        if e["threads"]:
+            opts["threads"] = e["threads"]
+        if e["chunk_words"] and backend == "bitset":
+            opts["chunk_words"] = e["chunk_words"]
+        if self.cfg["parallel"]["mode"] == "evaluator" and self.comm is not None:
+            opts["comm"] = self.comm
+        ev = make_evaluator(backend, p["n"], p["d"], p["g"], **opts)
+        return ev, why
+
+    def _annealer(self, graph, ev, seed):
+        from golf.anneal import Annealer
+
+        s, o = self.cfg["search"], self.cfg["output"]
+        return Annealer(graph, ev, steps=s["steps"], method=s["method"],
+                        aspl_priority=s["aspl_priority"], tiebreak=s["tiebreak"],
+                        peripheral_weight=s["peripheral_weight"], seed=seed,
+                        trace_every=o["trace_every"])
+
+    # -- the run ----------------------------------------------------------------------------
+    def start(self, force=False):
+        rd = self.rundir
+        if self.rank0:
+            if rd.has_run and not force:
+                raise GolfError(f"{rd.path} already holds a run; continue it with 'golf resume "
+                                f"{rd.path}', or start over with --force")
+            rd.lock()
+            for name in (CHECKPOINT, "summary.json", "best.edges", "trace.csv", "log.txt",
+                         "convergence.png"):
+                rd.file(name).unlink(missing_ok=True)
+            from golf.config import dump
+            from golf.io import atomic_write
+
+            atomic_write(rd.file("run.yaml"), dump(self.cfg))
+        return self._go(resume=None)
+
+    def resume(self):
+        rd = self.rundir
+        if not rd.file(CHECKPOINT).exists():
+            raise GolfError(f"{rd.path}: no {CHECKPOINT} to resume from")
+        if rd.file("summary.json").exists():
+            raise GolfError(f"{rd.path}: this run has finished (summary.json); nothing to "
+                            f"resume")
+        if self.rank0:
+            rd.lock()
+        return self._go(resume=load_checkpoint(rd.file(CHECKPOINT)))
+
+    def _go(self, resume):
+        rd = self.rundir
+        log = Log(rd.file("log.txt") if self.rank0 else None, quiet=self.quiet or not self.rank0)
+        try:
+            with _Signals() as sigs:
+                return self._loop(resume, log, sigs)
+        finally:
+            log.close()
+            if self.rank0:
+                rd.unlock()
+
+    def _loop(self, resume, log, sigs):
+        from golf.bounds import moore_bounds
+
+        cfg, rd = self.cfg, self.rundir
+        p, s, o = cfg["problem"], cfg["search"], cfg["output"]
+        bounds = moore_bounds(p["n"], p["d"])
+        graph = self._start_graph()
+        ev, why = self._evaluator()
+        seed = s["seed"] + (self.comm.rank if self.comm is not None and
+                            cfg["parallel"]["mode"] == "chains" else 0)
+        log(f"{'resuming' if resume else 'starting'} {self.run.name}: n={p['n']} d={p['d']} "
+            f"g={p['g']} method={s['method']} seed={seed}")
+        log(f"evaluator: {ev.describe()}" + (f" (auto: {why})" if why else ""))
+        ann = self._annealer(graph, ev, seed)
+        trace_rows = []
+        elapsed0 = 0.0
+        if resume is None:
+            st = ann.start_score
+            log(f"start: diameter {st.diameter}, ASPL {st.aspl:.10f}, bounds diameter "
+                f"{bounds.diameter}, ASPL {float(bounds.aspl):.10f}")
+            if s["t0"] == "auto" or s["t1"] == "auto":
+                t0, t1, how = ann.auto_temperatures(s["sample_moves"])
+                t0 = t0 if s["t0"] == "auto" else s["t0"]
+                t1 = t1 if s["t1"] == "auto" else s["t1"]
+                t1 = min(t1, t0)
+                log(f"temperatures {how}" + ("" if s["t0"] == s["t1"] == "auto" else
+                                             f"; using T0={t0:.4g}, T1={t1:.4g}"))
+            else:
+                t0, t1 = s["t0"], s["t1"]
+                log(f"temperatures given: T0={t0:.4g}, T1={t1:.4g}")
+            ann.set_temperatures(t0, t1)
+            meta = {"t0": t0, "t1": t1, "start": [st.diameter, st.total],
+                    "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+        else:
+            ann.load_state(resume["state"])
+            trace_rows = [list(r) for r in resume["trace"]]
+            elapsed0 = resume["meta"]["elapsed"]
+            meta = resume["meta"]
+            log(f"continuing from step {int(ann.sc[0])} ({fmt_seconds(elapsed0)} already run)")
+        return self._drive(ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs)
+
+    def _drive(self, ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs):
+        from golf.anneal import SC
+
+        cfg, rd = self.cfg, self.rundir
+        s, o = cfg["search"], cfg["output"]
+        tlimit = s["time_limit"]
+        t_start = time.perf_counter() - elapsed0
+        last_ckpt = last_prog = time.perf_counter()
+        chunk = 16
+        stop = None
+        best_written = None
+        evals0, step0, t_rate = int(ann.sc[SC.EVALS]), int(ann.sc[SC.STEP]), time.perf_counter()
+        rate = 0.0
+        while True:
+            elapsed = time.perf_counter() - t_start
+            if tlimit is not None and elapsed >= tlimit:
+                stop = 4
+                break
+            if sigs.caught is not None:
+                stop = 5
+                break
+            frac = min(1.0, elapsed / tlimit) if tlimit else 0.0
+            t0 = time.perf_counter()
+            rows = ann.run(chunk, time_frac=frac)
+            dt = time.perf_counter() - t0
+            stamp = time.perf_counter() - t_start
+            trace_rows.extend(r + [stamp] for r in rows.tolist())
+            # aim at ~0.2 s per chunk: responsive to signals, cheap to leave compiled code
+            chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
+                            1_000_000))
+            if ann.stop_reason:
+                stop = ann.stop_reason
+                break
+            now = time.perf_counter()
+            if now - last_prog >= o["progress_every"]:
+                evals, steps = int(ann.sc[SC.EVALS]), int(ann.sc[SC.STEP])
+                rate = (evals - evals0) / max(now - t_rate, 1e-9)
+                evals0, t_rate = evals, now
+                self._progress(ann, bounds, rate, now - t_start, tlimit, log)
+                last_prog = now
+            if now - last_ckpt >= o["checkpoint_every"]:
+                best_written = self._checkpoint(ann, meta, trace_rows, now - t_start,
+                                                best_written)
+                last_ckpt = time.perf_counter()
+        elapsed = time.perf_counter() - t_start
+        best_written = self._checkpoint(ann, meta, trace_rows, elapsed, best_written)
+        if stop == 5:
+            name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught, "signal")
+            log(f"{name}: stopped at step {int(ann.sc[SC.STEP])}; checkpoint written to "
+                f"{rd.file(CHECKPOINT)}; continue with: golf resume {rd.path}")
+            raise _Interrupted(128 + int(sigs.caught or 2))
+        summary = self._finish(ann, ev, bounds, meta, trace_rows, elapsed, stop, log)
+        return summary
+
+    def _progress(self, ann, bounds, rate, elapsed, tlimit, log):
+        from golf.anneal import SC
+
+        sc, n = ann.sc, ann.graph.n
+        pairs = n * (n - 1) / 2
+        steps = int(ann.params[0])
+        step = int(sc[SC.STEP])
+        left = []
+        if steps:
+            left.append((steps - step) / max(rate, 1e-9))
+        if tlimit:
+            left.append(tlimit - elapsed)
+        eta = min(left) if left else math.inf
+        done = f"{step:,}" + (f"/{steps:,} ({100 * step / steps:.1f}%)" if steps else "")
+        gap_d = int(sc[SC.BEST_D]) - (bounds.diameter or 0)
+        gap_a = sc[SC.BEST_TOTAL] / pairs - float(bounds.aspl or 0)
+        msg = (f"step {done}  T={ann.fl[4]:.3g}  cur D={sc[SC.CUR_D]} "
+               f"ASPL={sc[SC.CUR_TOTAL] / pairs:.6f}  best D={sc[SC.BEST_D]} "
+               f"ASPL={sc[SC.BEST_TOTAL] / pairs:.6f} (gap +{gap_d}, +{gap_a:.6f})  "
+               f"{rate:,.0f} ev/s  ETA {fmt_seconds(eta)}")
+        log(msg, live=True)
+        log.progress_to_file(msg)
+
+    def _checkpoint(self, ann, meta, trace_rows, elapsed, best_written):
+        """Write checkpoint, trace and (if it changed) best graph, each atomically."""
+        from golf.anneal import SC
+        from golf.io import atomic_write, write_edges
+
+        if not self.rank0:
+            return best_written
+        rd = self.rundir
+        meta = dict(meta, elapsed=elapsed, steps=int(ann.sc[SC.STEP]))
+        buf = io.BytesIO()
+        state = ann.state()
+        np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+                 trace=np.asarray(trace_rows, dtype=np.float64).reshape(-1, 9),
+                 **{f"state_{k}": v for k, v in state.items()})
+        atomic_write(rd.file(CHECKPOINT), buf.getvalue())
+        write_trace(rd.file("trace.csv"), trace_rows)
+        key = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]))
+        if key != best_written:
+            best = ann.best_graph()
+            best.check()
+            write_edges(rd.file("best.edges"), best.edges())
+        return key
+
+    def _finish(self, ann, ev, bounds, meta, trace_rows, elapsed, stop, log):
+        from golf.anneal import SC
+
+        rd, cfg = self.rundir, self.cfg
+        p = cfg["problem"]
+        best = ann.best_graph()
+        n = best.n
+        pairs = n * (n - 1) // 2
+        recheck = recheck_graph(best, p["d"], ev.name, log) if self.rank0 else {}
+        if self.rank0 and (recheck.get("diameter"), recheck.get("total")) != (
+                int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])):
+            raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
+                            f"disagrees with the search ({int(ann.sc[SC.BEST_D])}, "
+                            f"{int(ann.sc[SC.BEST_TOTAL])}); best.edges kept from the last "
+                            f"checkpoint")
+        evals = int(ann.sc[SC.EVALS])
+        best_aspl = ann.sc[SC.BEST_TOTAL] / pairs
+        summary = {
+            "name": self.run.name,
+            "problem": {"n": n, "d": p["d"], "g": p["g"]},
+            "seed": cfg["search"]["seed"],
+            "method": cfg["search"]["method"],
+            "backend": ev.name,
+            "evaluator": ev.describe(),
+            "steps": int(ann.sc[SC.STEP]),
+            "evaluations": evals,
+            "accepted": int(ann.sc[SC.ACCEPTED]),
+            "seconds": round(elapsed, 3),
+            "evaluations_per_s": evals / elapsed if elapsed > 0 else None,
+            "stop_reason": STOP_NAMES.get(stop, str(stop)),
+            "start": {"diameter": meta["start"][0], "total": meta["start"][1],
+                      "aspl": meta["start"][1] / pairs},
+            "best": {"diameter": int(ann.sc[SC.BEST_D]), "total": int(ann.sc[SC.BEST_TOTAL]),
+                     "aspl": best_aspl, "found_at_step": int(ann.sc[SC.BEST_STEP])},
+            "bounds": {"diameter": bounds.diameter, "aspl": float(bounds.aspl),
+                       "aspl_fraction": str(bounds.aspl), "total": bounds.total},
+            "gaps": {"diameter": int(ann.sc[SC.BEST_D]) - bounds.diameter,
+                     "aspl": best_aspl - float(bounds.aspl)},
+            "temperatures": {"t0": meta["t0"], "t1": meta["t1"]},
+            "recheck": recheck,
+            "config": cfg,
+            "started": meta.get("started"),
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "host": socket.gethostname(),
+        }
+        if self.comm is not None:
+            summary["mpi"] = {"ranks": self.comm.size, "mode": cfg["parallel"]["mode"]}
+        if self.rank0:
+            from golf.io import atomic_write
+
+            plot_note = plot_trace(rd.file("convergence.png"), trace_rows, n) \
+                if cfg["output"]["plot"] else "plot disabled in the config"
+            summary["plot"] = plot_note
+            atomic_write(rd.file("summary.json"), json.dumps(summary, indent=1) + "\n")
+            log(f"done ({summary['stop_reason']}): best diameter {summary['best']['diameter']}, "
+                f"ASPL {best_aspl:.10f} (gaps +{summary['gaps']['diameter']}, "
+                f"+{summary['gaps']['aspl']:.10f}); {evals:,} evaluations in "
+                f"{fmt_seconds(elapsed)} ({summary['evaluations_per_s'] or 0:,.0f}/s); "
+                f"{rd.path}/best.edges")
+            if plot_note != "written":
+                log(f"convergence plot skipped: {plot_note}")
+        return summary
+
+
+class _Interrupted(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+# ------------------------------------------------------------------------------------------
+def load_checkpoint(path) -> dict:
+    try:
+        with np.load(path) as z:
+            meta = json.loads(bytes(z["meta"]).decode())
+            trace = z["trace"]
+            state = {k[6:]: z[k] for k in z.files if k.startswith("state_")}
+    except (OSError, ValueError, KeyError) as exc:
+        raise GolfError(f"{path}: unreadable checkpoint ({exc})") from None
+    return {"meta": meta, "trace": trace, "state": state}
+
+
+def write_trace(path, rows) -> None:
+    from golf.anneal import TRACE_COLUMNS
+    from golf.io import atomic_write
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(TRACE_COLUMNS)
+    for r in rows:
+        w.writerow([int(r[0]), f"{r[1]:.6g}", *(int(x) for x in r[2:8]), f"{r[8]:.3f}"])
+    atomic_write(path, buf.getvalue())
+
+
+def recheck_graph(graph, d, backend, log) -> dict:
+    """Re-score a result with the SciPy reference (or, where that would take too long, the
+    other CPU backend) and apply the validation rules; raise on any problem."""
+    from golf.evaluators import make_evaluator
+
+    if graph.max_degree > d:
+        raise GolfError(f"internal error: best graph has degree {graph.max_degree} > d={d}")
+    graph.check()
+    work = graph.m * graph.n * max(graph.d, 1)
+    if work <= 2_000_000_000:
+        try:
+            import scipy  # noqa: F401
+
+            name = "reference"
+        except ImportError:
+            name = "bfs" if backend != "bfs" else "bitset"
+    else:
+        name = "bfs" if backend != "bfs" else "bitset"
+    t = time.perf_counter()
+    score = make_evaluator(name, graph.n, graph.d, graph.g).evaluate(graph)
+    if not score.connected:
+        raise GolfError("internal error: the best graph is disconnected")
+    return {"backend": name, "diameter": score.diameter, "total": score.total,
+            "seconds": round(time.perf_counter() - t, 3)}
+
+
+def plot_trace(path, rows, n) -> str:
+    """convergence.png from the trace; returns 'written' or why not."""
+    if not rows:
+        return "no trace rows"
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install 'golf[plot]')"
+    from golf.io import atomic_write
+
+    a = np.asarray(rows)
+    pairs = n * (n - 1) / 2
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    ax.plot(a[:, 0], a[:, 3] / pairs, lw=0.6, alpha=0.6, label="current ASPL")
+    ax.plot(a[:, 0], a[:, 5] / pairs, lw=1.4, label="best ASPL")
+    ax.set_xlabel("step")
+    ax.set_ylabel("ASPL")
+    ax2 = ax.twinx()
+    ax2.step(a[:, 0], a[:, 4], where="post", color="tab:red", lw=1, label="best diameter")
+    ax2.set_ylabel("diameter")
+    ax2.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    atomic_write(path, buf.getvalue())
+    return "written"
+
+
+# ------------------------------------------------------------------------------------------
+def run_config(path, overrides=(), quiet=False, force=False, only=None, comm=None) -> list:
+    """Run every problem of a config file; returns their summaries."""
+    from golf.config import load_config
+
+    runs = load_config(path, overrides, only)
+    out = []
+    for run in runs:
+        out.append(Search(run, quiet=quiet, comm=comm).start(force=force))
+    return out
+
+
+def resume_run(run_dir, quiet=False, comm=None) -> dict:
+    from golf.config import RunConfig, validate
+
+    rd = RunDir(run_dir)
+    cfg_path = rd.file("run.yaml")
+    if not cfg_path.exists():
+        raise GolfError(f"{run_dir}: no run.yaml here; is this a golf run folder?")
+    import yaml
+
+    data = yaml.safe_load(cfg_path.read_text())
+    data = validate(data, lambda key: str(cfg_path))
+    run = RunConfig(data["name"], data, Path(run_dir), str(cfg_path))
+    return Search(run, quiet=quiet, comm=comm).resume()
+
+
+def export_run(run_dir, output=None, gz=False) -> Path:
+    """Copy a run's best graph into a submission file, re-checked; named in the competition's
+    style ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges`` when ``output`` is a folder or None."""
+    from golf.bounds import moore_bounds  # noqa: F401
+    from golf.config import validate
+    from golf.graph import Graph
+    from golf.io import read_edges, write_edges
+
+    rd = RunDir(run_dir)
+    best = rd.file("best.edges")
+    if not best.exists():
+        raise GolfError(f"{run_dir}: no best.edges (has this run written a checkpoint yet?)")
+    import yaml
+
+    cfg = validate(yaml.safe_load(rd.file("run.yaml").read_text()), lambda k: str(run_dir))
+    p = cfg["problem"]
+    el = read_edges(best)
+    graph = Graph.from_edges(el.edges, n=p["n"], g=p["g"], d=p["d"], source=str(best),
+                             lines=el.lines)
+    check = recheck_graph(graph, p["d"], "bitset", None)
+    n = graph.n
+    aspl = check["total"] / (n * (n - 1) / 2)
+    name = f"n{n}d{p['d']}k{check['diameter']}l{math.floor(100 * aspl)}.edges"
+    if output is None:
+        target = Path(name)
+    else:
+        target = Path(output)
+        if target.is_dir() or str(output).endswith(os.sep):
+            target = target / name
+    if gz and target.suffix != ".gz":
+        target = target.with_name(target.name + ".gz")
+    write_edges(target, graph.edges())
+    return target, check

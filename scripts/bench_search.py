@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Search benchmark: evaluations/s and the best (diameter, ASPL) after a fixed wall time.
+
+Each case runs the real ``golf run`` path (config, evaluator, compiled loop, checkpoints,
+outputs) for ``--seconds`` per seed, quietly, in a temporary folder. The 2016 competition pairs
+(``--golf2016``) record when the best-known diameter was first reached.
+
+    python scripts/bench_search.py                  # the four (n, d, g) cases, seeds 0-2, 30 s
+    python scripts/bench_search.py --golf2016       # (36,3) (64,8) (96,3) (256,8), 300 s each
+
+Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from golf.config import RunConfig, validate  # noqa: E402
+from golf.io import atomic_write  # noqa: E402
+from golf.run import Search  # noqa: E402
+
+# (n, d, g): a tuned C annealer on this machine type, one thread, 30 s (issue 3)
+TARGETS = {(256, 8, 1): (87000, 4, 2.7642), (256, 8, 4): (49000, 4, 2.7599),
+           (1024, 8, 8): (9000, 5, 3.5347), (4096, 8, 64): (2100, 6, 4.2815)}
+GOLF2016 = {(36, 3, 1): 4, (64, 8, 1): 3, (96, 3, 1): 6, (256, 8, 1): 4}
+
+
+def one_run(n, d, g, seed, seconds, tmp, extra=None):
+    data = {"name": f"n{n}d{d}g{g}s{seed}", "problem": {"n": n, "d": d, "g": g},
+            "search": {"time_limit": seconds, "seed": seed, **(extra or {})},
+            "output": {"dir": tmp, "checkpoint_every": 3600, "plot": False}}
+    data = validate(data, lambda k: "bench")
+    run = RunConfig(data["name"], data, __import__("pathlib").Path(tmp) / data["name"], "bench")
+    return Search(run, quiet=True).start(force=True), run.path
+
+
+def first_time_at(run_path, diameter):
+    import csv
+
+    with open(os.path.join(run_path, "trace.csv")) as f:
+        for row in csv.DictReader(f):
+            if int(row["best_diameter"]) <= diameter:
+                return float(row["seconds"])
+    return None
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--golf2016", action="store_true")
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    cases = GOLF2016 if args.golf2016 else TARGETS
+    out = args.out or ("results/search/golf2016" if args.golf2016 else "results/search/bench_search")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for (n, d, g), target in cases.items():
+            for seed in seeds:
+                s, path = one_run(n, d, g, seed, args.seconds, tmp)
+                row = {"n": n, "d": d, "g": g, "seed": seed, "seconds": s["seconds"],
+                       "evaluations_per_s": s["evaluations_per_s"],
+                       "diameter": s["best"]["diameter"], "aspl": s["best"]["aspl"],
+                       "evaluator": s["evaluator"]}
+                if args.golf2016:
+                    row["best_known_diameter"] = target
+                    row["seconds_to_best_known_diameter"] = first_time_at(path, target)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    record = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+              "command": " ".join(["python"] + sys.argv), "rows": rows}
+    from bench_eval import machine  # noqa: E402
+
+    record["machine"] = machine()
+    atomic_write(out + ".json", json.dumps(record, indent=1) + "\n")
+    atomic_write(out + ".md", markdown(record, cases, args.golf2016, args.seconds))
+    print(f"wrote {out}.json and {out}.md")
+
+
+def markdown(record, cases, golf2016, seconds):
+    m = record["machine"]
+    lines = [f"# Search benchmark{' (Graph Golf 2016 pairs)' if golf2016 else ''}", "",
+             f"- date: {record['date']}", f"- command: `{record['command']}`",
+             f"- machine: {m.get('cpu', '?')}, {m['cores']} cores; commit {m.get('commit', '?')}",
+             f"- each run: `golf run` with `time_limit: {seconds:g}` s, default settings "
+             f"(auto temperatures, auto backend and threads)", ""]
+    if golf2016:
+        lines += ["| (n, d) | seed | best-known D | D reached | seconds to reach it | ASPL | "
+                  "evaluations/s |", "|---|---|---|---|---|---|---|"]
+        for r in record["rows"]:
+            t = r["seconds_to_best_known_diameter"]
+            lines.append(f"| ({r['n']}, {r['d']}) | {r['seed']} | {r['best_known_diameter']} | "
+                         f"{r['diameter']} | {'-' if t is None else f'{t:.1f}'} | "
+                         f"{r['aspl']:.6f} | {r['evaluations_per_s']:,.0f} |")
+        return "\n".join(lines) + "\n"
+    lines += ["| (n, d, g) | evaluations/s (median) | target | best D (seeds) | ASPL per seed | "
+              "median ASPL | target ASPL | met |", "|---|---|---|---|---|---|---|---|"]
+    for (n, d, g), (t_rate, t_d, t_aspl) in cases.items():
+        rs = [r for r in record["rows"] if (r["n"], r["d"], r["g"]) == (n, d, g)]
+        if not rs:
+            continue
+        rate = statistics.median(r["evaluations_per_s"] for r in rs)
+        aspl = statistics.median(r["aspl"] for r in rs)
+        ds = [r["diameter"] for r in rs]
+        met = rate >= t_rate and aspl <= t_aspl + 5e-5 and max(ds) <= t_d
+        per_seed = ", ".join("%.4f" % r["aspl"] for r in rs)
+        lines.append(f"| ({n}, {d}, {g}) | {rate:,.0f} | {t_rate:,} | {ds} | {per_seed} | "
+                     f"{aspl:.4f} | {t_aspl} | {'yes' if met else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""The annealer and whole runs: acceptance rules, determinism, outputs, checkpoint/resume,
+SIGKILL, locking, export."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from golf.anneal import FL, P, SC, Annealer, accept_move
+from golf.bounds import moore_bounds
+from golf.evaluators import make_evaluator
+from golf.generate import random_graph
+from golf.graph import Graph
+from golf.io import read_edges
+from golf.kernels import DISCONNECTED, OK, rng_seed
+from golf.run import load_checkpoint
+
+from conftest import ROOT, run_golf
+from naive import apsp_score
+
+
+# -- acceptance rules -----------------------------------------------------------------------
+def state(cur_d=5, cur_total=1000, cur_per=8, g=2, t=1.0, hill=0, aspl=0, tiebreak=0,
+          d_bound=3, pw=0.0):
+    sc = np.zeros(SC.SIZE, dtype=np.int64)
+    sc[SC.CUR_D], sc[SC.CUR_TOTAL], sc[SC.CUR_PER] = cur_d, cur_total, cur_per
+    fl = np.zeros(FL.SIZE)
+    fl[FL.T] = t
+    fl[FL.PW] = pw
+    params = np.zeros(P.SIZE, dtype=np.int64)
+    params[P.G], params[P.HILL], params[P.ASPL_PRIORITY] = g, hill, aspl
+    params[P.TIEBREAK], params[P.D_BOUND] = tiebreak, d_bound
+    return sc, fl, params
+
+
+def out(d, total, per=4, status=OK, g=2):
+    return np.array([d, 2 * total // g, per // g, status], dtype=np.int64)
+
+
+def test_diameter_rules():
+    st = rng_seed(1)
+    sc, fl, params = state()
+    assert not accept_move(out(6, 10), st, sc, fl, params)  # higher diameter: never
+    assert accept_move(out(4, 99999), st, sc, fl, params)  # lower diameter: always
+    assert not accept_move(out(4, 10, status=DISCONNECTED), st, sc, fl, params)
+    sc, fl, params = state(aspl=1)  # aspl priority: only the total counts
+    assert accept_move(out(6, 900), st, sc, fl, params)
+    assert not accept_move(out(4, 5000), st, sc, fl, params)
+
+
+def test_metropolis_and_hill():
+    st = rng_seed(2)
+    sc, fl, params = state(t=10.0)
+    assert accept_move(out(5, 1000), st, sc, fl, params)  # equal: accepted
+    # dE = (1020-1000)/2 = 10 at T=10: accepted with probability exp(-1)
+    rate = np.mean([accept_move(out(5, 1020), st, sc, fl, params) for _ in range(20000)])
+    assert abs(rate - np.exp(-1)) < 0.02
+    sc, fl, params = state(hill=1)
+    assert accept_move(out(5, 1000), st, sc, fl, params)  # plateau move
+    assert not accept_move(out(5, 1002), st, sc, fl, params)
+
+
+def test_peripheral_tiebreak_counts_while_above_bound():
+    st = rng_seed(3)
+    # same total, fewer peripheral vertices: better; more: worse (hill)
+    sc, fl, params = state(hill=1, tiebreak=1, pw=1.0, cur_per=8)
+    assert accept_move(out(5, 1002, per=4), st, sc, fl, params)  # dE = 1 - 2 < 0
+    assert not accept_move(out(5, 1000, per=12), st, sc, fl, params)
+    sc, fl, params = state(hill=1, tiebreak=1, pw=1.0, cur_per=8, d_bound=5)
+    assert not accept_move(out(5, 1002, per=4), st, sc, fl, params)  # at the bound: total only
+
+
+# -- the annealer ---------------------------------------------------------------------------
+def anneal(graph, backend="bitset", steps=3000, seed=5, **kw):
+    ev = make_evaluator(backend, graph.n, graph.d, graph.g, threads=1)
+    a = Annealer(graph, ev, steps=steps, seed=seed, trace_every=100, **kw)
+    a.set_temperatures(5.0, 0.05)
+    while not a.stop_reason:
+        a.run(700)
+    return a
+
+
+def test_search_improves_and_best_is_exact():
+    graph = random_graph(128, 4, 2, seed=1)
+    a = anneal(graph, steps=4000)
+    best = a.best_graph()
+    best.check()
+    want = apsp_score(128, best.edges())
+    assert (int(a.sc[SC.BEST_D]), int(a.sc[SC.BEST_TOTAL])) == want[:2]
+    assert want[:2] < (a.start_score.diameter, a.start_score.total)
+    assert (best.degrees() == graph.degrees()).all()
+    assert Graph.from_edges(best.edges(), n=128, g=2, d=4) == best
+
+
+def test_same_seed_same_result_across_backends_and_chunking():
+    graph = random_graph(96, 4, 3, seed=2)
+    a = anneal(graph, "bitset", steps=1500, seed=9)
+    b = anneal(graph, "bfs", steps=1500, seed=9)
+    c = anneal(graph, "reference", steps=300, seed=9)  # the Python path walks the same chain
+    d = anneal(graph, "bitset", steps=300, seed=9)
+    assert np.array_equal(a.best_adj, b.best_adj) and np.array_equal(a.sc, b.sc)
+    assert np.array_equal(c.best_adj, d.best_adj) and np.array_equal(c.sc, d.sc)
+    e = anneal(graph, "bitset", steps=1500, seed=10)
+    assert not np.array_equal(a.graph.adj, e.graph.adj)
+
+
+def test_state_round_trip_continues_bit_for_bit():
+    graph = random_graph(80, 5, 4, seed=3)
+    full = anneal(graph, steps=2000, seed=4)
+    ev = make_evaluator("bitset", 80, 5, 4, threads=1)
+    half = Annealer(graph, ev, steps=2000, seed=4, trace_every=100)
+    half.set_temperatures(5.0, 0.05)
+    half.run(777)
+    saved = half.state()
+    other = Annealer(graph, make_evaluator("bitset", 80, 5, 4), steps=2000, seed=4)
+    other.load_state(saved)
+    while not other.stop_reason:
+        other.run(500)
+    assert np.array_equal(other.best_adj, full.best_adj)
+    assert np.array_equal(other.sc, full.sc)
+
+
+def test_stops_at_the_bounds():
+    # Petersen-size problem: the bound (2, 75) is reachable; the run stops there
+    graph = random_graph(10, 3, 1, seed=1)
+    a = anneal(graph, steps=200000, seed=1)
+    b = moore_bounds(10, 3)
+    assert (a.sc[SC.BEST_D], a.sc[SC.BEST_TOTAL]) == (b.diameter, b.total)
+    assert a.stop_reason == 2 and a.sc[SC.STEP] < 200000
+
+
+def test_auto_temperatures_are_sane():
+    graph = random_graph(256, 8, 4, seed=1)
+    ev = make_evaluator("bitset", 256, 8, 4, threads=1)
+    a = Annealer(graph, ev, steps=10, seed=1)
+    before = a.graph.adj.copy()
+    t0, t1, how = a.auto_temperatures(100)
+    assert 0 < t1 < t0 and "sampled" in how
+    assert np.array_equal(a.graph.adj, before)  # every sampled swap was undone
+
+
+# -- whole runs through the CLI -------------------------------------------------------------
+def write_cfg(tmp_path, steps=20000, time_limit=None, extra=""):
+    p = tmp_path / "run.yaml"
+    tl = f", time_limit: {time_limit}" if time_limit else ""
+    p.write_text(f"""name: r
+problem: {{n: 128, d: 5, g: 2}}
+search: {{steps: {steps}{tl}, seed: 3}}
+output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.2, trace_every: 200}}
+{extra}""")
+    return p
+
+
+def test_run_outputs(tmp_path):
+    p = write_cfg(tmp_path, steps=6000)
+    proc = run_golf("run", p, check=True)
+    rd = tmp_path / "out" / "r"
+    names = {f.name for f in rd.iterdir()}
+    assert {"best.edges", "summary.json", "trace.csv", "log.txt", "run.yaml",
+            "checkpoint.npz"} <= names
+    assert ".lock" not in names
+    s = json.loads((rd / "summary.json").read_text())
+    for key in ("problem", "seed", "backend", "steps", "seconds", "evaluations_per_s",
+                "best", "gaps", "config", "recheck"):
+        assert key in s
+    assert s["steps"] == 6000 and s["recheck"]["backend"] == "reference"
+    e = read_edges(rd / "best.edges").edges
+    assert apsp_score(128, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
+    assert run_golf("validate", rd / "best.edges", "--n", 128, "--d", 5).returncode == 0
+    rows = (rd / "trace.csv").read_text().splitlines()
+    assert rows[0].startswith("step,temperature") and len(rows) == 31
+    assert "temperatures from" in proc.stdout and "done" in proc.stdout
+    log = (rd / "log.txt").read_text()
+    assert "starting r" in log and "done (step limit)" in log
+    # a second run into the same folder refuses
+    again = run_golf("run", p)
+    assert again.returncode == 2 and "already holds a run" in again.stderr
+    # --quiet prints nothing
+    q = run_golf("run", p, "--force", "--quiet", check=True)
+    assert q.stdout == ""
+
+
+def test_export(tmp_path):
+    p = write_cfg(tmp_path, steps=3000)
+    run_golf("run", p, "--quiet", check=True)
+    rd = tmp_path / "out" / "r"
+    s = json.loads((rd / "summary.json").read_text())
+    proc = run_golf("export", rd, "-o", str(tmp_path) + os.sep, "--gzip", check=True)
+    k, aspl = s["best"]["diameter"], s["best"]["aspl"]
+    name = f"n128d5k{k}l{int(100 * aspl)}.edges.gz"
+    assert (tmp_path / name).exists() and name in proc.stdout
+    assert read_edges(tmp_path / name).edges.shape == read_edges(rd / "best.edges").edges.shape
+
+
+def test_sigint_checkpoints_and_resume_matches_uninterrupted(tmp_path):
+    steps = 400000
+    ref_dir = tmp_path / "ref"
+    ref_dir.mkdir()
+    p_ref = write_cfg(ref_dir, steps=steps)
+    run_golf("run", p_ref, "--quiet", check=True)
+    want = json.loads((ref_dir / "out" / "r" / "summary.json").read_text())["best"]
+
+    p = write_cfg(tmp_path, steps=steps)
+    proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rd = tmp_path / "out" / "r"
+    deadline = time.time() + 120
+    while not (rd / "checkpoint.npz").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "SIGINT: stopped at step" in stdout and "golf resume" in stdout
+    ck = load_checkpoint(rd / "checkpoint.npz")
+    assert 0 < ck["meta"]["steps"] < steps
+    assert not (rd / "summary.json").exists()
+    run_golf("resume", rd, "--quiet", check=True)
+    got = json.loads((rd / "summary.json").read_text())["best"]
+    assert got == want
+
+
+def test_sigkill_loses_nothing_before_the_checkpoint(tmp_path):
+    p = write_cfg(tmp_path, steps=10_000_000, time_limit=60)
+    proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet"], cwd=ROOT)
+    rd = tmp_path / "out" / "r"
+    # watch the files while the run writes them: best.edges is always a complete graph
+    deadline = time.time() + 120
+    seen = 0
+    while time.time() < deadline and seen < 3:
+        if (rd / "checkpoint.npz").exists():
+            mtime = (rd / "checkpoint.npz").stat().st_mtime
+            e = read_edges(rd / "best.edges").edges
+            assert len(e) == 128 * 5 // 2
+            seen += mtime > 0
+            time.sleep(0.25)
+        else:
+            time.sleep(0.05)
+    before = load_checkpoint(rd / "checkpoint.npz")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    after = load_checkpoint(rd / "checkpoint.npz")  # still readable, never torn
+    assert after["meta"]["steps"] >= before["meta"]["steps"] > 0
+    assert not list(rd.glob(".*.tmp"))  # no stray temporary that a reader could pick up
+    e = read_edges(rd / "best.edges").edges
+    best = Graph.from_edges(e, n=128, g=2, d=5)
+    assert apsp_score(128, e)[:2] <= (int(after["state"]["sc"][SC.BEST_D]),
+                                      int(after["state"]["sc"][SC.BEST_TOTAL]))
+    assert (rd / ".lock").exists()  # the killed run could not clean up ...
+    # ... but resume sees its process is gone, takes over and finishes
+    proc2 = subprocess.run([sys.executable, "-m", "golf", "resume", str(rd), "--quiet"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=200,
+                           env=dict(os.environ))
+    assert proc2.returncode == 0, proc2.stderr
+    s = json.loads((rd / "summary.json").read_text())
+    assert (s["best"]["diameter"], s["best"]["total"]) <= (
+        int(after["state"]["sc"][SC.BEST_D]), int(after["state"]["sc"][SC.BEST_TOTAL]))
+    assert best.n == 128
+
+
+def test_live_lock_refuses_second_process(tmp_path):
+    p = write_cfg(tmp_path, steps=10_000_000, time_limit=30)
+    proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet"], cwd=ROOT)
+    rd = tmp_path / "out" / "r"
+    try:
+        deadline = time.time() + 60
+        while not (rd / ".lock").exists() and time.time() < deadline:
+            time.sleep(0.05)
+        other = run_golf("run", p, "--force")
+        assert other.returncode == 2 and "in use by another golf run" in other.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert proc.returncode == 143
