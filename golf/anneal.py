@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core.errors import TypingError
+from numba.extending import overload
 
 from golf.kernels import OK, rng_random, rng_seed
 from golf.moves import UNDO_SIZE, propose_swap, undo_swap
@@ -160,8 +162,34 @@ def end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace):
     return ntrace
 
 
+def call_kernel(kargs):
+    """Run the CPU kernel whose argument tuple is ``kargs`` (compiled code only)."""
+    raise NotImplementedError("call_kernel is for compiled code; use Evaluator.evaluate")
+
+
+# The CPU kernels by the length of their argument tuple (each backend's is distinct; a test
+# checks it). Choosing the kernel from the arguments' type, at compile time, lets the search
+# loop be cached on disk: a kernel passed as a value would make it uncacheable.
+CPU_KERNELS = {10: ("golf.evaluators.bitset", "score"), 8: ("golf.evaluators.bfs", "score")}
+
+
+@overload(call_kernel, inline="always")
+def _call_kernel_impl(kargs):
+    import importlib
+
+    if not isinstance(kargs, types.BaseTuple) or len(kargs) not in CPU_KERNELS:
+        raise TypingError(f"no CPU kernel takes {len(kargs)} arguments")
+    module, name = CPU_KERNELS[len(kargs)]
+    kernel = getattr(importlib.import_module(module), name)
+
+    def impl(kargs):
+        kernel(*kargs)
+
+    return impl
+
+
 @njit(cache=True)
-def run_chunk(kernel, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
+def run_chunk(kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
     """Up to ``nsteps`` steps without leaving compiled code. ``kargs`` is the evaluator's
     argument tuple ``(adj, ctrl, out, ...)``: ``adj`` is the graph the moves change in place.
     Returns the number of trace rows written."""
@@ -176,13 +204,13 @@ def run_chunk(kernel, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
             break
         if r == 0:
             continue
-        kernel(*kargs)
+        call_kernel(kargs)
         ntrace = end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace)
     return ntrace
 
 
 @njit(cache=True)
-def sample_moves(kernel, kargs, st, count, undo, dd, de):
+def sample_moves(kargs, st, count, undo, dd, de):
     """Score ``count`` random swaps from the current graph (each undone): the change of
     diameter and of total per orbit, relative to ``kargs``' graph as evaluated first."""
     adj = kargs[0]
@@ -191,7 +219,7 @@ def sample_moves(kernel, kargs, st, count, undo, dd, de):
     n = kargs[3]
     g = n // adj.shape[0]
     ctrl[0] = 0
-    kernel(*kargs)
+    call_kernel(kargs)
     d0 = out[0]
     t0 = out[1]
     k = 0
@@ -200,7 +228,7 @@ def sample_moves(kernel, kargs, st, count, undo, dd, de):
             break
         if not propose_swap(adj, n, g, st, undo):
             continue
-        kernel(*kargs)
+        call_kernel(kargs)
         if out[3] == OK:
             dd[k] = out[0] - d0
             de[k] = (out[1] - t0) / 2.0  # g * d(dist_sum) / 2 / g
@@ -284,7 +312,7 @@ class Annealer:
         dd = np.zeros(count, dtype=np.int64)
         de = np.zeros(count, dtype=np.float64)
         if self.compiled:
-            k = sample_moves(self.evaluator.kernel, self.kargs, st, count, self.undo, dd, de)
+            k = sample_moves(self.kargs, st, count, self.undo, dd, de)
         else:
             k = self._sample_python(st, count, dd, de)
         up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
@@ -333,8 +361,8 @@ class Annealer:
         if self.trace.shape[0] < need:
             self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
         if self.compiled:
-            k = run_chunk(self.evaluator.kernel, self.kargs, self.best_adj, self.st, self.sc,
-                          self.fl, self.params, self.undo, self.trace, int(nsteps))
+            k = run_chunk(self.kargs, self.best_adj, self.st, self.sc, self.fl, self.params,
+                          self.undo, self.trace, int(nsteps))
         else:
             k = self._run_python(int(nsteps))
         return self.trace[:k].copy()

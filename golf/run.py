@@ -385,6 +385,13 @@ class Search:
         if not self.rank0:
             return best_written
         rd = self.rundir
+        # the best graph first: whenever a checkpoint exists, so does a best.edges at least
+        # as new as it
+        key = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]))
+        if key != best_written:
+            best = ann.best_graph()
+            best.check()
+            write_edges(rd.file("best.edges"), best.edges())
         meta = dict(meta, elapsed=elapsed, steps=int(ann.sc[SC.STEP]))
         buf = io.BytesIO()
         state = ann.state()
@@ -393,11 +400,6 @@ class Search:
                  **{f"state_{k}": v for k, v in state.items()})
         atomic_write(rd.file(CHECKPOINT), buf.getvalue())
         write_trace(rd.file("trace.csv"), trace_rows)
-        key = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]))
-        if key != best_written:
-            best = ann.best_graph()
-            best.check()
-            write_edges(rd.file("best.edges"), best.edges())
         return key
 
     def _finish(self, ann, ev, bounds, meta, trace_rows, elapsed, stop, log):

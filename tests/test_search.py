@@ -278,3 +278,16 @@ def test_live_lock_refuses_second_process(tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
     assert proc.returncode == 143
+
+
+def test_every_cpu_backend_has_its_kernel_in_the_search_table():
+    """The compiled loop picks the kernel from the length of the argument tuple."""
+    import importlib
+
+    from golf.anneal import CPU_KERNELS
+
+    graph = random_graph(64, 4, 2, seed=1)
+    for backend in ("bitset", "bfs"):
+        ev = make_evaluator(backend, 64, 4, 2)
+        module, name = CPU_KERNELS[len(ev.kernel_args(graph.adj))]
+        assert getattr(importlib.import_module(module), name) is type(ev).kernel

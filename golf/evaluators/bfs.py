@@ -48,18 +48,22 @@ def _sources(adj, n, s0, s1, step, maxlev, visited, queue, out):
     out[3] = OK
 
 
-@njit(cache=True)
-def score_serial(adj, ctrl, out, n, T, visited, queue, res):
-    """BFS from the sources ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]`` (0: no cap)."""
-    _sources(adj, n, ctrl[1], ctrl[2], 1, ctrl[0], visited[0], queue[0], out)
-
-
 @njit(parallel=True, cache=True)
-def score_parallel(adj, ctrl, out, n, T, visited, queue, res):
-    """The sources ``ctrl[1]:ctrl[2]`` spread over ``T`` threads."""
-    maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
+def _sources_parallel(adj, s0, s1, maxlev, n, T, visited, queue, res):
     for t in prange(T):
         _sources(adj, n, s0 + t, s1, T, maxlev, visited[t], queue[t], res[t])
+
+
+@njit(cache=True)
+def score(adj, ctrl, out, n, T, visited, queue, res):
+    """The BFS kernel: sources ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]`` (0: no cap),
+    result ``[ecc, dist_sum, n_at_ecc, status]`` in ``out``; ``T`` threads take every
+    ``T``-th source (one thread: no parallel region at all)."""
+    maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
+    if T == 1:
+        _sources(adj, n, s0, s1, 1, maxlev, visited[0], queue[0], out)
+        return
+    _sources_parallel(adj, s0, s1, maxlev, n, T, visited, queue, res)
     merge_parts(res, out)
 
 
@@ -84,9 +88,7 @@ class BfsEvaluator(CompiledEvaluator):
         self._queue = np.zeros((T, n + 1), dtype=np.int32)
         self._res = np.zeros((T, 4), dtype=np.int64)
 
-    @property
-    def kernel(self):
-        return score_parallel if self.threads > 1 else score_serial
+    kernel = staticmethod(score)
 
     def kernel_args(self, adj):
         return (adj, self.ctrl, self.out, self.n, self.threads, self._visited, self._queue,

@@ -250,42 +250,61 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, sparse, maxlev, o
 
 
 @njit(cache=True)
-def score_serial(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
-    """Chunks of the word range ``ctrl[1]:ctrl[2]`` one after another (``len(per_thread)``
-    threads per level), levels capped at ``ctrl[0]`` (0: no cap). Stops at the first chunk that
-    is disconnected or exceeds the cap."""
-    maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
+def _chunks_in_order(adj, w0, w1, maxlev, n, cw, bufA, bufB, counts, per_thread, sparse, res):
+    """The chunks of ``[w0, w1)`` one after another on this thread (with
+    ``len(per_thread) > 1``, each level's rows shared among that many threads); stops at the
+    first chunk that is disconnected or exceeds the cap. Returns the number of chunks run."""
     m = adj.shape[0]
     nc = 0
     for c0 in range(w0, w1, cw):
         c1 = min(c0 + cw, w1)
-        s0 = c0 * 64
-        s1 = min(c1 * 64, m)
-        _chunk(adj, n, s0, s1, c1 - c0, bufs[0, 0], bufs[0, 1], counts, per_thread,
-               _worker(sparse, 0), maxlev, res[nc])
+        _chunk(adj, n, c0 * 64, min(c1 * 64, m), c1 - c0, bufA, bufB, counts, per_thread,
+               sparse, maxlev, res[nc])
         nc += 1
         if res[nc - 1, 3] != OK:
             break
-    merge_parts(res[:nc], out)
+    return nc
 
 
 @njit(parallel=True, cache=True)
-def score_chunks_parallel(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
-    """Chunks of ``ctrl[1]:ctrl[2]`` spread over the workers (one per row of ``bufs``), each
-    with its own buffers; every chunk runs on one thread."""
-    maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
-    m = adj.shape[0]
-    nchunks = (w1 - w0 + cw - 1) // cw
+def _chunks_parallel(adj, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse, res):
+    """``W = bufs.shape[0]`` threads, each a contiguous run of chunks with its own buffers
+    (no synchronisation until the end). Returns the number of result rows."""
     W = bufs.shape[0]
+    nchunks = (w1 - w0 + cw - 1) // cw
     for t in prange(W):
-        for c in range(t, nchunks, W):
-            c0 = w0 + c * cw
-            c1 = min(c0 + cw, w1)
-            s0 = c0 * 64
-            s1 = min(c1 * 64, m)
-            _chunk(adj, n, s0, s1, c1 - c0, bufs[t, 0], bufs[t, 1], counts[t:t + 1],
-                   per_thread[:1], _worker(sparse, t), maxlev, res[c])
-    merge_parts(res[:nchunks], out)
+        c_lo = nchunks * t // W
+        c_hi = nchunks * (t + 1) // W
+        a = w0 + c_lo * cw
+        b = min(w0 + c_hi * cw, w1)
+        k = _chunks_in_order(adj, a, b, maxlev, n, cw, bufs[t, 0], bufs[t, 1],
+                             counts[t:t + 1], per_thread[:1], _worker(sparse, t),
+                             res[c_lo:c_hi])
+        for r in range(c_lo + k, c_hi):  # chunks skipped after a failure change nothing
+            res[r, 0] = -1
+            res[r, 1] = 0
+            res[r, 2] = 0
+            res[r, 3] = OK
+    return nchunks
+
+
+@njit(cache=True)
+def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
+    """The bit-matrix kernel: column words ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]``
+    (0: no cap), result ``[ecc, dist_sum, n_at_ecc, status]`` in ``out``.
+
+    With one buffer pair (``bufs.shape[0] == 1``) the chunks run in order on this thread
+    (each level's rows shared by ``len(per_thread)`` threads when that is above 1); with
+    ``W`` pairs, ``W`` threads take whole chunks. The parallel region is entered only then:
+    a small graph pays nothing for it."""
+    maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
+    if bufs.shape[0] == 1:
+        nc = _chunks_in_order(adj, w0, w1, maxlev, n, cw, bufs[0, 0], bufs[0, 1], counts,
+                              per_thread, _worker(sparse, 0), res)
+    else:
+        nc = _chunks_parallel(adj, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse,
+                              res)
+    merge_parts(res[:nc], out)
 
 
 # ------------------------------------------------------------------------------------------
@@ -405,9 +424,7 @@ class BitsetEvaluator(CompiledEvaluator):
         return (adj, self.ctrl, self.out, self.n, self.cw, self._bufs, self._counts,
                 self._per_thread, self._sparse, self._res)
 
-    @property
-    def kernel(self):
-        return score_chunks_parallel if self.mode == "chunks" else score_serial
+    kernel = staticmethod(score)
 
     def describe(self) -> str:
         w0, w1 = self.unit_range
