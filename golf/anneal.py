@@ -394,16 +394,19 @@ class Annealer:
 
     # -- checkpoints ------------------------------------------------------------------------
     def state(self) -> dict:
-        """Everything needed to continue bit for bit (arrays copied)."""
+        """Everything that changes during a run (arrays copied): graph, best graph, RNG state,
+        counters and temperatures. The parameters come from the config, so a resumed run
+        follows its config (unchanged: it continues bit for bit)."""
         return {"adj": self.graph.adj.copy(), "best_adj": self.best_adj.copy(),
-                "rng": self.st.copy(), "sc": self.sc.copy(), "fl": self.fl.copy(),
-                "params": self.params.copy()}
+                "rng": self.st.copy(), "sc": self.sc.copy(), "fl": self.fl.copy()}
 
     def load_state(self, state: dict) -> None:
         self.graph.adj[:] = state["adj"]
         self.best_adj[:] = state["best_adj"]
         self.st[:] = state["rng"]
         self.sc[:] = state["sc"]
+        self.sc[SC.STOP] = 0
+        pw = self.fl[FL.PW]
         self.fl[:] = state["fl"]
-        self.params[:] = state["params"]
+        self.fl[FL.PW] = pw
 

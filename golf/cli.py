@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from golf.errors import GolfError
+from golf.errors import AgreedError, GolfError
 
 __all__ = ["main"]
 
@@ -91,11 +91,8 @@ def cmd_eval(args) -> int:
     reason = None
     if backend == "auto":
         backend, reason = choose_backend(n, graph.d, g, args.threads)
-    comm = None
-    if args.mpi:
-        from golf.parallel import world
-
-        comm = world()
+    comm = _world_if_mpi()  # under mpiexec: split the work units over the ranks
+    if comm is not None:
         options["comm"] = comm
     ev = make_evaluator(backend, n, graph.d, g, **options)
     rank0 = comm is None or comm.rank == 0
@@ -305,8 +302,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--repeat", type=_nonneg_int, default=0, metavar="N",
                    help="time N more evaluations after a warm-up; report the mean")
     s.add_argument("--explain", action="store_true", help="say which backend and why")
-    s.add_argument("--mpi", action="store_true",
-                   help="split the evaluation over the MPI ranks (run under mpiexec)")
     s.set_defaults(func=cmd_eval)
 
     s = sub.add_parser("validate", help="check a submission: ids, degree, simple, connected")
@@ -358,17 +353,30 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    comm = _world_if_mpi() if args.command in ("eval", "run", "resume") else None
     try:
         return args.func(args) or 0
-    except GolfError as exc:
-        print(f"golf: error: {exc}", file=sys.stderr)
+    except AgreedError as exc:  # every rank raised it together: one prints
+        if comm is None or comm.rank == 0:
+            print(f"golf: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("golf: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPT
-    except OSError as exc:  # e.g. an output folder that cannot be written
-        print(f"golf: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    except (Exception, KeyboardInterrupt) as exc:
+        if comm is not None and not isinstance(exc, KeyboardInterrupt):
+            # one rank failed while the others may wait in a collective: end the job now
+            from golf.parallel import abort_on_error
+
+            if not isinstance(exc, (GolfError, OSError)):
+                import traceback
+
+                traceback.print_exc()
+            abort_on_error(comm, exc)
+        if isinstance(exc, (GolfError, OSError)):  # OSError: e.g. an unwritable folder
+            print(f"golf: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        if isinstance(exc, KeyboardInterrupt):
+            print("golf: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPT
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

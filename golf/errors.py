@@ -9,3 +9,8 @@ non-zero; it never shows a traceback for such errors.
 
 class GolfError(Exception):
     """A problem with the user's input that the user can act on."""
+
+
+class AgreedError(GolfError):
+    """A GolfError that every MPI rank raised together (after a collective check): one rank
+    prints it and every rank exits cleanly."""

