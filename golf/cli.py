@@ -89,11 +89,12 @@ def cmd_eval(args) -> int:
         options["chunk_words"] = args.chunk_words
     backend = args.backend
     reason = None
-    if backend == "auto":
-        backend, reason = choose_backend(n, graph.d, g, args.threads)
     comm = _world_if_mpi()  # under mpiexec: split the work units over the ranks
     if comm is not None:
         options["comm"] = comm
+    if backend == "auto":
+        backend, reason = choose_backend(n, graph.d, g, args.threads,
+                                         comm.size if comm is not None else 1)
     ev = make_evaluator(backend, n, graph.d, g, **options)
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:
@@ -122,6 +123,7 @@ def cmd_eval(args) -> int:
         "diameter_gap": (score.diameter - b.diameter) if score.connected and b.diameter is not None else None,
         "aspl_gap": (score.aspl - float(b.aspl)) if score.connected and b.aspl is not None else None,
         "backend": ev.name, "seconds": seconds, "repeat": args.repeat,
+        "ranks": comm.size if comm is not None else 1,
     }
     if args.json:
         print(json.dumps(out))

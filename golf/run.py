@@ -199,14 +199,16 @@ class Search:
 
         p, e = self.cfg["problem"], self.cfg["evaluator"]
         backend, why = e["backend"], None
+        split = self.cfg["parallel"]["mode"] == "evaluator" and self.comm is not None
         if backend == "auto":
-            backend, why = choose_backend(p["n"], p["d"], p["g"], e["threads"])
+            backend, why = choose_backend(p["n"], p["d"], p["g"], e["threads"],
+                                          self.comm.size if split else 1)
         opts = {}
         if e["threads"]:
             opts["threads"] = e["threads"]
         if e["chunk_words"] and backend == "bitset":
             opts["chunk_words"] = e["chunk_words"]
-        if self.cfg["parallel"]["mode"] == "evaluator" and self.comm is not None:
+        if split:
             opts["comm"] = self.comm
         ev = make_evaluator(backend, p["n"], p["d"], p["g"], **opts)
         return ev, why

@@ -262,3 +262,13 @@ def test_auto_picks_bfs_for_long_thin_graphs():
     cycle = Graph.from_edges([(i, (i + 1) % 3000) for i in range(3000)], n=3000)
     got = {make_evaluator(b, 3000, 2).evaluate(cycle) for b in ("bfs", "bitset", "auto")}
     assert len(got) == 1 and next(iter(got)).diameter == 1500
+
+
+def test_auto_under_mpi_weighs_the_work_units():
+    from golf.evaluators import choose_backend
+
+    # 40 sources = one column word: with 40 ranks BFS (40 units) shares out, bitset cannot
+    assert choose_backend(1_000_000, 32, 25_000, 1, ranks=40)[0] == "bfs"
+    assert choose_backend(1_000_000, 32, 25_000, 1, ranks=2)[0] == "bitset"
+    name, why = choose_backend(65536, 6, 1, 1, ranks=64)
+    assert name == "bitset" and "16 per rank" in why

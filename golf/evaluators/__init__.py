@@ -49,10 +49,23 @@ def estimate_diameter(n: int, d: int) -> int:
 # matrix is therefore faster while the diameter stays below ~64 * 3.6 / 0.15 ~ 1500 levels; we
 # switch to BFS well before that, at 1000.
 BFS_DIAMETER = 1000
+# per-rank estimates under MPI (same measurements): BFS 1.7-3.6 ns per edge and source; the
+# bit matrix per 64-bit word, edge and level 0.15 ns at 8+ words a row, ~0.4 ns at 2-7 and
+# ~0.8 ns at one word ((1000000,32,25000): 123 ms for 5 levels)
+NS_PER_BFS_EDGE = 2.0
 
 
-def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None) -> tuple[str, str]:
-    """Pick the CPU backend for a problem and say why (the second element is the reason)."""
+def _ns_per_word_edge_level(words: int) -> float:
+    return 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
+
+
+def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
+                   ranks: int = 1) -> tuple[str, str]:
+    """Pick the CPU backend for a problem and say why (the second element is the reason).
+
+    ``ranks`` > 1: the evaluation is split over that many MPI ranks. The bit matrix splits
+    into ``ceil(m/64)`` column words, BFS into ``m`` sources, so with many ranks and few words
+    BFS can win: each backend is estimated at its per-rank share, from the measured costs."""
     threads = threads or cpu_threads()
     m = n // g
     D = estimate_diameter(n, d)
@@ -60,6 +73,17 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None) -> tu
     if D > BFS_DIAMETER:
         return "bfs", (f"bfs: expected diameter ~{D} levels > {BFS_DIAMETER}: the bit matrix "
                        f"pays for every level, BFS only for every edge")
+    if ranks > 1:
+        per_rank = -(-words // ranks)
+        bit = _ns_per_word_edge_level(per_rank) * n * d * D * per_rank
+        bfs = NS_PER_BFS_EDGE * n * d * -(-m // ranks)
+        if bfs < bit:
+            return "bfs", (f"bfs: split over {ranks} ranks, BFS's {m} sources share out better "
+                           f"than the bit matrix's {words} column words: estimated "
+                           f"{bfs / 1e6:.3g} ms vs {bit / 1e6:.3g} ms per evaluation")
+        return "bitset", (f"bitset: split over {ranks} ranks ({words} column words, "
+                          f"{-(-words // ranks)} per rank): estimated {bit / 1e6:.3g} ms vs "
+                          f"BFS {bfs / 1e6:.3g} ms per evaluation")
     return "bitset", (f"bitset: the {m} base sources pack into {words} 64-bit words and the "
                       f"expected diameter is ~{D} levels, so one pass over a neighbour row "
                       f"serves up to 64 sources; measured 13-320x faster than bfs at such "
@@ -72,7 +96,9 @@ def make_evaluator(name: str, n: int, d: int, g: int = 1, **options) -> Evaluato
     Options unknown to a backend are an error naming the option.
     """
     if name == "auto":
-        name, _ = choose_backend(n, d, g, options.get("threads"))
+        comm = options.get("comm")
+        name, _ = choose_backend(n, d, g, options.get("threads"),
+                                 comm.size if comm is not None else 1)
     cls = backend_class(name)
     try:
         return cls(n, d, g, **options)
