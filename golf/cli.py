@@ -290,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    backends = ["auto", "bitset", "bfs", "reference"]
+    backends = ["auto", "bitset", "bfs", "reference", "gpu-bitset", "seidel"]
     s = sub.add_parser("eval", help="score an edge-list file: diameter, total, ASPL, bounds")
     s.add_argument("file")
     s.add_argument("--g", type=_g_value, default=1, metavar="G",

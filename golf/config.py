@@ -56,6 +56,8 @@ SCHEMA = {
         "tiebreak": ("bool", True, None, "true or false"),
         "peripheral_weight": ("float", 1.0, (0, _INF), "a number >= 0"),
         "sample_moves": ("int", 200, (10, _INF), "an integer >= 10"),
+        "batch": ("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together "
+                  "on the GPU)"),
     },
     "evaluator": {
         "backend": ("choice", "auto",
@@ -231,6 +233,12 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
     if s["steps"] == 0 and s["time_limit"] is None:
         raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
                         f"a run with neither would never stop")
+    if s["batch"] > 1 and out["evaluator"]["backend"] != "gpu-bitset":
+        raise GolfError(f"{where('search.batch')}: search.batch: {s['batch']} chains are scored "
+                        f"together by the GPU; set evaluator.backend: gpu-bitset")
+    if s["batch"] > 1 and out["parallel"]["mode"] == "chains":
+        raise GolfError(f"{where('search.batch')}: search.batch > 1 with parallel.mode: chains "
+                        f"is not supported; use one or the other")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")

@@ -206,21 +206,27 @@ class Search:
         opts = {}
         if e["threads"]:
             opts["threads"] = e["threads"]
-        if e["chunk_words"] and backend == "bitset":
+        if e["chunk_words"] and backend in ("bitset", "gpu-bitset"):
             opts["chunk_words"] = e["chunk_words"]
+        if backend == "gpu-bitset":
+            opts["batch"] = self.cfg["search"]["batch"]
+            opts.pop("threads", None)
         if split:
             opts["comm"] = self.comm
         ev = make_evaluator(backend, p["n"], p["d"], p["g"], **opts)
         return ev, why
 
     def _annealer(self, graph, ev, seed):
-        from golf.anneal import Annealer
+        from golf.anneal import Annealer, BatchAnnealer
 
         s, o = self.cfg["search"], self.cfg["output"]
-        return Annealer(graph, ev, steps=s["steps"], method=s["method"],
-                        aspl_priority=s["aspl_priority"], tiebreak=s["tiebreak"],
-                        peripheral_weight=s["peripheral_weight"], seed=seed,
-                        trace_every=o["trace_every"])
+        kw = dict(steps=s["steps"], method=s["method"], aspl_priority=s["aspl_priority"],
+                  tiebreak=s["tiebreak"], peripheral_weight=s["peripheral_weight"], seed=seed,
+                  trace_every=o["trace_every"])
+        if s["batch"] > 1:
+            return BatchAnnealer(graph, ev, s["batch"],
+                                 exchange_every=self.cfg["parallel"]["exchange_every"], **kw)
+        return Annealer(graph, ev, **kw)
 
     # -- the run ----------------------------------------------------------------------------
     def _rank0_first(self, fn):

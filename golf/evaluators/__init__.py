@@ -10,6 +10,7 @@ Backends are imported lazily, so ``golf`` without SciPy or CuPy still works for 
 from __future__ import annotations
 
 import importlib
+import math
 
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Evaluator, Score, cpu_threads
@@ -21,7 +22,24 @@ BACKENDS = {
     "reference": ("golf.evaluators.reference", "ReferenceEvaluator"),
     "bfs": ("golf.evaluators.bfs", "BfsEvaluator"),
     "bitset": ("golf.evaluators.bitset", "BitsetEvaluator"),
+    "gpu-bitset": ("golf.evaluators.gpu_bitset", "GpuBitsetEvaluator"),
+    "seidel": ("golf.evaluators.seidel", "SeidelEvaluator"),
 }
+
+_GPU = None
+
+
+def gpu_available() -> bool:
+    """CuPy imports and sees an NVIDIA GPU (checked once)."""
+    global _GPU
+    if _GPU is None:
+        try:
+            import cupy
+
+            _GPU = cupy.cuda.runtime.getDeviceCount() > 0
+        except Exception:
+            _GPU = False
+    return _GPU
 
 
 def backend_class(name: str):
@@ -59,9 +77,17 @@ def _ns_per_word_edge_level(words: int) -> float:
     return 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
 
 
+# GPU estimates (results/gpu/bench_gpu.md, H200): the bit matrix streams ~2.5e12 word-edges
+# per second; Seidel's int8 products run at ~6e14 multiply-adds per second; a GPU evaluation
+# costs ~40 us of launches and reads, so below ~1 ms of CPU work the CPU is faster
+GPU_WORD_EDGES_PER_S = 2.5e12
+GPU_INT8_MACS_PER_S = 6e14
+GPU_MIN_CPU_SECONDS = 1e-3
+
+
 def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
-                   ranks: int = 1) -> tuple[str, str]:
-    """Pick the CPU backend for a problem and say why (the second element is the reason).
+                   ranks: int = 1, gpu: bool | None = None) -> tuple[str, str]:
+    """Pick the backend for a problem and say why (the second element is the reason).
 
     ``ranks`` > 1: the evaluation is split over that many MPI ranks. The bit matrix splits
     into ``ceil(m/64)`` column words, BFS into ``m`` sources, so with many ranks and few words
@@ -70,6 +96,20 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
     m = n // g
     D = estimate_diameter(n, d)
     words = (m + 63) // 64
+    if gpu is None:
+        gpu = gpu_available() and D <= BFS_DIAMETER
+    if gpu:
+        cpu = (_ns_per_word_edge_level(words) * n * d * D * words * 1e-9
+               / max(1, threads) / max(1, ranks))
+        gbit = n * d * D * words / GPU_WORD_EDGES_PER_S
+        seid = 2 * max(1, math.ceil(math.log2(max(D, 2)))) * float(n) ** 3 / GPU_INT8_MACS_PER_S
+        if cpu >= GPU_MIN_CPU_SECONDS:
+            if seid < gbit:
+                return "seidel", (f"seidel: dense graph (d={d} of n={n}): ~{seid * 1e3:.3g} ms "
+                                  f"of int8 products vs ~{gbit * 1e3:.3g} ms for the GPU bit "
+                                  f"matrix")
+            return "gpu-bitset", (f"gpu-bitset: ~{cpu * 1e3:.3g} ms on the CPU vs ~"
+                                  f"{gbit * 1e3:.3g} ms streaming on the GPU")
     if D > BFS_DIAMETER:
         return "bfs", (f"bfs: expected diameter ~{D} levels > {BFS_DIAMETER}: the bit matrix "
                        f"pays for every level, BFS only for every edge")

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""GPU benchmark (run on the GPU machine): gpu-bitset per evaluation, batched throughput,
+Seidel APD, and K chains against one chain.
+
+* single evaluation: a swap, then ``evaluate`` (so the time includes patching the device rows,
+  the launches and the read of the result): median over repetitions;
+* batched: ``evaluate_many`` of K different graphs per launch, graphs per second;
+* Seidel APD on Erdos-Renyi graphs of mean degree d (generated on the GPU), the matrix on the
+  device: median seconds; n=4096 is checked against gpu-bitset;
+* chains: ``golf run`` with gpu-bitset, 1 chain against 64 chains scored per launch, equal time.
+
+    PYTHONPATH=. python3 scripts/bench_gpu.py --out results/gpu/bench_gpu
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+# (n, d, g): the best CUDA library on an H200 (issue 5), seconds per single evaluation
+SINGLE = [((1024, 4, 1), 177e-6), ((4096, 8, 1), 149e-6), ((65536, 6, 1), 10.7e-3),
+          ((65536, 6, 1024), 200e-6), ((1000000, 32, 25000), 1.59e-3),
+          ((1000000, 32, 1), 5.13)]
+BATCHED = [(256, 8, 1), (1024, 8, 8), (4096, 8, 64)]
+SEIDEL = [(4096, 2048), (4096, 4096), (8192, 2048), (8192, 4096), (16384, 2048), (16384, 4096)]
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+def single(cp, args):
+    from golf.evaluators import make_evaluator
+    from golf.generate import random_graph
+    from golf.kernels import rng_seed
+    from golf.moves import new_undo, propose_swap
+
+    rows = []
+    for (n, d, g), target in SINGLE:
+        t = time.perf_counter()
+        graph = random_graph(n, d, g, seed=1)
+        gen = time.perf_counter() - t
+        ev = make_evaluator("gpu-bitset", n, d, g)
+        s = ev.evaluate(graph)  # compile, upload
+        st, undo = rng_seed(1), new_undo()
+        reps = 2 if n * d >= 32_000_000 and g == 1 else 30
+        times = []
+        for _ in range(reps):
+            propose_swap(graph.adj, n, g, st, undo)
+            cp.cuda.Device().synchronize()
+            t = time.perf_counter()
+            ev.evaluate(graph)
+            times.append(time.perf_counter() - t)
+        med = float(np.median(times))
+        row = {"n": n, "d": d, "g": g, "diameter": s.diameter, "median_s": med,
+               "min_s": float(min(times)), "target_s": target, "ratio": med / target,
+               "describe": ev.describe(), "generate_s": gen}
+        rows.append(row)
+        log(json.dumps(row))
+    return rows
+
+
+def batched(cp, args):
+    from golf.evaluators import make_evaluator
+    from golf.generate import random_graph
+
+    rows = []
+    for n, d, g in BATCHED:
+        graphs = np.stack([random_graph(n, d, g, seed=s).adj for s in range(256)])
+        for K in (1, 16, 256):
+            ev = make_evaluator("gpu-bitset", n, d, g, batch=K)
+            ev.evaluate_many(graphs[:K])
+            reps = 20
+            t = time.perf_counter()
+            for r in range(reps):
+                # alternate two sets so that every launch uploads changed graphs
+                ev.evaluate_many(graphs[:K] if r % 2 == 0 else graphs[::-1][:K])
+            dt = (time.perf_counter() - t) / reps
+            row = {"n": n, "d": d, "g": g, "K": K, "seconds_per_launch": dt,
+                   "graphs_per_s": K / dt, "describe": ev.describe()}
+            rows.append(row)
+            log(json.dumps(row))
+    return rows
+
+
+def seidel(cp, args):
+    from golf.evaluators.seidel import SeidelEvaluator
+
+    rows = []
+    for n, d in SEIDEL:
+        rng = cp.random.default_rng(n + d)
+        p = d / (n - 1)
+        upper = cp.triu(rng.random((n, n), dtype=cp.float32) < p, 1)
+        A = (upper | upper.T).astype(cp.int8)
+        deg_mean = float(A.sum(axis=1, dtype=cp.int64).mean())
+        ev = SeidelEvaluator(n, int(A.sum(axis=1).max()), 1)
+        Ap = cp.zeros((ev.np_, ev.np_), dtype=cp.int8)
+        Ap[:n, :n] = A
+        D = ev.apd(Ap)
+        cp.cuda.Device().synchronize()
+        times = []
+        for _ in range(5):
+            t = time.perf_counter()
+            D = ev.apd(Ap)
+            cp.cuda.Device().synchronize()
+            times.append(time.perf_counter() - t)
+        rows_ = D[:n, :n].astype(cp.int64)
+        row = {"n": n, "d": d, "mean_degree": deg_mean, "diameter": int(rows_.max()),
+               "total": int(rows_.sum()) // 2, "levels": ev.last_levels,
+               "products": ev.last_products, "median_s": float(np.median(times)),
+               "min_s": float(min(times))}
+        if n == 4096 and d == 2048:  # cross-check with the GPU bit matrix
+            from golf.evaluators import make_evaluator
+            from golf.graph import Graph
+
+            e = cp.stack(cp.nonzero(cp.triu(A, 1)), 1).get()
+            graph = Graph.from_edges(e, n=n)
+            s = make_evaluator("gpu-bitset", n, graph.d, 1).evaluate(graph)
+            row["gpu_bitset_agrees"] = (s.diameter, s.total) == (row["diameter"], row["total"])
+        rows.append(row)
+        log(json.dumps(row))
+        del A, Ap, D, rows_, upper
+        cp.get_default_memory_pool().free_all_blocks()
+    return rows
+
+
+def chains(args):
+    from golf.config import RunConfig, validate
+    from golf.run import Search
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for K in (1, 64):
+            data = validate({"name": f"k{K}", "problem": {"n": 1024, "d": 8, "g": 8},
+                             "search": {"time_limit": args.chain_seconds, "seed": 1,
+                                        "batch": K},
+                             "evaluator": {"backend": "gpu-bitset"},
+                             "output": {"dir": tmp, "checkpoint_every": 3600, "plot": False}},
+                            lambda k: "bench")
+            from pathlib import Path
+
+            run = RunConfig(data["name"], data, Path(tmp) / data["name"], "bench")
+            s = Search(run, quiet=True).start(force=True)
+            row = {"K": K, "evaluations_per_s": s["evaluations_per_s"],
+                   "best_diameter": s["best"]["diameter"], "best_aspl": s["best"]["aspl"],
+                   "seconds": s["seconds"]}
+            rows.append(row)
+            log(json.dumps(row))
+    return rows
+
+
+def markdown(r):
+    lines = ["# GPU benchmark", "", f"- date: {r['date']}", f"- command: `{r['command']}`",
+             f"- GPU: {r['gpu']}; CuPy {r['cupy']}", "",
+             "## gpu-bitset, one evaluation after a swap (patch + launches + result read)", "",
+             "| (n, d, g) | D | median | min | target (H200) | ratio | layout |",
+             "|---|---|---|---|---|---|---|"]
+    for x in r["single"]:
+        lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['diameter']} | "
+                     f"{x['median_s'] * 1e3:.4g} ms | {x['min_s'] * 1e3:.4g} ms | "
+                     f"{x['target_s'] * 1e3:.4g} ms | {x['ratio']:.3f} | {x['describe']} |")
+    lines += ["", "## Batched evaluation (`evaluate_many`, one launch for K graphs)", "",
+              "| (n, d, g) | K | per launch | graphs/s |", "|---|---|---|---|"]
+    for x in r["batched"]:
+        lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['K']} | "
+                     f"{x['seconds_per_launch'] * 1e6:.1f} us | {x['graphs_per_s']:,.0f} |")
+    lines += ["", "## Seidel APD (Erdos-Renyi graphs of mean degree d, matrix on the device)", "",
+              "| n | d | diameter | levels | products | median | min |", "|---|---|---|---|---|---|---|"]
+    for x in r["seidel"]:
+        lines.append(f"| {x['n']} | {x['d']} | {x['diameter']} | {x['levels']} | "
+                     f"{', '.join(x['products'])} | {x['median_s'] * 1e3:.2f} ms | "
+                     f"{x['min_s'] * 1e3:.2f} ms |")
+    lines += ["", "## K chains scored per launch vs one chain, (1024, 8, 8), equal time", "",
+              "| chains | evaluations/s | best D | best ASPL |", "|---|---|---|---|"]
+    for x in r["chains"]:
+        lines.append(f"| {x['K']} | {x['evaluations_per_s']:,.0f} | {x['best_diameter']} | "
+                     f"{x['best_aspl']:.6f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    import cupy as cp
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "bench_gpu"))
+    p.add_argument("--parts", default="single,batched,seidel,chains")
+    p.add_argument("--chain-seconds", type=float, default=15.0)
+    args = p.parse_args(argv)
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    rec = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+           "command": " ".join(["python3"] + sys.argv), "gpu": name, "cupy": cp.__version__,
+           "single": [], "batched": [], "seidel": [], "chains": []}
+    parts = args.parts.split(",")
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+
+    def save():
+        with open(args.out + ".json", "w") as f:
+            json.dump(rec, f, indent=1)
+        with open(args.out + ".md", "w") as f:
+            f.write(markdown(rec))
+
+    for part, fn in (("single", lambda: single(cp, args)), ("batched", lambda: batched(cp, args)),
+                     ("seidel", lambda: seidel(cp, args)), ("chains", lambda: chains(args))):
+        if part in parts:
+            rec[part] = fn()
+            save()
+    log(f"wrote {args.out}.json and {args.out}.md")
+
+
+if __name__ == "__main__":
+    main()

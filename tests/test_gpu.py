@@ -1,0 +1,151 @@
+"""GPU backends against the CPU backends and SciPy, on many random graphs. Skipped (with the
+reason) without CuPy or a GPU; run them on a GPU machine with ``python -m pytest -m gpu``."""
+
+import json
+
+import numpy as np
+import pytest
+
+from golf.evaluators import make_evaluator
+from golf.generate import random_graph
+from golf.graph import Graph
+
+from conftest import run_golf
+from naive import symmetric_edges
+
+
+def _gpu_reason():
+    try:
+        import cupy
+    except ImportError:
+        return "CuPy is not installed (pip install 'golf[gpu]')"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "CuPy sees no GPU"
+    except Exception as exc:  # no driver
+        return f"no usable GPU: {exc}"
+    return None
+
+
+REASON = _gpu_reason()
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
+
+
+def cpu(graph):
+    s = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1).evaluate(graph)
+    return (s.diameter, s.total, s.peripheral, s.status)
+
+
+def gpu(graph, backend="gpu-bitset", **opts):
+    s = make_evaluator(backend, graph.n, graph.d, graph.g, **opts).evaluate(graph)
+    return (s.diameter, s.total, s.peripheral, s.status)
+
+
+def random_graphs(count, seed, max_m=150):
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        g = int(rng.choice([1, 2, 3, 4, 5, 8]))
+        m = int(rng.integers(2, max_m))
+        n = m * g
+        if n < 3:
+            continue
+        if k % 3 == 0:
+            out.append(random_graph(n, int(rng.integers(2, min(9, n))), g, seed=k))
+        else:  # non-regular, maybe disconnected, maybe with half orbits
+            e = symmetric_edges(n, g, int(rng.integers(1, 3 * n)), rng, half_orbits=k % 3)
+            if len(e):
+                out.append(Graph.from_edges(e, n=n, g=g))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gpu_bitset_matches_cpu(seed):
+    for graph in random_graphs(40, seed):
+        want = cpu(graph)
+        assert gpu(graph) == want, (graph, want)
+        assert gpu(graph, chunk_words=1) == want
+
+
+def test_grid_kernel_matches_cpu():
+    """Graphs too big for one block's shared memory use the cooperative grid kernel."""
+    for n, d, g, seed in [(16384, 5, 1, 1), (20000, 4, 4, 2), (40000, 6, 400, 3),
+                          (65536, 6, 1024, 4), (30000, 3, 3, 5)]:
+        graph = random_graph(n, d, g, seed=seed)
+        ev = make_evaluator("gpu-bitset", n, d, g)
+        assert ev.mode == "grid"
+        assert gpu(graph) == cpu(graph)
+    # disconnected, on the grid kernel
+    e = symmetric_edges(20000, 4, 30000, np.random.default_rng(1))
+    graph = Graph.from_edges(e, n=20000, g=4)
+    assert gpu(graph) == cpu(graph)
+
+
+def test_chunk_boundaries_and_tiny():
+    for m in (1, 2, 3, 63, 64, 65, 127, 128, 129, 300):
+        for g in (1, 2, 3):
+            n = m * g
+            if n < 3:
+                continue
+            graph = random_graph(n, min(4, n - 1), g, seed=m + g)
+            for cw in (1, 2, 4, None):
+                assert gpu(graph, chunk_words=cw) == cpu(graph), (m, g, cw)
+
+
+def test_max_level_and_reuse_after_swaps():
+    from golf.kernels import rng_seed
+    from golf.moves import new_undo, propose_swap
+
+    graph = random_graph(400, 4, 4, seed=3)
+    ev = make_evaluator("gpu-bitset", 400, 4, 4)
+    ref = make_evaluator("bitset", 400, 4, 4, threads=1)
+    s = ref.evaluate(graph)
+    assert ev.evaluate(graph, max_level=s.diameter - 1).status == 2
+    st, undo = rng_seed(5), new_undo()
+    for _ in range(200):  # the device rows are patched, not re-uploaded
+        propose_swap(graph.adj, 400, 4, st, undo)
+        assert ev.evaluate(graph) == ref.evaluate(graph)
+
+
+def test_evaluate_many_matches_one_by_one():
+    for n, d, g in [(256, 8, 1), (1024, 8, 8), (4096, 8, 64), (200, 3, 2)]:
+        graphs = [random_graph(n, d, g, seed=s) for s in range(33)]
+        ev = make_evaluator("gpu-bitset", n, d, g, batch=33)
+        raw = ev.evaluate_many(np.stack([gr.adj for gr in graphs]))
+        got = [ev.finish(r) for r in raw]
+        want = [make_evaluator("bitset", n, d, g, threads=1).evaluate(gr) for gr in graphs]
+        assert got == want
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_seidel_matches_cpu(seed):
+    for graph in random_graphs(25, 100 + seed, max_m=120):
+        assert gpu(graph, "seidel") == cpu(graph)
+    for precision in ("fp16", "fp32"):
+        graph = random_graph(300, 6, 3, seed=seed)
+        assert gpu(graph, "seidel", precision=precision) == cpu(graph)
+
+
+def test_seidel_large_diameter_uses_wider_products():
+    # a cycle of 600: distances up to 300 do not fit int8
+    cycle = Graph.from_edges([(i, (i + 1) % 600) for i in range(600)], n=600)
+    ev = make_evaluator("seidel", 600, 2, 1)
+    s = ev.evaluate(cycle)
+    # from one vertex: 2 * (1 + ... + 299) + 300 = 90000; over the 600 vertices, halved
+    assert (s.diameter, s.total) == (300, 27_000_000) == cpu(cycle)[:2]
+    assert "fp16" in ev.last_products
+
+
+def test_short_gpu_runs_end_to_end(tmp_path):
+    for batch in (1, 8):
+        p = tmp_path / f"g{batch}.yaml"
+        p.write_text(f"""name: g{batch}
+problem: {{n: 256, d: 6, g: 4}}
+search: {{steps: 600, seed: 2, batch: {batch}}}
+evaluator: {{backend: gpu-bitset}}
+output: {{dir: {tmp_path / 'out'}, checkpoint_every: 5}}
+""")
+        run_golf("run", p, "--quiet", check=True)
+        s = json.loads((tmp_path / "out" / f"g{batch}" / "summary.json").read_text())
+        assert s["backend"] == "gpu-bitset" and s["recheck"]["total"] == s["best"]["total"]
+        assert s["best"]["total"] < s["start"]["total"]
