@@ -149,3 +149,54 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 5}}
         s = json.loads((tmp_path / "out" / f"g{batch}" / "summary.json").read_text())
         assert s["backend"] == "gpu-bitset" and s["recheck"]["total"] == s["best"]["total"]
         assert s["best"]["total"] < s["start"]["total"]
+
+
+def _two_gpus_reason():
+    from conftest import mpiexec_cmd
+
+    if REASON:
+        return REASON
+    import cupy
+
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        return "needs 2 GPUs (one MPI rank per GPU)"
+    if mpiexec_cmd(2) is None:
+        return "needs mpiexec and mpi4py"
+    return None
+
+
+@pytest.mark.skipif(_two_gpus_reason() is not None, reason=_two_gpus_reason() or "")
+def test_one_rank_per_gpu_split_and_chains(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT, mpiexec_cmd
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    edges = tmp_path / "g.edges"
+    run_golf("random", 20000, 6, "--g", 4, "--seed", 2, "-o", edges, check=True)
+    single = json.loads(run_golf("eval", edges, "--g", 4, "--backend", "gpu-bitset", "--json",
+                                 check=True).stdout)
+    proc = subprocess.run(mpiexec_cmd(2) + [sys.executable, "-m", "golf", "eval", str(edges),
+                                            "--g", "4", "--backend", "gpu-bitset", "--json"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    split = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][0])
+    assert (split["diameter"], split["total"]) == (single["diameter"], single["total"])
+    assert split["ranks"] == 2
+    p = tmp_path / "c.yaml"
+    p.write_text(f"""name: mg
+problem: {{n: 2048, d: 6, g: 8}}
+search: {{steps: 3000, seed: 1}}
+evaluator: {{backend: gpu-bitset}}
+parallel: {{mode: chains, exchange_every: 1000}}
+output: {{dir: {tmp_path / 'out'}}}
+""")
+    proc = subprocess.run(mpiexec_cmd(2) + [sys.executable, "-m", "golf", "run", str(p),
+                                            "--quiet"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads((tmp_path / "out" / "mg" / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == 2 and s["recheck"]["total"] == s["best"]["total"]
+    assert "GPU 1" in s["evaluator"] or "GPU 0" in s["evaluator"]

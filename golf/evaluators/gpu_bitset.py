@@ -32,11 +32,10 @@ from golf.evaluators.base import OK, Evaluator
 
 __all__ = ["GpuBitsetEvaluator", "cupy_or_error", "select_device"]
 
-_SOURCE = r"""
-#include <cooperative_groups.h>
-namespace cg = cooperative_groups;
+_COMMON = r"""
 typedef unsigned long long u64;
 typedef long long i64;
+typedef unsigned int u32;
 #define ST_OK 0
 #define ST_DISCONNECTED 1
 #define ST_EXCEEDED 2
@@ -44,17 +43,24 @@ typedef long long i64;
 
 // word w of row v before the first level: v's own source bit, and the padding columns
 // (beyond the ns real sources of the chunk), which count as reached from the start
-__device__ __forceinline__ u64 init_word(i64 v, int w, i64 s0, i64 ns) {
-    i64 lo = (i64)w * 64;
+__device__ __forceinline__ u64 init_word(u32 v, u32 w, u32 s0, u32 ns) {
+    u32 lo = w * 64u;
     u64 word;
-    if (lo + 64 <= ns) word = 0ULL;
+    if (lo + 64u <= ns) word = 0ULL;
     else if (ns > lo) word = ~0ULL << (ns - lo);
     else word = ~0ULL;
-    i64 c = v - s0;
-    if (c >= 0 && c < ns && (c >> 6) == w) word |= 1ULL << (c & 63);
+    if (v >= s0 && v - s0 < ns && ((v - s0) >> 6) == w) word |= 1ULL << ((v - s0) & 63u);
     return word;
 }
 
+// base row and rotation of vertex v (g > 1: one 32-bit division; g = 1: none)
+__device__ __forceinline__ void base_of(u32 v, u32 m, int sym, u32& i, u32& off) {
+    if (sym) { u32 k = v / m; off = k * m; i = v - off; } else { i = v; off = 0; }
+}
+"""
+
+# normal launches: the shared-memory kernel (one block per graph and chunk), the patches
+_BLOCK_SOURCE = _COMMON + r"""
 __device__ __forceinline__ u64 block_sum(u64 x, u64* red) {
     for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL, x, o);
     int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -87,52 +93,51 @@ extern "C" __global__ void patch_adj4(int* adj, int d, int count,
     adj[(i64)r * d + j] = v;
 }
 
-// One block per (graph, chunk): graph = blockIdx.x / nchunk. Both matrices in shared memory.
-// Chunk c covers words [w0 + c*C, ...) of the sources, i.e. base sources s0.. s1 (< send).
-extern "C" __global__ void bitset_block(const int* __restrict__ adj_all, int m, int d, i64 n,
-        int C, int nchunk, i64 w0, i64 send, const i64* __restrict__ maxlev_all,
+// One block per (graph, chunk): graph = blockIdx.x / nchunk; chunk c covers the source words
+// [w0 + c*C, ...) (C = 1 << lgC), i.e. base sources from s0 below send. Matrices in shared memory.
+extern "C" __global__ void bitset_block(const int* __restrict__ adj_all, int m, int d, int n,
+        int lgC, int nchunk, int w0, int send, int sym, const i64* __restrict__ maxlev_all,
         i64* __restrict__ res) {
     extern __shared__ u64 smem[];
     __shared__ u64 red[33];
     __shared__ u64 andm[64];
+    const u32 C = 1u << lgC;
     int graph = blockIdx.x / nchunk, chunk = blockIdx.x - graph * nchunk;
     const int* adj = adj_all + (i64)graph * m * d;
     i64 maxlev = maxlev_all[graph];
-    i64 s0 = (w0 + (i64)chunk * C) * 64;
-    i64 s1 = min(s0 + (i64)C * 64, send);
-    i64 ns = s1 - s0;
+    u32 s0 = (u32)(w0 + chunk * (int)C) * 64u;
+    u32 s1 = min(s0 + C * 64u, (u32)send);
     i64* out = res + (i64)blockIdx.x * 4;
-    if (ns <= 0) {
+    if (s1 <= s0) {
         if (threadIdx.x == 0) { out[0] = -1; out[1] = 0; out[2] = 0; out[3] = ST_OK; }
         return;
     }
+    u32 ns = s1 - s0;
     u64* A = smem;
-    u64* B = smem + n * C;
-    i64 items = n * C;
-    for (i64 idx = threadIdx.x; idx < items; idx += blockDim.x) {
-        i64 v = idx / C;
-        A[idx] = init_word(v, (int)(idx - v * C), s0, ns);
-    }
+    u64* B = smem + ((u32)n << lgC);
+    u32 items = (u32)n << lgC;
+    for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x)
+        A[idx] = init_word(idx >> lgC, idx & (C - 1), s0, ns);
     if (threadIdx.x < 64) andm[threadIdx.x] = ~0ULL;
     __syncthreads();
-    i64 total = items * 64, reached = ns + n * ((i64)C * 64 - ns);
+    i64 total = (i64)items * 64, reached = ns + (i64)n * ((i64)C * 64 - ns);
     i64 dist = total - reached, level = 0;
     int status = ST_OK;
     while (reached < total) {
         if (maxlev > 0 && level == maxlev) { status = ST_EXCEEDED; break; }
         level++;
         u64 local = 0;
-        for (i64 idx = threadIdx.x; idx < items; idx += blockDim.x) {
-            i64 v = idx / C, w = idx - v * C;
-            i64 k = v / m, i = v - k * m, off = k * m;
-            const int* row = adj + i * d;
+        for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
+            u32 v = idx >> lgC, w = idx & (C - 1), i, off;
+            base_of(v, m, sym, i, off);
+            const int* row = adj + (i64)i * d;
             u64 acc = A[idx];
             for (int j = 0; j < d; j++) {
                 int x = row[j];
                 if (x >= 0) {
-                    i64 u = x + off;
-                    if (u >= n) u -= n;
-                    acc |= A[u * C + w];
+                    u32 u = (u32)x + off;
+                    if (u >= (u32)n) u -= n;
+                    acc |= A[(u << lgC) | w];
                 }
             }
             B[idx] = acc;
@@ -150,11 +155,11 @@ extern "C" __global__ void bitset_block(const int* __restrict__ adj_all, int m, 
             n_at = ns;
         } else {  // columns not yet full one level before the last (now in B)
             u64 acc = ~0ULL;
-            for (i64 idx = threadIdx.x; idx < items; idx += blockDim.x) acc &= B[idx];
-            if (acc != ~0ULL) atomicAnd(&andm[threadIdx.x % C], acc);
+            for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) acc &= B[idx];
+            if (acc != ~0ULL) atomicAnd(&andm[threadIdx.x & (C - 1)], acc);
             __syncthreads();
             if (threadIdx.x == 0)
-                for (int w = 0; w < C; w++) n_at += __popcll(~andm[w]);
+                for (u32 w = 0; w < C; w++) n_at += __popcll(~andm[w]);
         }
     }
     if (threadIdx.x == 0) {
@@ -164,107 +169,159 @@ extern "C" __global__ void bitset_block(const int* __restrict__ adj_all, int m, 
         out[3] = status;
     }
 }
+"""
 
-// One chunk of one graph on a cooperative grid; A, B in global memory (n*C words each),
-// F three bitmaps of n bits (rows changed at levels L-1, L, and one being cleared),
-// counters[3] per-level popcounts, andm[C] scratch, out[4] the result.
-// Buffers written during the kernel are read with __ldcg (L2): L1 is not coherent across SMs.
-extern "C" __global__ void bitset_grid(const int* __restrict__ adj, int m, int d, i64 n, int C,
-        i64 s0, i64 s1, i64 maxlev, u64* A, u64* B, unsigned* F, u64* counters, u64* andm,
-        i64* out) {
-    cg::grid_group grid = cg::this_grid();
-    const i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    const i64 stride = (i64)gridDim.x * blockDim.x;
-    const int lane = threadIdx.x & 31;
-    const i64 ns = s1 - s0, items = n * C, nfw = (n + 31) >> 5;
-    for (i64 idx = tid; idx < items; idx += stride) {
-        i64 v = idx / C;
-        A[idx] = init_word(v, (int)(idx - v * C), s0, ns);
+# cooperative launches: one grid per chunk of one graph, matrices in global memory
+_GRID_SOURCE = _COMMON + r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+// P words of a row per thread (P = 2: one 16-byte load per neighbour row)
+template <int P> struct Vec;
+template <> struct Vec<1> {
+    u64 x;
+    __device__ static Vec load(const u64* p) { Vec r; r.x = __ldcg(p); return r; }
+    __device__ void store(u64* p) const { *p = x; }
+    __device__ void orr(const Vec& o) { x |= o.x; }
+    __device__ int popc() const { return __popcll(x); }
+    __device__ bool ne(const Vec& o) const { return x != o.x; }
+};
+template <> struct Vec<2> {
+    ulonglong2 x;
+    __device__ static Vec load(const u64* p) {
+        Vec r; r.x = __ldcg(reinterpret_cast<const ulonglong2*>(p)); return r;
     }
-    for (i64 f = tid; f < nfw; f += stride) {  // level 0: the source rows "changed"
-        unsigned bits = 0;
-        for (int b = 0; b < 32; b++) {
-            i64 v = f * 32 + b;
-            if (v >= s0 && v < s1) bits |= 1u << b;
+    __device__ void store(u64* p) const { *reinterpret_cast<ulonglong2*>(p) = x; }
+    __device__ void orr(const Vec& o) { x.x |= o.x.x; x.y |= o.x.y; }
+    __device__ int popc() const { return __popcll(x.x) + __popcll(x.y); }
+    __device__ bool ne(const Vec& o) const { return x.x != o.x.x || x.y != o.x.y; }
+};
+
+// A, B: n*C words each; F: three bitmaps of n bits (rows changed at levels L-1, L, and one
+// being cleared); counters[6]: per-level popcounts [0..2] and changed rows [3..5] (three of
+// each, rotating, so that clearing never races with a level still reading); andm[C] scratch;
+// out[4] the result. A thread takes P consecutive words of a row: L = C/P threads a row.
+// Buffers written during the kernel are read with __ldcg (L2): L1 is not coherent across SMs.
+// While few rows changed, a row reads only the neighbours that did (the others bring no new
+// bit); once a quarter of the rows change, every neighbour is read without the check.
+// The first chunk of an evaluation also patches up to 4 slots of the base rows (a swap).
+template <int P>
+__device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym,
+        i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int npatch,
+        int r0, int j0, int v0, int r1, int j1, int v1,
+        int r2, int j2, int v2, int r3, int j3, int v3) {
+    cg::grid_group grid = cg::this_grid();
+    const u32 C = 1u << lgC, L = C / P;
+    const int lgL = lgC - (P == 2 ? 1 : 0);
+    const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const u32 stride = gridDim.x * blockDim.x;
+    const u32 lane = threadIdx.x & 31u;
+    const u32 ns = (u32)(s1 - s0), items = (u32)n << lgL, nfw = ((u32)n + 31u) >> 5;
+    if (tid < (u32)npatch) {
+        int r = tid == 0 ? r0 : tid == 1 ? r1 : tid == 2 ? r2 : r3;
+        int j = tid == 0 ? j0 : tid == 1 ? j1 : tid == 2 ? j2 : j3;
+        adj[(i64)r * d + j] = tid == 0 ? v0 : tid == 1 ? v1 : tid == 2 ? v2 : v3;
+    }
+    for (u32 q = tid; q < items; q += stride) {
+        u32 v = q >> lgL, w = (q & (L - 1)) * P;
+        for (int p = 0; p < P; p++) A[((u64)v << lgC) + w + p] = init_word(v, w + p, (u32)s0, ns);
+    }
+    for (u32 f = tid; f < nfw; f += stride) {  // level 0: the source rows "changed"
+        u32 bits = 0;
+        for (u32 b = 0; b < 32; b++) {
+            u32 v = f * 32 + b;
+            if (v >= (u32)s0 && v < (u32)s1) bits |= 1u << b;
         }
         F[f] = bits;
         F[nfw + f] = 0;
         F[2 * nfw + f] = 0;
     }
-    if (tid < 3) counters[tid] = 0;
+    if (tid < 6) counters[tid] = 0;
     if (tid < C) andm[tid] = ~0ULL;
     grid.sync();
-    i64 total = items * 64, reached = ns + n * ((i64)C * 64 - ns);
+    i64 total = ((i64)n << lgC) * 64, reached = ns + (i64)n * ((i64)C * 64 - ns);
     i64 dist = total - reached, level = 0;
     int status = ST_OK;
-    const i64 warp_base = tid - lane;
+    bool dense = 4u * ns >= (u32)n;
+    const u32 warp_base = tid - lane;
     while (reached < total) {
         if (maxlev > 0 && level == maxlev) { status = ST_EXCEEDED; break; }
         level++;
-        const unsigned* Fprev = F + ((level - 1) % 3) * nfw;
-        unsigned* Fcur = F + (level % 3) * nfw;
-        unsigned* Fclear = F + ((level + 1) % 3) * nfw;   // rows of level-2, read at level-1
-        for (i64 f = tid; f < nfw; f += stride) Fclear[f] = 0;
-        u64 local = 0;
-        for (i64 base = warp_base; base < items; base += stride) {
-            i64 idx = base + lane;
-            bool valid = idx < items;
+        const u32* Fprev = F + ((level - 1) % 3) * nfw;
+        u32* Fcur = F + (level % 3) * nfw;
+        u32* Fclear = F + ((level + 1) % 3) * nfw;  // rows of level-2, last read at level-1
+        for (u32 f = tid; f < nfw; f += stride) Fclear[f] = 0;
+        u64 local = 0, changed_rows = 0;
+        for (u32 base = warp_base; base < items; base += stride) {
+            u32 q = base + lane;
             bool changed = false;
-            i64 v = 0;
-            if (valid) {
-                v = idx / C;
-                i64 w = idx - v * C;
-                i64 k = v / m, i = v - k * m, off = k * m;
-                const int* row = adj + i * d;
-                u64 a0 = __ldcg(A + idx), acc = a0;
+            if (q < items) {
+                u32 v = q >> lgL, w = (q & (L - 1)) * P, i, off;
+                base_of(v, m, sym, i, off);
+                const int* row = adj + (i64)i * d;
+                u64 at = ((u64)v << lgC) + w;
+                Vec<P> a0 = Vec<P>::load(A + at), acc = a0;
                 for (int j = 0; j < d; j++) {
                     int x = row[j];
                     if (x >= 0) {
-                        i64 u = x + off;
-                        if (u >= n) u -= n;
-                        if ((__ldcg(Fprev + (u >> 5)) >> (u & 31)) & 1u)
-                            acc |= __ldcg(A + u * C + w);
+                        u32 u = (u32)x + off;
+                        if (u >= (u32)n) u -= n;
+                        if (dense || ((__ldcg(Fprev + (u >> 5)) >> (u & 31u)) & 1u))
+                            acc.orr(Vec<P>::load(A + ((u64)u << lgC) + w));
                     }
                 }
-                B[idx] = acc;
-                local += __popcll(acc);
-                changed = acc != a0;
+                acc.store(B + at);
+                local += acc.popc();
+                changed = acc.ne(a0);
             }
-            // mark the changed rows, one store or atomic per warp (C is a power of two)
-            unsigned bal = __ballot_sync(FULL, changed);
+            // mark the changed rows, one store or atomic per warp (L is a power of two)
+            u32 bal = __ballot_sync(FULL, changed);
             if (lane == 0 && bal) {
-                i64 v0 = base / C;
-                if (C == 1) {
-                    Fcur[v0 >> 5] = bal;  // the warp owns this whole word
-                } else if (C < 32) {
-                    unsigned rows = 0, grp = (1u << C) - 1u;
-                    for (int r = 0; r < 32 / C; r++)
-                        if ((bal >> (r * C)) & grp) rows |= 1u << r;
-                    atomicOr(Fcur + (v0 >> 5), rows << (v0 & 31));
-                } else {
-                    atomicOr(Fcur + (v0 >> 5), 1u << (v0 & 31));
+                u32 v0 = base >> lgL;
+                u32 rows;
+                if (L == 1) {
+                    rows = bal;
+                    Fcur[v0 >> 5] = rows;  // the warp owns this whole word
+                } else if (L < 32) {
+                    rows = 0;
+                    u32 grp = (1u << L) - 1u;
+                    for (u32 r = 0; r < 32 / L; r++)
+                        if ((bal >> (r * L)) & grp) rows |= 1u << r;
+                    atomicOr(Fcur + (v0 >> 5), rows << (v0 & 31u));
+                } else {  // the warp holds 32 pieces of one row
+                    atomicOr(Fcur + (v0 >> 5), 1u << (v0 & 31u));
+                    rows = (base & (L - 1)) == 0 ? 1u : 0u;  // counted by its first warp
                 }
+                changed_rows += __popc(rows);
             }
         }
         for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(FULL, local, o);
         if (lane == 0 && local) atomicAdd(counters + level % 3, local);
+        if (lane == 0 && changed_rows) atomicAdd(counters + 3 + level % 3, changed_rows);
         grid.sync();
         i64 cnt = (i64)__ldcg(counters + level % 3);
+        if (!dense) dense = 4ull * __ldcg(counters + 3 + level % 3) >= (u64)n;
         if (cnt == reached) { status = ST_DISCONNECTED; break; }
         reached = cnt;
         dist += total - reached;
         u64* t = A; A = B; B = t;
-        // counters[(level+2)%3] was last read at level-1 (before this level's sync) and is
+        // counters of level+2 were last read at level-1 (before this level's sync) and are
         // next added to at level+2 (after the next sync): safe to clear now
-        if (tid == 0) counters[(level + 2) % 3] = 0;
+        if (tid == 0) { counters[(level + 2) % 3] = 0; counters[3 + (level + 2) % 3] = 0; }
     }
     i64 n_at = 0;
     if (status == ST_OK && level > 0) {   // columns not yet full one level before the last
-        u64 acc = ~0ULL;
-        for (i64 idx = tid; idx < items; idx += stride) acc &= __ldcg(B + idx);
-        if (acc != ~0ULL) atomicAnd(andm + (tid % C), acc);
+        u32 wbase = (tid & (L - 1)) * P;
+        u64 acc[P];
+        for (int p = 0; p < P; p++) acc[p] = ~0ULL;
+        for (u32 q = tid; q < items; q += stride) {
+            u64 at = ((u64)(q >> lgL) << lgC) + wbase;
+            for (int p = 0; p < P; p++) acc[p] &= __ldcg(B + at + p);
+        }
+        for (int p = 0; p < P; p++)
+            if (acc[p] != ~0ULL) atomicAnd(andm + wbase + p, acc[p]);
         grid.sync();
-        if (tid == 0) for (int w = 0; w < C; w++) n_at += __popcll(~__ldcg(andm + w));
+        if (tid == 0) for (u32 w = 0; w < C; w++) n_at += __popcll(~__ldcg(andm + w));
     } else if (status == ST_OK) {
         n_at = ns;
     }
@@ -275,6 +332,15 @@ extern "C" __global__ void bitset_grid(const int* __restrict__ adj, int m, int d
         out[3] = status;
     }
 }
+
+#define GRID_ARGS int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym, i64 maxlev, \
+    u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int npatch, \
+    int r0, int j0, int v0, int r1, int j1, int v1, int r2, int j2, int v2, \
+    int r3, int j3, int v3
+#define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, npatch, \
+    r0, j0, v0, r1, j1, v1, r2, j2, v2, r3, j3, v3
+extern "C" __global__ void bitset_grid1(GRID_ARGS) { grid_levels<1>(GRID_PASS); }
+extern "C" __global__ void bitset_grid2(GRID_ARGS) { grid_levels<2>(GRID_PASS); }
 """
 
 
@@ -316,11 +382,15 @@ def select_device(cp, device=None, comm=None) -> int:
 _MODULES: dict = {}
 
 
-def _module(cp):
+def _modules(cp):
+    """(normal module, cooperative module) for the current device. Separate modules: CuPy
+    launches every kernel of a cooperative module cooperatively, which caps its grid at the
+    resident blocks -- wrong for the one-block-per-graph kernel."""
     dev = cp.cuda.Device().id
     if dev not in _MODULES:
-        _MODULES[dev] = cp.RawModule(code=_SOURCE, options=("-std=c++17",),
-                                     enable_cooperative_groups=True)
+        _MODULES[dev] = (cp.RawModule(code=_BLOCK_SOURCE, options=("-std=c++17",)),
+                         cp.RawModule(code=_GRID_SOURCE, options=("-std=c++17",),
+                                      enable_cooperative_groups=True))
     return _MODULES[dev]
 
 
@@ -355,29 +425,30 @@ class GpuBitsetEvaluator(Evaluator):
         self.l2 = int(props.get("l2CacheSize", 50 << 20))
         self.gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(
             props["name"])
-        # shared-memory blocks while 2 matrices of one word per row fit; else a cooperative grid
+        self.words = words
+        # shared-memory blocks while 2 matrices of one word per row fit; else a cooperative
+        # grid with both matrices of a chunk inside ~60% of the L2 cache
         if 16 * n <= self.SMEM_BYTES:
             self.mode = "block"
             cw = min(64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
         else:
             self.mode = "grid"
-            cw = min(256, _pow2_floor(max(1, self.l2 // 2 // (16 * n))))
+            cw = min(256, _pow2_floor(max(1, int(0.6 * self.l2) // (16 * n))))
         if chunk_words:
             cw = min(cw, _pow2_floor(int(chunk_words)))
         cw = min(cw, 1 << (words - 1).bit_length())  # no wider than the words (rounded up)
         self.cw = max(1, cw)
         self.nchunks = -(-words // self.cw)
         self.batch = max(1, int(batch))
-        mod = _module(cp)
-        self._k_block = mod.get_function("bitset_block")
-        self._k_grid = mod.get_function("bitset_grid")
-        self._k_patch = mod.get_function("patch_adj")
-        self._k_patch4 = mod.get_function("patch_adj4")
+        normal, coop = _modules(cp)
+        self._k_block = normal.get_function("bitset_block")
+        self._k_patch = normal.get_function("patch_adj")
+        self._k_patch4 = normal.get_function("patch_adj4")
+        self._k_grid = coop.get_function("bitset_grid2" if self.cw >= 2 else "bitset_grid1")
+        self._sym = np.int32(1 if g > 1 else 0)
         if self.mode == "block":
-            smem = 16 * n * self.cw
-            self._k_block.max_dynamic_shared_size_bytes = smem
-            self._smem = smem
-            self._threads = 1024 if n * self.cw >= 1024 else max(32, (n * self.cw + 31) // 32 * 32)
+            self._k_block.max_dynamic_shared_size_bytes = 16 * n * self.cw
+            self._threads = 1024 if n >= 1024 else max(32, (n + 31) // 32 * 32)
         else:
             self._threads = 256
             self._grid_blocks = self._cooperative_blocks()
@@ -385,28 +456,31 @@ class GpuBitsetEvaluator(Evaluator):
             self._A = cp.zeros(per, dtype=cp.uint64)
             self._B = cp.zeros(per, dtype=cp.uint64)
             self._F = cp.zeros(3 * ((n + 31) // 32), dtype=cp.uint32)
-            self._counters = cp.zeros(3, dtype=cp.uint64)
+            self._counters = cp.zeros(6, dtype=cp.uint64)
             self._andm = cp.zeros(self.cw, dtype=cp.uint64)
         self._adj = cp.full((self.batch, self.m, max(d, 1)), -1, dtype=cp.int32)
         self._mirror = np.full((self.batch, self.m, max(d, 1)), -2, dtype=np.int32)
         self._maxlev = cp.zeros(self.batch, dtype=cp.int64)
-        self._res = cp.zeros((self.batch * self.nchunks, 4), dtype=cp.int64)
+        self._res = cp.zeros((self.batch * self.words, 4), dtype=cp.int64)
         self._maxlev_host = np.zeros(self.batch, dtype=np.int64)
 
     def _cooperative_blocks(self) -> int:
-        """Blocks of the cooperative grid: as many as stay resident (at most 4 per SM)."""
-        cp = self.cp
+        """Blocks of the cooperative grid: as many as stay resident, from the kernel's register
+        count (at most 2048 threads and 64K registers per SM), for latency hiding."""
         try:
-            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-                self._k_grid.kernel.ptr, self._threads, 0)
-        except Exception:  # older CuPy: a safe guess for this small kernel
-            per_sm = 2
-        return int(self.sms * max(1, min(4, per_sm)))
+            regs = int(self._k_grid.attributes["num_regs"])
+        except Exception:  # older CuPy: a safe guess for this kernel
+            regs = 64
+        per_sm = min(2048 // self._threads, 65536 // max(1, regs * self._threads))
+        self.blocks_per_sm = max(1, per_sm)
+        return int(self.sms * self.blocks_per_sm)
 
     # -- the graph on the device ------------------------------------------------------------
-    def _sync_adj(self, adjs) -> None:
+    def _sync_adj(self, adjs, fold=False):
         """Make the device rows equal ``adjs`` (K, m, d): patch the changed slots (a swap
-        changes at most 4 per graph) or upload everything when many changed."""
+        changes at most 4 per graph) or upload everything when many changed. With ``fold``
+        (one graph, grid kernel), up to 4 patches are returned for the kernel to apply itself
+        instead of a launch of their own."""
         cp = self.cp
         K = adjs.shape[0]
         dd = self._adj.shape[2]
@@ -417,7 +491,7 @@ class GpuBitsetEvaluator(Evaluator):
         mirror = self._mirror[:K]
         diff = np.flatnonzero(adjs != mirror)
         if len(diff) == 0:
-            return
+            return []
         if len(diff) > 64 * K:
             self._adj[:K] = cp.asarray(adjs)
         else:
@@ -425,6 +499,9 @@ class GpuBitsetEvaluator(Evaluator):
             rows = k * self.m + rest // dd
             slots = rest % dd
             vals = adjs.reshape(-1)[diff]
+            if len(diff) <= 4 and fold:
+                mirror[...] = adjs
+                return [(int(rows[t]), int(slots[t]), int(vals[t])) for t in range(len(diff))]
             if len(diff) <= 4:
                 args = [self._adj, np.int32(dd), np.int32(len(diff))]
                 for t in range(4):
@@ -439,33 +516,44 @@ class GpuBitsetEvaluator(Evaluator):
                 self._k_patch(((count + 255) // 256,), (256,),
                               (self._adj, np.int32(dd), upd, np.int32(count)))
         mirror[...] = adjs
+        return []
 
     # -- evaluation -------------------------------------------------------------------------
-    def _run(self, K, w0, w1, maxlevs) -> np.ndarray:
-        """Launch for K graphs already on the device; returns (K, nchunks, 4) on the host."""
+    def _run(self, K, w0, w1, maxlevs, patches=()) -> np.ndarray:
+        """Launch for K graphs on the device (grid mode: the first chunk also applies
+        ``patches``); returns (K, chunks, 4) on the host."""
         cp = self.cp
         n, m = self.n, self.m
         d = self._adj.shape[2]
         send = min(w1 * 64, m)
-        nch = -(-(w1 - w0) // self.cw)
+        words = w1 - w0
         if self._maxlev_host[:K].tolist() != list(maxlevs):
             self._maxlev_host[:K] = maxlevs
             self._maxlev[:K] = cp.asarray(self._maxlev_host[:K])
         if self.mode == "block":
+            # narrower chunks when there are few graphs, so that the blocks fill the GPU
+            cw = min(self.cw, max(1, _pow2_floor(max(1, words * K // self.sms))))
+            nch = -(-words // cw)
             self._k_block((K * nch,), (self._threads,),
-                          (self._adj, np.int32(m), np.int32(d), np.int64(n), np.int32(self.cw),
-                           np.int32(nch), np.int64(w0), np.int64(send), self._maxlev,
-                           self._res), shared_mem=self._smem)
+                          (self._adj, np.int32(m), np.int32(d), np.int32(n),
+                           np.int32(cw.bit_length() - 1), np.int32(nch), np.int32(w0),
+                           np.int32(send), self._sym, self._maxlev, self._res),
+                          shared_mem=16 * n * cw)
             return self._res[:K * nch].get().reshape(K, nch, 4)
+        nch = -(-words // self.cw)
+        lg = np.int32(self.cw.bit_length() - 1)
+        flat = [np.int32(x) for t in range(4)
+                for x in (patches[t] if t < len(patches) else (0, 0, 0))]
         for k in range(K):
             for c in range(nch):
                 s0 = (w0 + c * self.cw) * 64
                 s1 = min(s0 + self.cw * 64, send)
+                npatch = np.int32(len(patches) if (k, c) == (0, 0) else 0)
                 self._k_grid((self._grid_blocks,), (self._threads,),
-                             (self._adj[k], np.int32(m), np.int32(d), np.int64(n),
-                              np.int32(self.cw), np.int64(s0), np.int64(s1),
-                              np.int64(maxlevs[k]), self._A, self._B, self._F,
-                              self._counters, self._andm, self._res[k * nch + c]))
+                             (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg,
+                              np.int32(s0), np.int32(s1), self._sym, np.int64(maxlevs[k]),
+                              self._A, self._B, self._F, self._counters, self._andm,
+                              self._res[k * nch + c], npatch, *flat))
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
     @staticmethod
@@ -482,8 +570,8 @@ class GpuBitsetEvaluator(Evaluator):
     def partial(self, graph, u0, u1, max_level=0):
         if u1 <= u0:
             return np.array([-1, 0, 0, OK], dtype=np.int64)
-        self._sync_adj(graph.adj[None])
-        return self._merge(self._run(1, u0, u1, [max_level]))[0]
+        patches = self._sync_adj(graph.adj[None], fold=self.mode == "grid")
+        return self._merge(self._run(1, u0, u1, [max_level], patches))[0]
 
     def evaluate_many(self, adjs, max_levels=None) -> np.ndarray:
         """Score K graphs of this shape in one launch: ``adjs`` (K, m, d) base rows; returns
@@ -507,7 +595,8 @@ class GpuBitsetEvaluator(Evaluator):
 
     def describe(self) -> str:
         w0, w1 = self.unit_range
-        how = (f"shared-memory blocks, {self._threads} threads" if self.mode == "block" else
+        how = (f"shared-memory blocks of {self._threads} threads (chunks narrowed to fill "
+               f"{self.sms} SMs)" if self.mode == "block" else
                f"cooperative grid of {self._grid_blocks} x {self._threads} threads, changed-row "
                f"bitmap")
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "

@@ -25,6 +25,48 @@ from golf.evaluators.gpu_bitset import cupy_or_error, select_device
 
 __all__ = ["SeidelEvaluator"]
 
+_SOURCE = r"""
+// B = (A or Z > 0) off the diagonal and inside n; flags[0] |= an edge was added,
+// flags[1] |= B is not complete. One row per blockIdx.y.
+extern "C" __global__ void square_step(const signed char* A, const int* Z, signed char* B,
+                                       int n, int N, int* flags) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    long long idx = (long long)i * N + j;
+    int added = 0, missing = 0;
+    if (j < N) {
+        signed char b = 0;
+        if (i < n && j < n && i != j) {
+            signed char a = A[idx];
+            b = (a != 0 || Z[idx] > 0) ? 1 : 0;
+            added = b && !a;
+            missing = !b;
+        }
+        B[idx] = b;
+    }
+    added = __syncthreads_or(added);
+    missing = __syncthreads_or(missing);
+    if (threadIdx.x == 0) {
+        if (added) atomicOr(flags, 1);
+        if (missing) atomicOr(flags + 1, 1);
+    }
+}
+
+// the parity rule, in place: D = 2T - [X < T deg(j)] off the diagonal (0 elsewhere)
+extern "C" __global__ void parity_step(int* T, const int* Xi, const float* Xf, int use_float,
+                                       const int* deg, int n, int N) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+    if (j >= N) return;
+    long long idx = (long long)i * N + j;
+    int out = 0;
+    if (i < n && j < n && i != j) {
+        long long t = T[idx];
+        long long x = use_float ? (long long)Xf[idx] : (long long)Xi[idx];
+        out = (int)(2 * t - (x < t * deg[j] ? 1 : 0));
+    }
+    T[idx] = out;
+}
+"""
+
 # cudaDataType and cublasComputeType values (cuda_runtime / cublas_api.h)
 _R_8I, _R_32I, _R_16F, _R_32F = 3, 10, 2, 0
 _COMPUTE_32I, _COMPUTE_32F = 72, 68
@@ -51,18 +93,23 @@ class SeidelEvaluator(Evaluator):
         self.precision = precision
         self.units = 1  # one product chain: under MPI, rank 0 computes and the others idle
         self._split_units()
-        self.np_ = -(-n // 16) * 16  # padded so that int8 GEMM operands are aligned
+        self.np_ = -(-n // 64) * 64  # padded so that int8 GEMM operands are aligned
+        mod = self.cp.RawModule(code=_SOURCE, options=("-std=c++17",))
+        self._k_square = mod.get_function("square_step")
+        self._k_parity = mod.get_function("parity_step")
+        self._flags = self.cp.zeros(2, dtype=self.cp.int32)
         self.last_levels = 0
         self.last_products = []
         self._A = None  # the dense adjacency on the device, patched after each swap
         self._mirror = None
-        self._offdiag = None
 
     # -- products ---------------------------------------------------------------------------
-    def _gemm(self, a, b, out_dtype, kind):
-        """``a @ b`` for symmetric square operands (row-major buffers read as column-major
-        give ``b^T a^T = (a b)^T``; with symmetric inputs the result is ``a b`` in the layout
-        needed). ``kind``: 'i8' (int8 x int8 -> int32), 'f16' (fp16 -> fp32), 'f32'."""
+    def _gemm(self, a, b, kind):
+        """``a @ b`` for a symmetric ``b`` (both square, row-major). cuBLAS is column-major:
+        with ``op(b) = T`` ("TN", the layout int8 tensor-core GEMM wants) it computes
+        ``b (a^T)`` column-major, which read row-major is ``a b^T = a b``. ``kind``: 'i8'
+        (int8 x int8 -> int32), 'f16' (fp16 x fp16 -> fp32), 'f32' (fp32, no TF32).
+        Returns int32 or float32."""
         from cupy.cuda import cublas, device
 
         cp = self.cp
@@ -70,17 +117,24 @@ class SeidelEvaluator(Evaluator):
         if kind == "f32":
             self.last_products.append("fp32")
             return cp.matmul(a.astype(cp.float32), b.astype(cp.float32))
-        c = cp.empty((N, N), dtype=out_dtype)
-        handle = device.get_cublas_handle()
         if kind == "i8":
             alpha, beta = np.array(1, np.int32), np.array(0, np.int32)
-            atype, ctype, comp = _R_8I, _R_32I, _COMPUTE_32I
+            atype, ctype, comp, out = _R_8I, _R_32I, _COMPUTE_32I, cp.int32
+            a, b = a.astype(cp.int8, copy=False), b.astype(cp.int8, copy=False)
         else:
             alpha, beta = np.array(1, np.float32), np.array(0, np.float32)
-            atype, ctype, comp = _R_16F, _R_32F, _COMPUTE_32F
-        cublas.gemmEx(handle, 0, 0, N, N, N, alpha.ctypes.data, b.data.ptr, atype, N,
-                      a.data.ptr, atype, N, beta.ctypes.data, c.data.ptr, ctype, N, comp,
-                      _GEMM_DEFAULT)
+            atype, ctype, comp, out = _R_16F, _R_32F, _COMPUTE_32F, cp.float32
+            a, b = a.astype(cp.float16, copy=False), b.astype(cp.float16, copy=False)
+        c = cp.empty((N, N), dtype=out)
+        try:
+            cublas.gemmEx(device.get_cublas_handle(), 1, 0, N, N, N, alpha.ctypes.data,
+                          b.data.ptr, atype, N, a.data.ptr, atype, N, beta.ctypes.data,
+                          c.data.ptr, ctype, N, comp, _GEMM_DEFAULT)
+        except cublas.CUBLASError as exc:
+            if kind != "i8":
+                raise
+            self.last_products.append(f"int8 refused ({exc}): fp16")
+            return self._gemm(a, b, "f16")
         self.last_products.append({"i8": "int8", "f16": "fp16"}[kind])
         return c
 
@@ -94,46 +148,50 @@ class SeidelEvaluator(Evaluator):
         return "f32"
 
     def apd(self, A):
-        """Distance matrix (int32) of the graph with 0/1 adjacency ``A`` (int8, padded), or
-        None if it is disconnected. Iterative: square until complete, then unwind."""
+        """Distance matrix (int32, padded) of the graph with 0/1 adjacency ``A`` (int8,
+        padded), or None if it is disconnected. Iterative: square until complete, then apply
+        the parity rule back down. Two fused kernels do the element-wise work in one pass
+        each; the host reads two flags per level."""
         cp = self.cp
-        n = self.n
-        offdiag = self._offdiag_mask()
+        n, N = self.n, A.shape[0]
+        grid = ((N + 255) // 256, N)
         stack = []
         self.last_products = []
         while True:
-            if bool((A.astype(cp.bool_) | ~offdiag).all()):  # complete: D = 2B - A (here B = A)
-                D = A.astype(cp.int32)
-                break
-            Z = self._gemm(A, A, cp.int32, "i8")
-            B = ((A != 0) | (Z > 0)) & offdiag
-            if bool((B == (A != 0)).all()):  # squaring added nothing: not connected
+            Z = self._gemm(A, A, "i8")
+            if Z.dtype != cp.int32:
+                Z = Z.astype(cp.int32)
+            B = cp.empty_like(A)
+            self._flags[:] = 0
+            self._k_square(grid, (256,), (A, Z, B, np.int32(n), np.int32(N), self._flags))
+            added, missing = (int(x) for x in self._flags.get())
+            del Z
+            if missing and not added:  # squaring added nothing: not connected
                 return None
             stack.append(A)
-            A = B.astype(cp.int8)
-        # unwind: D currently holds the distances of the last (complete) graph = 1 off-diagonal
+            A = B
+            if not missing:  # complete: every distance of this graph is 1
+                break
+        D = A.astype(cp.int32)  # 1 off the diagonal
         for A in reversed(stack):
-            deg = A.astype(cp.int32).sum(axis=0)
-            t_max = int(D.max())
-            kind = self._product_kind(t_max, n)
-            T = D.astype(cp.int8 if kind == "i8" else (cp.float16 if kind == "f16" else cp.int32))
-            X = self._gemm(T, A.astype(T.dtype) if kind != "f32" else A, cp.int32 if kind == "i8"
-                           else cp.float32, kind)
-            X = X.astype(cp.int64)
-            D = 2 * D - (X < D.astype(cp.int64) * deg[None, :]).astype(cp.int32)
-            D = cp.where(offdiag, D, 0).astype(cp.int32)
-        self.last_levels = len(stack) + 1
+            deg = A.sum(axis=0, dtype=cp.int32)
+            kind = self._product_kind(int(D.max()), n)
+            X = self._gemm(D, A, kind)
+            use_float = np.int32(X.dtype == cp.float32)
+            Xi = X if not use_float else self._dummy_i
+            Xf = X if use_float else self._dummy_f
+            self._k_parity(grid, (256,), (D, Xi, Xf, use_float, deg, np.int32(n), np.int32(N)))
+            del X
+        self.last_levels = len(stack)
         return D
 
-    def _offdiag_mask(self):
-        if self._offdiag is None:
-            cp, N, n = self.cp, self.np_, self.n
-            mask = cp.zeros((N, N), dtype=cp.bool_)
-            mask[:n, :n] = True
-            idx = cp.arange(n)
-            mask[idx, idx] = False
-            self._offdiag = mask
-        return self._offdiag
+    @property
+    def _dummy_i(self):
+        return self.cp.zeros(1, dtype=self.cp.int32)
+
+    @property
+    def _dummy_f(self):
+        return self.cp.zeros(1, dtype=self.cp.float32)
 
     def _set_slots(self, rows, vals, value):
         """Write ``value`` at the directed edges of base slots (rows, vals) and all their
