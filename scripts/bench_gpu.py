@@ -70,6 +70,25 @@ def single(cp, args):
     return rows
 
 
+def variants(cp, args):
+    """Chunk widths of the cooperative kernel on the two big g = 1 cases (one run each)."""
+    from golf.evaluators import make_evaluator
+    from golf.generate import random_graph
+
+    rows = []
+    for (n, d, g), widths in (((65536, 6, 1), (8, 16, 32, 64)), ((1000000, 32, 1), (2, 4, 8))):
+        graph = random_graph(n, d, g, seed=1)
+        for cw in widths:
+            ev = make_evaluator("gpu-bitset", n, d, g, chunk_words=cw)
+            ev.evaluate(graph)
+            t = time.perf_counter()
+            ev.evaluate(graph)
+            row = {"n": n, "d": d, "g": g, "chunk_words": ev.cw, "seconds": time.perf_counter() - t}
+            rows.append(row)
+            log(json.dumps(row))
+    return rows
+
+
 def batched(cp, args):
     from golf.evaluators import make_evaluator
     from golf.generate import random_graph
@@ -140,7 +159,7 @@ def chains(args):
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for K in (1, 64):
+        for K in [int(k) for k in args.chain_ks.split(",")]:
             data = validate({"name": f"k{K}", "problem": {"n": 1024, "d": 8, "g": 8},
                              "search": {"time_limit": args.chain_seconds, "seed": 1,
                                         "batch": K},
@@ -180,6 +199,12 @@ def markdown(r):
         lines.append(f"| {x['n']} | {x['d']} | {x['diameter']} | {x['levels']} | "
                      f"{', '.join(x['products'])} | {x['median_s'] * 1e3:.2f} ms | "
                      f"{x['min_s'] * 1e3:.2f} ms |")
+    if r.get("variants"):
+        lines += ["", "## Chunk width of the cooperative kernel (one evaluation each)", "",
+                  "| (n, d, g) | chunk words | seconds |", "|---|---|---|"]
+        for x in r["variants"]:
+            lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['chunk_words']} | "
+                         f"{x['seconds']:.4g} |")
     lines += ["", "## K chains scored per launch vs one chain, (1024, 8, 8), equal time", "",
               "| chains | evaluations/s | best D | best ASPL |", "|---|---|---|---|"]
     for x in r["chains"]:
@@ -194,13 +219,14 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "bench_gpu"))
     p.add_argument("--parts", default="single,batched,seidel,chains")
+    p.add_argument("--chain-ks", default="1,64")
     p.add_argument("--chain-seconds", type=float, default=15.0)
     args = p.parse_args(argv)
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
     rec = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
            "command": " ".join(["python3"] + sys.argv), "gpu": name, "cupy": cp.__version__,
-           "single": [], "batched": [], "seidel": [], "chains": []}
+           "single": [], "batched": [], "seidel": [], "chains": [], "variants": []}
     parts = args.parts.split(",")
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
 
@@ -210,7 +236,8 @@ def main(argv=None):
         with open(args.out + ".md", "w") as f:
             f.write(markdown(rec))
 
-    for part, fn in (("single", lambda: single(cp, args)), ("batched", lambda: batched(cp, args)),
+    for part, fn in (("single", lambda: single(cp, args)), ("variants", lambda: variants(cp, args)),
+                     ("batched", lambda: batched(cp, args)),
                      ("seidel", lambda: seidel(cp, args)), ("chains", lambda: chains(args))):
         if part in parts:
             rec[part] = fn()

@@ -204,12 +204,10 @@ template <> struct Vec<2> {
 // Buffers written during the kernel are read with __ldcg (L2): L1 is not coherent across SMs.
 // While few rows changed, a row reads only the neighbours that did (the others bring no new
 // bit); once a quarter of the rows change, every neighbour is read without the check.
-// The first chunk of an evaluation also patches up to 4 slots of the base rows (a swap).
 template <int P>
-__device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym,
-        i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int npatch,
-        int r0, int j0, int v0, int r1, int j1, int v1,
-        int r2, int j2, int v2, int r3, int j3, int v3) {
+__device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, int lgC, int s0,
+        int s1, int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm,
+        i64* out) {
     cg::grid_group grid = cg::this_grid();
     const u32 C = 1u << lgC, L = C / P;
     const int lgL = lgC - (P == 2 ? 1 : 0);
@@ -217,11 +215,6 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
     const u32 stride = gridDim.x * blockDim.x;
     const u32 lane = threadIdx.x & 31u;
     const u32 ns = (u32)(s1 - s0), items = (u32)n << lgL, nfw = ((u32)n + 31u) >> 5;
-    if (tid < (u32)npatch) {
-        int r = tid == 0 ? r0 : tid == 1 ? r1 : tid == 2 ? r2 : r3;
-        int j = tid == 0 ? j0 : tid == 1 ? j1 : tid == 2 ? j2 : j3;
-        adj[(i64)r * d + j] = tid == 0 ? v0 : tid == 1 ? v1 : tid == 2 ? v2 : v3;
-    }
     for (u32 q = tid; q < items; q += stride) {
         u32 v = q >> lgL, w = (q & (L - 1)) * P;
         for (int p = 0; p < P; p++) A[((u64)v << lgC) + w + p] = init_word(v, w + p, (u32)s0, ns);
@@ -333,12 +326,9 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
     }
 }
 
-#define GRID_ARGS int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym, i64 maxlev, \
-    u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int npatch, \
-    int r0, int j0, int v0, int r1, int j1, int v1, int r2, int j2, int v2, \
-    int r3, int j3, int v3
-#define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, npatch, \
-    r0, j0, v0, r1, j1, v1, r2, j2, v2, r3, j3, v3
+#define GRID_ARGS const int* __restrict__ adj, int m, int d, int n, int lgC, int s0, int s1, \
+    int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out
+#define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out
 extern "C" __global__ void bitset_grid1(GRID_ARGS) { grid_levels<1>(GRID_PASS); }
 extern "C" __global__ void bitset_grid2(GRID_ARGS) { grid_levels<2>(GRID_PASS); }
 """
@@ -476,11 +466,10 @@ class GpuBitsetEvaluator(Evaluator):
         return int(self.sms * self.blocks_per_sm)
 
     # -- the graph on the device ------------------------------------------------------------
-    def _sync_adj(self, adjs, fold=False):
+    def _sync_adj(self, adjs) -> None:
         """Make the device rows equal ``adjs`` (K, m, d): patch the changed slots (a swap
-        changes at most 4 per graph) or upload everything when many changed. With ``fold``
-        (one graph, grid kernel), up to 4 patches are returned for the kernel to apply itself
-        instead of a launch of their own."""
+        changes at most 4 per graph, passed to a tiny kernel as arguments) or upload
+        everything when many changed."""
         cp = self.cp
         K = adjs.shape[0]
         dd = self._adj.shape[2]
@@ -491,7 +480,7 @@ class GpuBitsetEvaluator(Evaluator):
         mirror = self._mirror[:K]
         diff = np.flatnonzero(adjs != mirror)
         if len(diff) == 0:
-            return []
+            return
         if len(diff) > 64 * K:
             self._adj[:K] = cp.asarray(adjs)
         else:
@@ -499,9 +488,6 @@ class GpuBitsetEvaluator(Evaluator):
             rows = k * self.m + rest // dd
             slots = rest % dd
             vals = adjs.reshape(-1)[diff]
-            if len(diff) <= 4 and fold:
-                mirror[...] = adjs
-                return [(int(rows[t]), int(slots[t]), int(vals[t])) for t in range(len(diff))]
             if len(diff) <= 4:
                 args = [self._adj, np.int32(dd), np.int32(len(diff))]
                 for t in range(4):
@@ -516,12 +502,10 @@ class GpuBitsetEvaluator(Evaluator):
                 self._k_patch(((count + 255) // 256,), (256,),
                               (self._adj, np.int32(dd), upd, np.int32(count)))
         mirror[...] = adjs
-        return []
 
     # -- evaluation -------------------------------------------------------------------------
-    def _run(self, K, w0, w1, maxlevs, patches=()) -> np.ndarray:
-        """Launch for K graphs on the device (grid mode: the first chunk also applies
-        ``patches``); returns (K, chunks, 4) on the host."""
+    def _run(self, K, w0, w1, maxlevs) -> np.ndarray:
+        """Launch for K graphs already on the device; returns (K, chunks, 4) on the host."""
         cp = self.cp
         n, m = self.n, self.m
         d = self._adj.shape[2]
@@ -542,18 +526,15 @@ class GpuBitsetEvaluator(Evaluator):
             return self._res[:K * nch].get().reshape(K, nch, 4)
         nch = -(-words // self.cw)
         lg = np.int32(self.cw.bit_length() - 1)
-        flat = [np.int32(x) for t in range(4)
-                for x in (patches[t] if t < len(patches) else (0, 0, 0))]
         for k in range(K):
             for c in range(nch):
                 s0 = (w0 + c * self.cw) * 64
                 s1 = min(s0 + self.cw * 64, send)
-                npatch = np.int32(len(patches) if (k, c) == (0, 0) else 0)
                 self._k_grid((self._grid_blocks,), (self._threads,),
                              (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg,
                               np.int32(s0), np.int32(s1), self._sym, np.int64(maxlevs[k]),
                               self._A, self._B, self._F, self._counters, self._andm,
-                              self._res[k * nch + c], npatch, *flat))
+                              self._res[k * nch + c]))
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
     @staticmethod
@@ -570,8 +551,8 @@ class GpuBitsetEvaluator(Evaluator):
     def partial(self, graph, u0, u1, max_level=0):
         if u1 <= u0:
             return np.array([-1, 0, 0, OK], dtype=np.int64)
-        patches = self._sync_adj(graph.adj[None], fold=self.mode == "grid")
-        return self._merge(self._run(1, u0, u1, [max_level], patches))[0]
+        self._sync_adj(graph.adj[None])
+        return self._merge(self._run(1, u0, u1, [max_level]))[0]
 
     def evaluate_many(self, adjs, max_levels=None) -> np.ndarray:
         """Score K graphs of this shape in one launch: ``adjs`` (K, m, d) base rows; returns
