@@ -424,8 +424,11 @@ class GpuBitsetEvaluator(Evaluator):
         else:
             self.mode = "grid"
             cw = min(256, _pow2_floor(max(1, int(0.6 * self.l2) // (16 * n))))
-        if chunk_words:
-            cw = min(cw, _pow2_floor(int(chunk_words)))
+        if chunk_words:  # an explicit width wins (shared memory still caps the block kernel)
+            cw = _pow2_floor(int(chunk_words))
+            if self.mode == "block":
+                cw = min(cw, 64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
+            cw = min(cw, 256)
         cw = min(cw, 1 << (words - 1).bit_length())  # no wider than the words (rounded up)
         self.cw = max(1, cw)
         self.nchunks = -(-words // self.cw)
