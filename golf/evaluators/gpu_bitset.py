@@ -417,13 +417,17 @@ class GpuBitsetEvaluator(Evaluator):
             props["name"])
         self.words = words
         # shared-memory blocks while 2 matrices of one word per row fit; else a cooperative
-        # grid with both matrices of a chunk inside ~60% of the L2 cache
+        # grid over wide chunks. Measured on an H200 (results/gpu/bench_gpu.md): wide rows win
+        # although they leave the L2, because a chunk's launch, level barriers and adjacency
+        # reads are paid once for more sources and every 16-byte load is used in full:
+        # (1000000,32,1) 16.2 s with 2-word chunks, 8.1 s with 4, 5.3 s with 16, 5.0 s with 32;
+        # (65536,6,1) 18.9 ms with 8, 9.3 ms with 32, 8.9 ms with 64.
         if 16 * n <= self.SMEM_BYTES:
             self.mode = "block"
             cw = min(64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
         else:
             self.mode = "grid"
-            cw = min(256, _pow2_floor(max(1, int(0.6 * self.l2) // (16 * n))))
+            cw = 64 if 16 * n * 64 <= (512 << 20) else 32
         if chunk_words:  # an explicit width wins (shared memory still caps the block kernel)
             cw = _pow2_floor(int(chunk_words))
             if self.mode == "block":
