@@ -77,12 +77,13 @@ def _ns_per_word_edge_level(words: int) -> float:
     return 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
 
 
-# GPU estimates (results/gpu/bench_gpu.md, H200): the bit matrix streams ~2.5e12 word-edges
-# per second; Seidel's int8 products run at ~6e14 multiply-adds per second; a GPU evaluation
-# costs ~40 us of launches and reads, so below ~1 ms of CPU work the CPU is faster
-GPU_WORD_EDGES_PER_S = 2.5e12
-GPU_INT8_MACS_PER_S = 6e14
-GPU_MIN_CPU_SECONDS = 1e-3
+# GPU estimates, measured on an H200 (results/gpu/bench_gpu.md): the bit matrix handles ~4.5e11
+# word x edge x level per second ((65536,6,1): 4e9 in 9.0 ms; (1000000,32,1): 2.5e12 in 4.9 s);
+# an evaluation costs ~0.1 ms of launches, patches and the result read whatever its size;
+# Seidel's int8 products run at ~4e14 multiply-adds per second ((16384, 2048): 2 in 20 ms)
+GPU_WORD_EDGES_PER_S = 4.5e11
+GPU_INT8_MACS_PER_S = 4e14
+GPU_FIXED_SECONDS = 1e-4
 
 
 def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
@@ -101,15 +102,17 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
     if gpu:
         cpu = (_ns_per_word_edge_level(words) * n * d * D * words * 1e-9
                / max(1, threads) / max(1, ranks))
-        gbit = n * d * D * words / GPU_WORD_EDGES_PER_S
-        seid = 2 * max(1, math.ceil(math.log2(max(D, 2)))) * float(n) ** 3 / GPU_INT8_MACS_PER_S
-        if cpu >= GPU_MIN_CPU_SECONDS:
+        gbit = GPU_FIXED_SECONDS + n * d * D * words / GPU_WORD_EDGES_PER_S / max(1, ranks)
+        seid = (GPU_FIXED_SECONDS + 2 * max(1, math.ceil(math.log2(max(D, 2))))
+                * float(n) ** 3 / GPU_INT8_MACS_PER_S)
+        if min(gbit, seid) < cpu:
             if seid < gbit:
                 return "seidel", (f"seidel: dense graph (d={d} of n={n}): ~{seid * 1e3:.3g} ms "
-                                  f"of int8 products vs ~{gbit * 1e3:.3g} ms for the GPU bit "
-                                  f"matrix")
-            return "gpu-bitset", (f"gpu-bitset: ~{cpu * 1e3:.3g} ms on the CPU vs ~"
-                                  f"{gbit * 1e3:.3g} ms streaming on the GPU")
+                                  f"of int8 tensor-core products vs ~{gbit * 1e3:.3g} ms for the "
+                                  f"GPU bit matrix and ~{cpu * 1e3:.3g} ms on the CPU")
+            return "gpu-bitset", (f"gpu-bitset: ~{gbit * 1e3:.3g} ms on the GPU vs ~"
+                                  f"{cpu * 1e3:.3g} ms on the CPU (estimates from measured "
+                                  f"rates, results/gpu/bench_gpu.md)")
     if D > BFS_DIAMETER:
         return "bfs", (f"bfs: expected diameter ~{D} levels > {BFS_DIAMETER}: the bit matrix "
                        f"pays for every level, BFS only for every edge")
