@@ -179,6 +179,14 @@ def _check_value(key, value, spec, where):
     return value
 
 
+def _unknown(where, key: str, known, section: str = "") -> GolfError:
+    pre = f"{section}." if section else ""
+    hint = difflib.get_close_matches(key, list(known), n=1)
+    return GolfError(f"{where(pre + key)}: unknown key '{pre}{key}'"
+                     + (f" (did you mean '{pre}{hint[0]}'?)" if hint else "")
+                     + f"; known{' in ' + section if section else ''}: {', '.join(known)}")
+
+
 def validate(raw: dict, where, *, need_name=True) -> dict:
     """Fill defaults and check every key of one run's config; returns a new dict."""
     if not isinstance(raw, dict):
@@ -186,10 +194,7 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
     out = {}
     for key in raw:
         if key not in SCHEMA:
-            hint = difflib.get_close_matches(str(key), list(SCHEMA), n=1)
-            raise GolfError(f"{where(str(key))}: unknown key '{key}'"
-                            + (f" (did you mean '{hint[0]}'?)" if hint else "")
-                            + f"; known: {', '.join(SCHEMA)}")
+            raise _unknown(where, str(key), SCHEMA)
     for key, spec in SCHEMA.items():
         if isinstance(spec, dict):
             section = raw.get(key) or {}
@@ -197,10 +202,7 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
                 raise GolfError(f"{where(key)}: {key}: expected a mapping, got {section!r}")
             for sub in section:
                 if sub not in spec:
-                    hint = difflib.get_close_matches(str(sub), list(spec), n=1)
-                    raise GolfError(f"{where(f'{key}.{sub}')}: unknown key '{key}.{sub}'"
-                                    + (f" (did you mean '{key}.{hint[0]}'?)" if hint else "")
-                                    + f"; known in {key}: {', '.join(spec)}")
+                    raise _unknown(where, str(sub), spec, key)
             out[key] = {}
             for sub, subspec in spec.items():
                 dotted = f"{key}.{sub}"

@@ -13,7 +13,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-__all__ = ["aligned_zeros", "popcount", "or_row", "rotated", "bfs_one", "merge_parts", "format_pairs", "rng_seed",
+__all__ = ["aligned_zeros", "popcount", "or_row", "rotated", "base_of", "bfs_one", "merge_parts", "format_pairs", "rng_seed",
            "rng_next", "rng_below", "rng_random",
            "OK", "DISCONNECTED", "EXCEEDED"]
 
@@ -197,6 +197,13 @@ def rotated(w, off, n):
     return u
 
 
+@njit(cache=True, inline="always")
+def base_of(v, m):
+    """Base row ``i`` and rotation ``off`` of vertex ``v = off + i`` (``off`` a multiple of m)."""
+    k = v // m
+    return v - k * m, k * m
+
+
 @njit(cache=True)
 def bfs_one(adj, n, src, maxlev, visited, queue):
     """Top-down BFS from ``src`` over the g-symmetric graph with base rows ``adj``.
@@ -227,10 +234,7 @@ def bfs_one(adj, n, src, maxlev, visited, queue):
         level += 1
         end = tail
         for q in range(head, end):
-            v = queue[q]
-            k = v // m
-            i = v - k * m
-            off = k * m
+            i, off = base_of(queue[q], m)
             for j in range(d):
                 w = adj[i, j]
                 if w < 0:

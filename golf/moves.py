@@ -59,6 +59,20 @@ def _slots(u, w, n, m, rows, vals, k):
 
 
 @njit(cache=True)
+def _add_orbit(rows, vals, k, orows, ovals, ok):
+    """Append the ``ok`` slots of another orbit to ``rows/vals[:k]`` unless they are already
+    there (both edges in one orbit); returns the new count."""
+    for p in range(k):
+        if rows[p] == orows[0] and vals[p] == ovals[0]:
+            return k
+    for p in range(ok):
+        rows[k] = orows[p]
+        vals[k] = ovals[p]
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def _find(adj, r, val):
     for j in range(adj.shape[1]):
         if adj[r, j] == val:
@@ -84,30 +98,12 @@ def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo):
     t_v = undo[34:36]
     pos = undo[36:40]
     used = undo[40:44]
-    nr = _slots(a, b, n, m, rr, rv, 0)
-    # the second orbit, unless it is the first one again
-    k2 = _slots(c, e, n, m, t_r, t_v, 0)
-    same = False
-    for p in range(nr):
-        if rr[p] == t_r[0] and rv[p] == t_v[0]:
-            same = True
-    if not same:
-        for p in range(k2):
-            rr[nr] = t_r[p]
-            rv[nr] = t_v[p]
-            nr += 1
-    # the new orbits: both new edges may lie in one orbit (two half orbits merging)
+    # the old orbits (the second may be the first one again) and the new ones (both new edges
+    # may lie in one orbit: two half orbits merging)
+    nr = _add_orbit(rr, rv, _slots(a, b, n, m, rr, rv, 0), t_r, t_v,
+                    _slots(c, e, n, m, t_r, t_v, 0))
     na = _slots(x1, y1, n, m, ar, av, 0)
-    k2 = _slots(x2, y2, n, m, t_r, t_v, 0)
-    same = False
-    for p in range(na):
-        if ar[p] == t_r[0] and av[p] == t_v[0]:
-            same = True
-    if not same:
-        for p in range(k2):
-            ar[na] = t_r[p]
-            av[na] = t_v[p]
-            na += 1
+    na = _add_orbit(ar, av, na, t_r, t_v, _slots(x2, y2, n, m, t_r, t_v, 0))
     if na != nr:
         return False
     # the added slots must be distinct and use the freed rows exactly (same multiset)

@@ -29,7 +29,7 @@ from numba import njit, prange
 
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, CompiledEvaluator, cpu_threads
-from golf.kernels import aligned_zeros, merge_parts, or_row, popcount, rotated
+from golf.kernels import aligned_zeros, base_of, merge_parts, or_row, popcount, rotated
 
 __all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
 
@@ -44,9 +44,7 @@ def _step(adj, n, A, B, r0, r1, counts):
     m = adj.shape[0]
     d = adj.shape[1]
     cw = A.shape[1]
-    k = r0 // m
-    i = r0 - k * m
-    off = k * m
+    i, off = base_of(r0, m)
     cnt = 0
     if cw == 1:  # one word per row: LLVM vectorises across the neighbours (gathers)
         for v in range(r0, r1):
@@ -96,9 +94,7 @@ def _push(adj, n, A, B, front, nf, touched, tlist, chg):
     nt = 0
     for q in range(nf):
         v = front[q]
-        k = v // m
-        i = v - k * m
-        off = k * m
+        i, off = base_of(v, m)
         for j in range(d):
             x = adj[i, j]
             if x < 0:
