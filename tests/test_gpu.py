@@ -79,6 +79,18 @@ def test_grid_kernel_matches_cpu():
     e = symmetric_edges(20000, 4, 30000, np.random.default_rng(1))
     graph = Graph.from_edges(e, n=20000, g=4)
     assert gpu(graph) == cpu(graph)
+    # group-fastest rows (g >= 32), patched after each swap
+    from golf.kernels import rng_seed
+    from golf.moves import new_undo, propose_swap
+
+    graph = random_graph(20000, 4, 100, seed=6)
+    ev = make_evaluator("gpu-bitset", 20000, 4, 100)
+    ref = make_evaluator("bitset", 20000, 4, 100, threads=1)
+    assert ev.mode == "grid" and "group-fastest" in ev.describe()
+    st, undo = rng_seed(8), new_undo()
+    for _ in range(40):
+        propose_swap(graph.adj, 20000, 100, st, undo)
+        assert ev.evaluate(graph) == ref.evaluate(graph)
 
 
 def test_chunk_boundaries_and_tiny():

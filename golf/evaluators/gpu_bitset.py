@@ -76,21 +76,35 @@ __device__ __forceinline__ u64 block_sum(u64 x, u64* red) {
     return red[32];
 }
 
-// patch the base rows: count (row, slot, value) triples
-extern "C" __global__ void patch_adj(int* adj, int d, const int* upd, int count) {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < count) adj[(i64)upd[3 * t] * d + upd[3 * t + 1]] = upd[3 * t + 2];
+// one slot of the base rows, and its group-fastest form (a neighbour x = k*m + i' of base
+// row i is row i'*g + (k + k_i) mod g of vertex k_i*m + i): abase = i'*g, ashift = k
+__device__ __forceinline__ void set_slot(int* adj, int* abase, int* ashift, i64 at, int x,
+                                         int m, int g, int tr) {
+    adj[at] = x;
+    if (tr) {
+        abase[at] = x < 0 ? -1 : (x % m) * g;
+        ashift[at] = x < 0 ? 0 : x / m;
+    }
 }
 
-extern "C" __global__ void patch_adj4(int* adj, int d, int count,
-        int r0, int j0, int v0, int r1, int j1, int v1,
+// patch the base rows: count (row, slot, value) triples
+extern "C" __global__ void patch_adj(int* adj, int* abase, int* ashift, int d, int m, int g,
+                                     int tr, const int* upd, int count) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < count)
+        set_slot(adj, abase, ashift, (i64)upd[3 * t] * d + upd[3 * t + 1], upd[3 * t + 2], m, g,
+                 tr);
+}
+
+extern "C" __global__ void patch_adj4(int* adj, int* abase, int* ashift, int d, int m, int g,
+        int tr, int count, int r0, int j0, int v0, int r1, int j1, int v1,
         int r2, int j2, int v2, int r3, int j3, int v3) {
     int t = threadIdx.x;
     if (t >= count) return;
     int r = t == 0 ? r0 : t == 1 ? r1 : t == 2 ? r2 : r3;
     int j = t == 0 ? j0 : t == 1 ? j1 : t == 2 ? j2 : j3;
     int v = t == 0 ? v0 : t == 1 ? v1 : t == 2 ? v2 : v3;
-    adj[(i64)r * d + j] = v;
+    set_slot(adj, abase, ashift, (i64)r * d + j, v, m, g, tr);
 }
 
 // One block per (graph, chunk): graph = blockIdx.x / nchunk; chunk c covers the source words
@@ -204,10 +218,15 @@ template <> struct Vec<2> {
 // Buffers written during the kernel are read with __ldcg (L2): L1 is not coherent across SMs.
 // While few rows changed, a row reads only the neighbours that did (the others bring no new
 // bit); once a quarter of the rows change, every neighbour is read without the check.
+// With tr (g >= 32), rows are stored group-fastest: row r = i*g + k holds vertex k*m + i, and a
+// warp takes consecutive k of one base vertex i: its lanes share i's adjacency and read the
+// rows i'*g + (k + delta) mod g of a neighbour, consecutive addresses (coalesced) instead of
+// 32 scattered rows. abase[i*d+j] = i'*g and ashift[i*d+j] = delta come precomputed.
 template <int P>
 __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, int lgC, int s0,
         int s1, int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm,
-        i64* out) {
+        i64* out, int g, int tr, const int* __restrict__ abase,
+        const int* __restrict__ ashift) {
     cg::grid_group grid = cg::this_grid();
     const u32 C = 1u << lgC, L = C / P;
     const int lgL = lgC - (P == 2 ? 1 : 0);
@@ -216,14 +235,16 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
     const u32 lane = threadIdx.x & 31u;
     const u32 ns = (u32)(s1 - s0), items = (u32)n << lgL, nfw = ((u32)n + 31u) >> 5;
     for (u32 q = tid; q < items; q += stride) {
-        u32 v = q >> lgL, w = (q & (L - 1)) * P;
-        for (int p = 0; p < P; p++) A[((u64)v << lgC) + w + p] = init_word(v, w + p, (u32)s0, ns);
+        u32 r = q >> lgL, w = (q & (L - 1)) * P, v = r;
+        if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
+        for (int p = 0; p < P; p++) A[((u64)r << lgC) + w + p] = init_word(v, w + p, (u32)s0, ns);
     }
     for (u32 f = tid; f < nfw; f += stride) {  // level 0: the source rows "changed"
         u32 bits = 0;
         for (u32 b = 0; b < 32; b++) {
-            u32 v = f * 32 + b;
-            if (v >= (u32)s0 && v < (u32)s1) bits |= 1u << b;
+            u32 r = f * 32 + b, v = r;
+            if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
+            if (r < (u32)n && v >= (u32)s0 && v < (u32)s1) bits |= 1u << b;
         }
         F[f] = bits;
         F[nfw + f] = 0;
@@ -249,18 +270,35 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
             u32 q = base + lane;
             bool changed = false;
             if (q < items) {
-                u32 v = q >> lgL, w = (q & (L - 1)) * P, i, off;
-                base_of(v, m, sym, i, off);
-                const int* row = adj + (i64)i * d;
+                u32 v = q >> lgL, w = (q & (L - 1)) * P;
                 u64 at = ((u64)v << lgC) + w;
                 Vec<P> a0 = Vec<P>::load(A + at), acc = a0;
-                for (int j = 0; j < d; j++) {
-                    int x = row[j];
-                    if (x >= 0) {
-                        u32 u = (u32)x + off;
-                        if (u >= (u32)n) u -= n;
-                        if (dense || ((__ldcg(Fprev + (u >> 5)) >> (u & 31u)) & 1u))
-                            acc.orr(Vec<P>::load(A + ((u64)u << lgC) + w));
+                if (tr) {  // v is the row i*g + k
+                    u32 i = v / (u32)g, k = v - i * (u32)g;
+                    const int* rb = abase + (i64)i * d;
+                    const int* rs = ashift + (i64)i * d;
+                    for (int j = 0; j < d; j++) {
+                        int b = rb[j];
+                        if (b >= 0) {
+                            u32 kk = k + (u32)rs[j];
+                            if (kk >= (u32)g) kk -= g;
+                            u32 u = (u32)b + kk;
+                            if (dense || ((__ldcg(Fprev + (u >> 5)) >> (u & 31u)) & 1u))
+                                acc.orr(Vec<P>::load(A + ((u64)u << lgC) + w));
+                        }
+                    }
+                } else {
+                    u32 i, off;
+                    base_of(v, m, sym, i, off);
+                    const int* row = adj + (i64)i * d;
+                    for (int j = 0; j < d; j++) {
+                        int x = row[j];
+                        if (x >= 0) {
+                            u32 u = (u32)x + off;
+                            if (u >= (u32)n) u -= n;
+                            if (dense || ((__ldcg(Fprev + (u >> 5)) >> (u & 31u)) & 1u))
+                                acc.orr(Vec<P>::load(A + ((u64)u << lgC) + w));
+                        }
                     }
                 }
                 acc.store(B + at);
@@ -327,8 +365,10 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
 }
 
 #define GRID_ARGS const int* __restrict__ adj, int m, int d, int n, int lgC, int s0, int s1, \
-    int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out
-#define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out
+    int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, \
+    int tr, const int* __restrict__ abase, const int* __restrict__ ashift
+#define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, g, tr, \
+    abase, ashift
 extern "C" __global__ void bitset_grid1(GRID_ARGS) { grid_levels<1>(GRID_PASS); }
 extern "C" __global__ void bitset_grid2(GRID_ARGS) { grid_levels<2>(GRID_PASS); }
 """
@@ -443,6 +483,8 @@ class GpuBitsetEvaluator(Evaluator):
         self._k_patch4 = normal.get_function("patch_adj4")
         self._k_grid = coop.get_function("bitset_grid2" if self.cw >= 2 else "bitset_grid1")
         self._sym = np.int32(1 if g > 1 else 0)
+        # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
+        self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
         if self.mode == "block":
             self._k_block.max_dynamic_shared_size_bytes = 16 * n * self.cw
             self._threads = 1024 if n >= 1024 else max(32, (n + 31) // 32 * 32)
@@ -456,6 +498,11 @@ class GpuBitsetEvaluator(Evaluator):
             self._counters = cp.zeros(6, dtype=cp.uint64)
             self._andm = cp.zeros(self.cw, dtype=cp.uint64)
         self._adj = cp.full((self.batch, self.m, max(d, 1)), -1, dtype=cp.int32)
+        if self._tr:
+            self._abase = cp.full(self._adj.shape, -1, dtype=cp.int32)
+            self._ashift = cp.zeros(self._adj.shape, dtype=cp.int32)
+        else:  # unused: one-element stand-ins (the kernels skip them)
+            self._abase = self._ashift = cp.zeros(1, dtype=cp.int32)
         self._mirror = np.full((self.batch, self.m, max(d, 1)), -2, dtype=np.int32)
         self._maxlev = cp.zeros(self.batch, dtype=cp.int64)
         self._res = cp.zeros((self.batch * self.words, 4), dtype=cp.int64)
@@ -488,15 +535,21 @@ class GpuBitsetEvaluator(Evaluator):
         diff = np.flatnonzero(adjs != mirror)
         if len(diff) == 0:
             return
+        patch_args = (self._adj, self._abase, self._ashift, np.int32(dd), np.int32(self.m),
+                      np.int32(self.g), self._tr)
         if len(diff) > 64 * K:
             self._adj[:K] = cp.asarray(adjs)
+            if self._tr:
+                a = self._adj[:K]
+                self._abase[:K] = cp.where(a >= 0, (a % self.m) * self.g, -1)
+                self._ashift[:K] = cp.where(a >= 0, a // self.m, 0)
         else:
             k, rest = np.divmod(diff, self.m * dd)
             rows = k * self.m + rest // dd
             slots = rest % dd
             vals = adjs.reshape(-1)[diff]
             if len(diff) <= 4:
-                args = [self._adj, np.int32(dd), np.int32(len(diff))]
+                args = list(patch_args) + [np.int32(len(diff))]
                 for t in range(4):
                     if t < len(diff):
                         args += [np.int32(rows[t]), np.int32(slots[t]), np.int32(vals[t])]
@@ -507,7 +560,7 @@ class GpuBitsetEvaluator(Evaluator):
                 upd = cp.asarray(np.stack([rows, slots, vals], 1).astype(np.int32).ravel())
                 count = len(diff)
                 self._k_patch(((count + 255) // 256,), (256,),
-                              (self._adj, np.int32(dd), upd, np.int32(count)))
+                              (*patch_args, upd, np.int32(count)))
         mirror[...] = adjs
 
     # -- evaluation -------------------------------------------------------------------------
@@ -537,11 +590,13 @@ class GpuBitsetEvaluator(Evaluator):
             for c in range(nch):
                 s0 = (w0 + c * self.cw) * 64
                 s1 = min(s0 + self.cw * 64, send)
+                tr = (self._abase[k], self._ashift[k]) if self._tr else (self._abase,
+                                                                          self._ashift)
                 self._k_grid((self._grid_blocks,), (self._threads,),
                              (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg,
                               np.int32(s0), np.int32(s1), self._sym, np.int64(maxlevs[k]),
                               self._A, self._B, self._F, self._counters, self._andm,
-                              self._res[k * nch + c]))
+                              self._res[k * nch + c], np.int32(self.g), self._tr, *tr))
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
     @staticmethod
@@ -586,6 +641,6 @@ class GpuBitsetEvaluator(Evaluator):
         how = (f"shared-memory blocks of {self._threads} threads (chunks narrowed to fill "
                f"{self.sms} SMs)" if self.mode == "block" else
                f"cooperative grid of {self._grid_blocks} x {self._threads} threads, changed-row "
-               f"bitmap")
+               f"bitmap" + (", group-fastest rows" if self._tr else ""))
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "
                 f"{self.nchunks} chunks of {self.cw} words, {how}")
