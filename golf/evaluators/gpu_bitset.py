@@ -277,6 +277,7 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
                     u32 i = v / (u32)g, k = v - i * (u32)g;
                     const int* rb = abase + (i64)i * d;
                     const int* rs = ashift + (i64)i * d;
+#pragma unroll 4
                     for (int j = 0; j < d; j++) {
                         int b = rb[j];
                         if (b >= 0) {
@@ -291,6 +292,7 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
                     u32 i, off;
                     base_of(v, m, sym, i, off);
                     const int* row = adj + (i64)i * d;
+#pragma unroll 4
                     for (int j = 0; j < d; j++) {
                         int x = row[j];
                         if (x >= 0) {
