@@ -59,7 +59,8 @@ def aligned_zeros(shape, dtype, align: int = 4096) -> np.ndarray:
     if size >= _HUGE:
         import mmap
 
-        buf = mmap.mmap(-1, size + _HUGE)
+        # private: a shared anonymous mapping is shmem, which transparent huge pages skip
+        buf = mmap.mmap(-1, size + _HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
         if hasattr(mmap, "MADV_HUGEPAGE"):
             try:
                 buf.madvise(mmap.MADV_HUGEPAGE)
