@@ -71,21 +71,40 @@ def single(cp, args):
 
 
 def variants(cp, args):
-    """Chunk widths of the cooperative kernel on the two big g = 1 cases (one run each)."""
+    """Layouts of the cooperative kernel on the two big g = 1 cases: chunk width, the fraction
+    of changed pieces from which a level is run dense, neighbour rows per load group, and the
+    resident blocks the registers are capped for. Every variant must give the same score."""
     from golf.evaluators import make_evaluator
     from golf.generate import random_graph
 
     rows = []
-    for (n, d, g), widths in (((65536, 6, 1), (8, 16, 32, 64)),
-                              ((1000000, 32, 1), (2, 4, 8, 16, 32))):
+    for (n, d, g), reps, grid in (
+            ((65536, 6, 1), 5, [dict(chunk_words=cw, dense_frac=df, group=G, min_blocks=mb)
+                                for cw in (32, 64) for df in (0, 0.25, 0.5, 0.9)
+                                for G in (2, 4) for mb in (1, 2)]),
+            ((1000000, 32, 1), 1, [dict(chunk_words=32, dense_frac=0, group=4),
+                                   dict(chunk_words=32, dense_frac=0.5, group=4),
+                                   dict(chunk_words=32, dense_frac=0.5, group=2),
+                                   dict(chunk_words=32, dense_frac=0.5, group=4, min_blocks=2),
+                                   dict(chunk_words=16, dense_frac=0.5, group=4),
+                                   dict(chunk_words=64, dense_frac=0.5, group=4)])):
+        if n > args.variants_max_n:
+            continue
         graph = random_graph(n, d, g, seed=1)
-        for cw in widths:
-            ev = make_evaluator("gpu-bitset", n, d, g, chunk_words=cw)
-            if n < 1000000:  # the kernels are compiled by now; big ones are timed once
-                ev.evaluate(graph)
-            t = time.perf_counter()
-            ev.evaluate(graph)
-            row = {"n": n, "d": d, "g": g, "chunk_words": ev.cw, "seconds": time.perf_counter() - t}
+        first = None
+        for opts in grid:
+            ev = make_evaluator("gpu-bitset", n, d, g, **opts)
+            s = ev.evaluate(graph)  # compile
+            times = []
+            for _ in range(reps):
+                t = time.perf_counter()
+                s = ev.evaluate(graph)
+                times.append(time.perf_counter() - t)
+            first = first or s
+            row = {"n": n, "d": d, "g": g, **opts, "chunk_words": ev.cw,
+                   "seconds": float(np.median(times)), "agrees": s == first,
+                   "regs": int(ev._k_grid.attributes["num_regs"]),
+                   "blocks_per_sm": ev.blocks_per_sm}
             rows.append(row)
             log(json.dumps(row))
     return rows
@@ -202,11 +221,15 @@ def markdown(r):
                      f"{', '.join(x['products'])} | {x['median_s'] * 1e3:.2f} ms | "
                      f"{x['min_s'] * 1e3:.2f} ms |")
     if r.get("variants"):
-        lines += ["", "## Chunk width of the cooperative kernel (one evaluation each)", "",
-                  "| (n, d, g) | chunk words | seconds |", "|---|---|---|"]
+        lines += ["", "## Layouts of the cooperative kernel (median of a few evaluations)", "",
+                  "| (n, d, g) | chunk words | dense from | group | min blocks | registers | "
+                  "blocks/SM | seconds | same score |", "|---|---|---|---|---|---|---|---|---|"]
         for x in r["variants"]:
             lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['chunk_words']} | "
-                         f"{x['seconds']:.4g} |")
+                         f"{x.get('dense_frac', '-')} | {x.get('group', '-')} | "
+                         f"{x.get('min_blocks', 1)} | {x.get('regs', '-')} | "
+                         f"{x.get('blocks_per_sm', '-')} | {x['seconds']:.4g} | "
+                         f"{x.get('agrees', '-')} |")
     lines += ["", "## K chains scored per launch vs one chain, (1024, 8, 8), equal time", "",
               "| chains | evaluations/s | best D | best ASPL |", "|---|---|---|---|"]
     for x in r["chains"]:
@@ -223,6 +246,7 @@ def main(argv=None):
     p.add_argument("--parts", default="single,batched,seidel,chains")
     p.add_argument("--chain-ks", default="1,64")
     p.add_argument("--chain-seconds", type=float, default=15.0)
+    p.add_argument("--variants-max-n", type=int, default=10**7)
     args = p.parse_args(argv)
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])

@@ -93,6 +93,21 @@ def test_grid_kernel_matches_cpu():
         assert ev.evaluate(graph) == ref.evaluate(graph)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_grid_kernel_on_small_graphs_every_path(seed):
+    """The cooperative kernel forced on small graphs: sparse levels (only changed pieces and
+    neighbours), dense levels (groups of 2 or 4 rows, stopping when full), the switch
+    between them, pieces of 1 to 8 words, capped registers."""
+    variants = [dict(dense_frac=0), dict(dense_frac=0.5, piece=2), dict(dense_frac=2),
+                dict(dense_frac=0.1, group=2, piece=8), dict(dense_frac=0, group=4, min_blocks=1),
+                dict(dense_frac=0.3, group=2, piece=4), dict(dense_frac=2, piece=8, group=2)]
+    for k, graph in enumerate(random_graphs(24, 100 + seed, max_m=1100)):
+        want = cpu(graph)
+        for cw in (1, 2, 4, 8, 16):
+            opts = variants[(k + cw) % len(variants)]
+            assert gpu(graph, kernel="grid", chunk_words=cw, **opts) == want, (graph, cw, opts)
+
+
 def test_chunk_boundaries_and_tiny():
     for m in (1, 2, 3, 63, 64, 65, 127, 128, 129, 300):
         for g in (1, 2, 3):

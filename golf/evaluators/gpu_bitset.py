@@ -12,10 +12,11 @@ Two kernels, chosen by size:
 * ``bitset_block``: one thread block per (graph, column chunk), both bit matrices in shared
   memory, ``__syncthreads`` between levels. Used when ``2 n C 8`` bytes fit a block's shared
   memory; a batch of ``K`` graphs is ``K x chunks`` blocks in one launch (``evaluate_many``).
-* ``bitset_grid``: one cooperative grid per column chunk, the matrices in global memory sized
-  to stay in L2, ``grid.sync()`` between levels. Consecutive threads take consecutive words of
-  a row (coalesced). A bitmap of the rows that changed at the last level lets a row skip the
-  neighbours that did not (they bring no new bit): the first levels touch few rows.
+* ``bitset_grid``: one cooperative grid per column chunk, the matrices in global memory,
+  ``grid.sync()`` between levels. Consecutive threads take consecutive words of a row
+  (coalesced). Bitmaps of the pieces of rows that changed at the last level let the early
+  levels skip every piece that cannot change and read only the neighbours that changed; on
+  the dense levels a piece stops reading neighbours once it is full (the last levels).
 
 Exact: it returns the same ``[ecc, dist_sum, n_at_ecc, status]`` as the CPU backends, and the
 tests compare it with them on many graphs.
@@ -23,6 +24,7 @@ tests compare it with them on many graphs.
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -190,7 +192,7 @@ _GRID_SOURCE = _COMMON + r"""
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 
-// P words of a row per thread (P = 2: one 16-byte load per neighbour row)
+// P words of a row per thread (P >= 2: P/2 16-byte loads per neighbour row)
 template <int P> struct Vec;
 template <> struct Vec<1> {
     u64 x;
@@ -199,141 +201,250 @@ template <> struct Vec<1> {
     __device__ void orr(const Vec& o) { x |= o.x; }
     __device__ int popc() const { return __popcll(x); }
     __device__ bool ne(const Vec& o) const { return x != o.x; }
+    __device__ bool full() const { return x == ~0ULL; }
+    __device__ static Vec zero() { Vec r; r.x = 0ULL; return r; }
 };
-template <> struct Vec<2> {
-    ulonglong2 x;
+template <int P> struct Vec {  // P = 2, 4, 8: P/2 16-byte loads
+    ulonglong2 x[P / 2];
     __device__ static Vec load(const u64* p) {
-        Vec r; r.x = __ldcg(reinterpret_cast<const ulonglong2*>(p)); return r;
+        Vec r;
+#pragma unroll
+        for (int h = 0; h < P / 2; h++)
+            r.x[h] = __ldcg(reinterpret_cast<const ulonglong2*>(p) + h);
+        return r;
     }
-    __device__ void store(u64* p) const { *reinterpret_cast<ulonglong2*>(p) = x; }
-    __device__ void orr(const Vec& o) { x.x |= o.x.x; x.y |= o.x.y; }
-    __device__ int popc() const { return __popcll(x.x) + __popcll(x.y); }
-    __device__ bool ne(const Vec& o) const { return x.x != o.x.x || x.y != o.x.y; }
+    __device__ void store(u64* p) const {
+#pragma unroll
+        for (int h = 0; h < P / 2; h++) reinterpret_cast<ulonglong2*>(p)[h] = x[h];
+    }
+    __device__ void orr(const Vec& o) {
+#pragma unroll
+        for (int h = 0; h < P / 2; h++) { x[h].x |= o.x[h].x; x[h].y |= o.x[h].y; }
+    }
+    __device__ int popc() const {
+        int c = 0;
+#pragma unroll
+        for (int h = 0; h < P / 2; h++) c += __popcll(x[h].x) + __popcll(x[h].y);
+        return c;
+    }
+    __device__ bool ne(const Vec& o) const {
+        bool r = false;
+#pragma unroll
+        for (int h = 0; h < P / 2; h++) r |= x[h].x != o.x[h].x || x[h].y != o.x[h].y;
+        return r;
+    }
+    __device__ bool full() const {
+        u64 a = ~0ULL;
+#pragma unroll
+        for (int h = 0; h < P / 2; h++) a &= x[h].x & x[h].y;
+        return a == ~0ULL;
+    }
+    __device__ static Vec zero() {
+        Vec r;
+#pragma unroll
+        for (int h = 0; h < P / 2; h++) { r.x[h].x = 0ULL; r.x[h].y = 0ULL; }
+        return r;
+    }
 };
 
-// A, B: n*C words each; F: three bitmaps of n bits (rows changed at levels L-1, L, and one
-// being cleared); counters[6]: per-level popcounts [0..2] and changed rows [3..5] (three of
-// each, rotating, so that clearing never races with a level still reading); andm[C] scratch;
-// out[4] the result. A thread takes P consecutive words of a row: L = C/P threads a row.
-// Buffers written during the kernel are read with __ldcg (L2): L1 is not coherent across SMs.
-// While few rows changed, a row reads only the neighbours that did (the others bring no new
-// bit); once a quarter of the rows change, every neighbour is read without the check.
-// With tr (g >= 32), rows are stored group-fastest: row r = i*g + k holds vertex k*m + i, and a
-// warp takes consecutive k of one base vertex i: its lanes share i's adjacency and read the
-// rows i'*g + (k + delta) mod g of a neighbour, consecutive addresses (coalesced) instead of
-// 32 scattered rows. abase[i*d+j] = i'*g and ashift[i*d+j] = delta come precomputed.
-template <int P>
+// Neighbour j of the row a thread works on, as a row index of the matrices (-1: empty slot).
+// Plain rows: vertex x + off of base row i (v = off + i). Group-fastest rows (tr, g >= 32):
+// row r = i*g + k holds vertex k*m + i, and a warp takes consecutive k of one base vertex i,
+// so its lanes share i's adjacency and read rows i'*g + (k + delta) mod g of a neighbour:
+// consecutive addresses (coalesced) instead of 32 scattered rows; abase[i*d+j] = i'*g and
+// ashift[i*d+j] = delta come precomputed.
+struct Nbrs {
+    const int* a; const int* s; u32 k, g, off, n; int tr;
+    __device__ Nbrs(u32 r, const int* adj, const int* abase, const int* ashift, int m, int d,
+                    int nn, int sym, int gg, int t) : g((u32)gg), n((u32)nn), tr(t) {
+        if (tr) {
+            u32 i = r / g; k = r - i * g; off = 0;
+            a = abase + (i64)i * d; s = ashift + (i64)i * d;
+        } else {
+            u32 i; base_of(r, (u32)m, sym, i, off); k = 0;
+            a = adj + (i64)i * d; s = a;
+        }
+    }
+    __device__ __forceinline__ int operator()(int j) const {
+        int x = a[j];
+        if (x < 0) return -1;
+        u32 u;
+        if (tr) { u32 kk = k + (u32)s[j]; if (kk >= g) kk -= g; u = (u32)x + kk; }
+        else { u = (u32)x + off; if (u >= n) u -= n; }
+        return (int)u;
+    }
+};
+
+__device__ __forceinline__ bool bit(const u32* F, u64 q) {
+    return (__ldcg(F + (q >> 5)) >> (q & 31u)) & 1u;
+}
+
+__device__ __forceinline__ int lg_of(int P) { return P == 8 ? 3 : P == 4 ? 2 : P == 2 ? 1 : 0; }
+
+// One level over all pieces of P words: B = A | OR of the neighbours' A. A thread takes one
+// piece of a row: item q = row*L + piece, L = C/P, consecutive threads on consecutive pieces
+// (coalesced). Adds the newly reached bits to local.
+//
+// Sparse levels (DENSE false): F bitmaps over the items mark the pieces that changed at the
+// last level (Fprev) and at this one (Fcur; a warp owns one word of it, its 32 items, and
+// writes it with one store, so nothing is cleared). A piece whose own bits and whose
+// neighbours' pieces did not change at the last level has the same value now as two levels
+// ago, already in B: it is skipped (no read, no write); a piece that is read ORs in only the
+// neighbours that changed (the others bring no new bit). Invariant: after a level the buffer
+// written holds every row's value at that level.
+// Dense levels: every piece reads its neighbours, G rows in flight at a time, and stops once
+// it is full (the last levels fill the rows after a few neighbours); no bitmaps. With
+// full_first (most bits reached), a full piece reads no neighbour at all.
+template <int P, int G, bool DENSE>
+__device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, int lgC, int sym,
+        const u64* A, u64* B, const u32* Fprev, u32* Fcur, int g, int tr, const int* abase,
+        const int* ashift, u32 warp_base, u32 lane, u32 stride, bool full_first, u64& local,
+        u64& changed_n) {
+    const int lgL = lgC - lg_of(P);
+    const u32 L = 1u << lgL, items = (u32)n << lgL;
+    for (u32 base = warp_base; base < items; base += stride) {
+        u32 q = base + lane;
+        bool changed = false;
+        if (q < items) {
+            u32 v = q >> lgL, piece = q & (L - 1);
+            u64 at = ((u64)v << lgC) + piece * P;
+            Nbrs nb(v, adj, abase, ashift, m, d, n, sym, g, tr);
+            Vec<P> a0, acc;
+            bool have = DENSE;
+            if (DENSE) {  // a0 and the first G rows in flight together, then G at a time
+                a0 = Vec<P>::load(A + at);  // (near the end, most pieces are full already)
+                acc = a0;
+                for (int j0 = 0; j0 < d && !(full_first && j0 == 0 && acc.full()); j0 += G) {
+                    Vec<P> t[G];
+#pragma unroll
+                    for (int jj = 0; jj < G; jj++) {
+                        int u = j0 + jj < d ? nb(j0 + jj) : -1;
+                        t[jj] = u >= 0 ? Vec<P>::load(A + ((u64)u << lgC) + piece * P)
+                                       : Vec<P>::zero();
+                    }
+#pragma unroll
+                    for (int jj = 0; jj < G; jj++) acc.orr(t[jj]);
+                    if (acc.full()) break;
+                }
+            } else {  // G bitmap checks, then the loads of the changed rows, in flight
+                bool own = bit(Fprev, q);
+                acc = Vec<P>::zero();
+                for (int j0 = 0; j0 < d; j0 += G) {
+                    int u[G];
+                    bool c[G];
+#pragma unroll
+                    for (int jj = 0; jj < G; jj++) u[jj] = j0 + jj < d ? nb(j0 + jj) : -1;
+#pragma unroll
+                    for (int jj = 0; jj < G; jj++)
+                        c[jj] = u[jj] >= 0 && bit(Fprev, ((u64)u[jj] << lgL) + piece);
+#pragma unroll
+                    for (int jj = 0; jj < G; jj++) {
+                        if (c[jj]) {
+                            acc.orr(Vec<P>::load(A + ((u64)u[jj] << lgC) + piece * P));
+                            have = true;
+                        }
+                    }
+                }
+                if (have || own) {
+                    a0 = Vec<P>::load(A + at);
+                    acc.orr(a0);
+                    have = true;
+                }
+            }
+            if (have) {
+                acc.store(B + at);
+                local += acc.popc() - a0.popc();
+                changed = !DENSE && acc.ne(a0);
+            }
+        }
+        if (!DENSE) {
+            u32 bal = __ballot_sync(FULL, changed);
+            if (lane == 0) Fcur[base >> 5] = bal;
+            changed_n += __popc(bal);
+        }
+    }
+}
+
+// A, B: n*C words each; F: two bitmaps over the sparse pieces (PS words); counters[6]:
+// per-level sums of newly reached bits [0..2] and of changed pieces [3..5] (three of each,
+// rotating, so that clearing never races with a level still reading); andm[C] scratch;
+// out[4] the result. Sparse levels take pieces of PS words (fewer items to check), dense ones
+// of PD words (more loads in flight, finer early stop); once dense_at pieces change at a
+// level, the rest is dense. Buffers written during the kernel are read with __ldcg (L2): L1
+// is not coherent across SMs.
+template <int PS, int PD, int G>
 __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, int lgC, int s0,
         int s1, int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm,
         i64* out, int g, int tr, const int* __restrict__ abase,
-        const int* __restrict__ ashift) {
+        const int* __restrict__ ashift, i64 dense_at) {
     cg::grid_group grid = cg::this_grid();
-    const u32 C = 1u << lgC, L = C / P;
-    const int lgL = lgC - (P == 2 ? 1 : 0);
+    const u32 C = 1u << lgC;
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
     const u32 stride = gridDim.x * blockDim.x;
     const u32 lane = threadIdx.x & 31u;
-    const u32 ns = (u32)(s1 - s0), items = (u32)n << lgL, nfw = ((u32)n + 31u) >> 5;
-    for (u32 q = tid; q < items; q += stride) {
-        u32 r = q >> lgL, w = (q & (L - 1)) * P, v = r;
+    const u32 warp_base = tid - lane;
+    const int lgLs = lgC - lg_of(PS);
+    const u32 ns = (u32)(s1 - s0), items = (u32)n << lgLs, nfw = (items + 31u) >> 5;
+    const u64 words = (u64)n << lgC;
+    // both buffers hold the start (consecutive threads on consecutive words) ...
+    for (u64 x = tid; x < words; x += stride) {
+        u32 r = (u32)(x >> lgC), v = r;
         if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
-        for (int p = 0; p < P; p++) A[((u64)r << lgC) + w + p] = init_word(v, w + p, (u32)s0, ns);
+        u64 word = init_word(v, (u32)x & (C - 1), (u32)s0, ns);
+        A[x] = word;
+        B[x] = word;
     }
-    for (u32 f = tid; f < nfw; f += stride) {  // level 0: the source rows "changed"
-        u32 bits = 0;
-        for (u32 b = 0; b < 32; b++) {
-            u32 r = f * 32 + b, v = r;
-            if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
-            if (r < (u32)n && v >= (u32)s0 && v < (u32)s1) bits |= 1u << b;
-        }
-        F[f] = bits;
-        F[nfw + f] = 0;
-        F[2 * nfw + f] = 0;
+    // ... and level 0 "changed" the sparse pieces holding a source's own bit
+    for (u32 base = warp_base; base < items; base += stride) {
+        u32 q = base + lane, r = q >> lgLs, v = r;
+        if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
+        bool src = q < items && v >= (u32)s0 && v < (u32)s1 &&
+                   ((v - (u32)s0) >> 6) / PS == (q & ((1u << lgLs) - 1));
+        u32 bal = __ballot_sync(FULL, src);
+        if (lane == 0) F[base >> 5] = bal;
     }
     if (tid < 6) counters[tid] = 0;
     if (tid < C) andm[tid] = ~0ULL;
+    __shared__ u64 blk[2], sums[2];
+    if (threadIdx.x == 0) { blk[0] = 0; blk[1] = 0; }
     grid.sync();
     i64 total = ((i64)n << lgC) * 64, reached = ns + (i64)n * ((i64)C * 64 - ns);
     i64 dist = total - reached, level = 0;
     int status = ST_OK;
-    bool dense = 4u * ns >= (u32)n;
-    const u32 warp_base = tid - lane;
+    bool dense = dense_at <= 0;
     while (reached < total) {
         if (maxlev > 0 && level == maxlev) { status = ST_EXCEEDED; break; }
         level++;
-        const u32* Fprev = F + ((level - 1) % 3) * nfw;
-        u32* Fcur = F + (level % 3) * nfw;
-        u32* Fclear = F + ((level + 1) % 3) * nfw;  // rows of level-2, last read at level-1
-        for (u32 f = tid; f < nfw; f += stride) Fclear[f] = 0;
-        u64 local = 0, changed_rows = 0;
-        for (u32 base = warp_base; base < items; base += stride) {
-            u32 q = base + lane;
-            bool changed = false;
-            if (q < items) {
-                u32 v = q >> lgL, w = (q & (L - 1)) * P;
-                u64 at = ((u64)v << lgC) + w;
-                Vec<P> a0 = Vec<P>::load(A + at), acc = a0;
-                if (tr) {  // v is the row i*g + k
-                    u32 i = v / (u32)g, k = v - i * (u32)g;
-                    const int* rb = abase + (i64)i * d;
-                    const int* rs = ashift + (i64)i * d;
-#pragma unroll 4
-                    for (int j = 0; j < d; j++) {
-                        int b = rb[j];
-                        if (b >= 0) {
-                            u32 kk = k + (u32)rs[j];
-                            if (kk >= (u32)g) kk -= g;
-                            u32 u = (u32)b + kk;
-                            if (dense || ((__ldcg(Fprev + (u >> 5)) >> (u & 31u)) & 1u))
-                                acc.orr(Vec<P>::load(A + ((u64)u << lgC) + w));
-                        }
-                    }
-                } else {
-                    u32 i, off;
-                    base_of(v, m, sym, i, off);
-                    const int* row = adj + (i64)i * d;
-#pragma unroll 4
-                    for (int j = 0; j < d; j++) {
-                        int x = row[j];
-                        if (x >= 0) {
-                            u32 u = (u32)x + off;
-                            if (u >= (u32)n) u -= n;
-                            if (dense || ((__ldcg(Fprev + (u >> 5)) >> (u & 31u)) & 1u))
-                                acc.orr(Vec<P>::load(A + ((u64)u << lgC) + w));
-                        }
-                    }
-                }
-                acc.store(B + at);
-                local += acc.popc();
-                changed = acc.ne(a0);
-            }
-            // mark the changed rows, one store or atomic per warp (L is a power of two)
-            u32 bal = __ballot_sync(FULL, changed);
-            if (lane == 0 && bal) {
-                u32 v0 = base >> lgL;
-                u32 rows;
-                if (L == 1) {
-                    rows = bal;
-                    Fcur[v0 >> 5] = rows;  // the warp owns this whole word
-                } else if (L < 32) {
-                    rows = 0;
-                    u32 grp = (1u << L) - 1u;
-                    for (u32 r = 0; r < 32 / L; r++)
-                        if ((bal >> (r * L)) & grp) rows |= 1u << r;
-                    atomicOr(Fcur + (v0 >> 5), rows << (v0 & 31u));
-                } else {  // the warp holds 32 pieces of one row
-                    atomicOr(Fcur + (v0 >> 5), 1u << (v0 & 31u));
-                    rows = (base & (L - 1)) == 0 ? 1u : 0u;  // counted by its first warp
-                }
-                changed_rows += __popc(rows);
-            }
-        }
+        u64 local = 0, changed_n = 0;
+        if (dense)
+            level_pass<PD, G, true>(adj, m, d, n, lgC, sym, A, B, F, F, g, tr, abase, ashift,
+                                    warp_base, lane, stride, 10 * reached >= 9 * total, local,
+                                    changed_n);
+        else
+            level_pass<PS, G, false>(adj, m, d, n, lgC, sym, A, B,
+                                     F + ((level - 1) & 1) * nfw, F + (level & 1) * nfw, g, tr,
+                                     abase, ashift, warp_base, lane, stride, false, local,
+                                     changed_n);
+        // per warp, per block in shared memory, one global atomic per block; after the
+        // barrier one thread a block reads the sums for all of them
         for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(FULL, local, o);
-        if (lane == 0 && local) atomicAdd(counters + level % 3, local);
-        if (lane == 0 && changed_rows) atomicAdd(counters + 3 + level % 3, changed_rows);
+        if (lane == 0 && local) atomicAdd(&blk[0], local);
+        if (lane == 0 && changed_n) atomicAdd(&blk[1], changed_n);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (blk[0]) atomicAdd(counters + level % 3, blk[0]);
+            if (blk[1]) atomicAdd(counters + 3 + level % 3, blk[1]);
+        }
         grid.sync();
-        i64 cnt = (i64)__ldcg(counters + level % 3);
-        if (!dense) dense = 4ull * __ldcg(counters + 3 + level % 3) >= (u64)n;
+        if (threadIdx.x == 0) {
+            blk[0] = 0;
+            blk[1] = 0;
+            sums[0] = __ldcg(counters + level % 3);
+            sums[1] = __ldcg(counters + 3 + level % 3);
+        }
+        __syncthreads();
+        i64 cnt = reached + (i64)sums[0];
+        if (!dense) dense = (i64)sums[1] >= dense_at;
         if (cnt == reached) { status = ST_DISCONNECTED; break; }
         reached = cnt;
         dist += total - reached;
@@ -344,15 +455,9 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
     }
     i64 n_at = 0;
     if (status == ST_OK && level > 0) {   // columns not yet full one level before the last
-        u32 wbase = (tid & (L - 1)) * P;
-        u64 acc[P];
-        for (int p = 0; p < P; p++) acc[p] = ~0ULL;
-        for (u32 q = tid; q < items; q += stride) {
-            u64 at = ((u64)(q >> lgL) << lgC) + wbase;
-            for (int p = 0; p < P; p++) acc[p] &= __ldcg(B + at + p);
-        }
-        for (int p = 0; p < P; p++)
-            if (acc[p] != ~0ULL) atomicAnd(andm + wbase + p, acc[p]);
+        u64 acc = ~0ULL;                  // (the stride is a multiple of C: one column a thread)
+        for (u64 x = tid; x < words; x += stride) acc &= __ldcg(B + x);
+        if (acc != ~0ULL) atomicAnd(andm + (tid & (C - 1)), acc);
         grid.sync();
         if (tid == 0) for (u32 w = 0; w < C; w++) n_at += __popcll(~__ldcg(andm + w));
     } else if (status == ST_OK) {
@@ -368,11 +473,22 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
 
 #define GRID_ARGS const int* __restrict__ adj, int m, int d, int n, int lgC, int s0, int s1, \
     int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, \
-    int tr, const int* __restrict__ abase, const int* __restrict__ ashift
+    int tr, const int* __restrict__ abase, const int* __restrict__ ashift, i64 dense_at
 #define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, g, tr, \
-    abase, ashift
-extern "C" __global__ void bitset_grid1(GRID_ARGS) { grid_levels<1>(GRID_PASS); }
-extern "C" __global__ void bitset_grid2(GRID_ARGS) { grid_levels<2>(GRID_PASS); }
+    abase, ashift, dense_at
+#ifndef GRID_MINB
+#define GRID_MINB 1
+#endif
+#define GRID_KERNEL(PS, PD, G) extern "C" __global__ void __launch_bounds__(256, GRID_MINB) \
+    bitset_grid##PS##_##PD##_##G(GRID_ARGS) { grid_levels<PS, PD, G>(GRID_PASS); }
+GRID_KERNEL(1, 1, 2)
+GRID_KERNEL(1, 1, 4)
+GRID_KERNEL(2, 2, 2)
+GRID_KERNEL(2, 2, 4)
+GRID_KERNEL(4, 2, 2)
+GRID_KERNEL(4, 2, 4)
+GRID_KERNEL(8, 2, 2)
+GRID_KERNEL(8, 2, 4)
 """
 
 
@@ -414,16 +530,18 @@ def select_device(cp, device=None, comm=None) -> int:
 _MODULES: dict = {}
 
 
-def _modules(cp):
+def _modules(cp, min_blocks=1):
     """(normal module, cooperative module) for the current device. Separate modules: CuPy
     launches every kernel of a cooperative module cooperatively, which caps its grid at the
-    resident blocks -- wrong for the one-block-per-graph kernel."""
-    dev = cp.cuda.Device().id
-    if dev not in _MODULES:
-        _MODULES[dev] = (cp.RawModule(code=_BLOCK_SOURCE, options=("-std=c++17",)),
-                         cp.RawModule(code=_GRID_SOURCE, options=("-std=c++17",),
+    resident blocks -- wrong for the one-block-per-graph kernel. ``min_blocks``: resident
+    blocks of 256 threads per SM the grid kernels' registers are capped for."""
+    key = (cp.cuda.Device().id, int(min_blocks))
+    if key not in _MODULES:
+        _MODULES[key] = (cp.RawModule(code=_BLOCK_SOURCE, options=("-std=c++17",)),
+                         cp.RawModule(code=_GRID_SOURCE,
+                                      options=("-std=c++17", f"-DGRID_MINB={int(min_blocks)}"),
                                       enable_cooperative_groups=True))
-    return _MODULES[dev]
+    return _MODULES[key]
 
 
 def _pow2_floor(x: int) -> int:
@@ -438,13 +556,26 @@ class GpuBitsetEvaluator(Evaluator):
     device : int, optional — the GPU (default: GPU 0, or one per MPI rank on a node)
     chunk_words : int, optional — column chunk (rounded down to a power of two)
     batch : int — graphs per :meth:`evaluate_many` launch that buffers are sized for
+    kernel : ``"auto"`` (shared-memory blocks where the matrices fit, else the grid),
+        ``"block"`` or ``"grid"`` — to force one (tests, measurements)
+    dense_frac : float — the grid kernel stops checking which neighbours changed once this
+        fraction of the pieces changed at a level (0: never check; above 1: always check)
+    group : int — neighbour rows loaded together (2 or 4; default by d)
+    piece : int — words of a row one thread of the grid kernel takes on sparse levels
+        (1, 2, 4, 8; dense levels take 2)
+    min_blocks : int — resident 256-thread blocks per SM the grid kernel is compiled for
+        (caps its registers; 1 = no cap; default 4)
     """
 
     name = "gpu-bitset"
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
+    DENSE_FRAC = 0.5
+    PIECE = 8
+    MIN_BLOCKS = 4
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
-                 threads=None):
+                 threads=None, kernel="auto", dense_frac=None, group=None, min_blocks=None,
+                 piece=None):
         super().__init__(n, d, g, comm=comm)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
@@ -464,7 +595,11 @@ class GpuBitsetEvaluator(Evaluator):
         # reads are paid once for more sources and every 16-byte load is used in full:
         # (1000000,32,1) 16.2 s with 2-word chunks, 8.1 s with 4, 5.3 s with 16, 5.0 s with 32;
         # (65536,6,1) 18.9 ms with 8, 9.3 ms with 32, 8.9 ms with 64.
-        if 16 * n <= self.SMEM_BYTES:
+        if kernel not in ("auto", "block", "grid"):
+            raise GolfError(f"gpu-bitset kernel must be auto, block or grid, not {kernel!r}")
+        if kernel == "block" and 16 * n > self.SMEM_BYTES:
+            raise GolfError(f"n = {n} is too big for the shared-memory kernel")
+        if kernel == "block" or (kernel == "auto" and 16 * n <= self.SMEM_BYTES):
             self.mode = "block"
             cw = min(64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
         else:
@@ -479,11 +614,19 @@ class GpuBitsetEvaluator(Evaluator):
         self.cw = max(1, cw)
         self.nchunks = -(-words // self.cw)
         self.batch = max(1, int(batch))
-        normal, coop = _modules(cp)
+        normal, coop = _modules(cp, min_blocks or self.MIN_BLOCKS)
         self._k_block = normal.get_function("bitset_block")
         self._k_patch = normal.get_function("patch_adj")
         self._k_patch4 = normal.get_function("patch_adj4")
-        self._k_grid = coop.get_function("bitset_grid2" if self.cw >= 2 else "bitset_grid1")
+        self.group = int(group) if group else (2 if d <= 8 else 4)
+        if self.group not in (2, 4):
+            raise GolfError(f"gpu-bitset group must be 2 or 4, not {group}")
+        self.piece = min(self.cw, int(piece) if piece else self.PIECE)
+        if self.piece not in (1, 2, 4, 8):
+            raise GolfError(f"gpu-bitset piece must be 1, 2, 4 or 8 words, not {piece}")
+        self._k_grid = coop.get_function(
+            f"bitset_grid{self.piece}_{min(2, self.piece)}_{self.group}")
+        self.dense_frac = self.DENSE_FRAC if dense_frac is None else float(dense_frac)
         self._sym = np.int32(1 if g > 1 else 0)
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
@@ -496,7 +639,9 @@ class GpuBitsetEvaluator(Evaluator):
             per = n * self.cw
             self._A = cp.zeros(per, dtype=cp.uint64)
             self._B = cp.zeros(per, dtype=cp.uint64)
-            self._F = cp.zeros(3 * ((n + 31) // 32), dtype=cp.uint32)
+            items = n * (self.cw // self.piece)
+            self._F = cp.zeros(2 * ((items + 31) // 32), dtype=cp.uint32)
+            self._dense_at = np.int64(min(items + 1, math.ceil(self.dense_frac * items)))
             self._counters = cp.zeros(6, dtype=cp.uint64)
             self._andm = cp.zeros(self.cw, dtype=cp.uint64)
         self._adj = cp.full((self.batch, self.m, max(d, 1)), -1, dtype=cp.int32)
@@ -598,7 +743,8 @@ class GpuBitsetEvaluator(Evaluator):
                              (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg,
                               np.int32(s0), np.int32(s1), self._sym, np.int64(maxlevs[k]),
                               self._A, self._B, self._F, self._counters, self._andm,
-                              self._res[k * nch + c], np.int32(self.g), self._tr, *tr))
+                              self._res[k * nch + c], np.int32(self.g), self._tr, *tr,
+                              self._dense_at))
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
     @staticmethod
@@ -642,7 +788,9 @@ class GpuBitsetEvaluator(Evaluator):
         w0, w1 = self.unit_range
         how = (f"shared-memory blocks of {self._threads} threads (chunks narrowed to fill "
                f"{self.sms} SMs)" if self.mode == "block" else
-               f"cooperative grid of {self._grid_blocks} x {self._threads} threads, changed-row "
-               f"bitmap" + (", group-fastest rows" if self._tr else ""))
+               f"cooperative grid of {self._grid_blocks} x {self._threads} threads, changed-piece "
+               f"bitmaps, {self.piece}-word sparse pieces, dense from {self.dense_frac:g}, groups of "
+               f"{self.group}"
+               + (", group-fastest rows" if self._tr else ""))
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "
                 f"{self.nchunks} chunks of {self.cw} words, {how}")
