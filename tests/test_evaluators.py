@@ -111,19 +111,22 @@ def test_disconnected_on_every_backend(n, edges, g):
 
 
 # -- random graphs: regular and not, symmetric and not --------------------------------------
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 90), density=st.floats(0.2, 3.0))
-def test_random_nonsymmetric_graphs_match_networkx(seed, n, density):
-    rng = np.random.default_rng(seed)
-    edges = symmetric_edges(n, 1, max(1, int(density * n)), rng)
+def check_against_networkx(n, edges, g):
+    """Every backend agrees, and with the networkx reference (status 1 when disconnected)."""
     if len(edges) == 0:
         return
-    graph = graph_from(n, edges)
-    d, total, per, status = assert_all_agree(graph)
+    d, total, per, status = assert_all_agree(graph_from(n, edges, g))
     want = apsp_score(n, edges)
     if want is None:
         assert status == 1
     else:
         assert (d, total, per) == want
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 90), density=st.floats(0.2, 3.0))
+def test_random_nonsymmetric_graphs_match_networkx(seed, n, density):
+    rng = np.random.default_rng(seed)
+    check_against_networkx(n, symmetric_edges(n, 1, max(1, int(density * n)), rng), 1)
 
 
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 40), g=st.integers(2, 7),
@@ -131,16 +134,7 @@ def test_random_nonsymmetric_graphs_match_networkx(seed, n, density):
 def test_random_symmetric_graphs_match_networkx(seed, m, g, orbits, halves):
     n = m * g
     rng = np.random.default_rng(seed)
-    edges = symmetric_edges(n, g, orbits, rng, half_orbits=halves)
-    if len(edges) == 0:
-        return
-    graph = graph_from(n, edges, g)
-    d, total, per, status = assert_all_agree(graph)
-    want = apsp_score(n, edges)
-    if want is None:
-        assert status == 1
-    else:
-        assert (d, total, per) == want
+    check_against_networkx(n, symmetric_edges(n, g, orbits, rng, half_orbits=halves), g)
 
 
 @given(seed=st.integers(0, 2**32 - 1), data=st.data())
