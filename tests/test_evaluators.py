@@ -266,3 +266,16 @@ def test_auto_under_mpi_weighs_the_work_units():
     assert choose_backend(1_000_000, 32, 25_000, 1, ranks=2)[0] == "bitset"
     name, why = choose_backend(65536, 6, 1, 1, ranks=64)
     assert name == "bitset" and "16 per rank" in why
+
+
+def test_chunk_width_rule():
+    from golf.evaluators.bitset import choose_chunk_words
+
+    l3 = 32 << 20
+    assert choose_chunk_words(4096, 64, 1, l3_bytes=l3) == 16           # fits: widest
+    assert choose_chunk_words(65536, 1024, 2, l3_bytes=l3) == 4         # 4 words fit in L3
+    assert choose_chunk_words(65536, 1024, 1, l3_bytes=l3) == 8         # 8 words fit
+    assert choose_chunk_words(1000000, 15625, 1, l3_bytes=l3) == 8      # never fits: full lines
+    assert choose_chunk_words(10000, 3, 2, l3_bytes=l3) == 2            # a chunk per worker
+    assert choose_chunk_words(1000000, 15625, 1, memory_bytes=64 << 20, l3_bytes=l3) == 4
+    assert choose_chunk_words(65536, 1, 2, l3_bytes=l3) == 1            # no wider than words

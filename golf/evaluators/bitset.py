@@ -328,15 +328,23 @@ def choose_chunk_words(n: int, words: int, workers: int, memory_bytes: int | Non
                        l3_bytes: int | None = None) -> int:
     """Chunk width in 64-bit words.
 
-    Measured on AMD Zen 4 (results/bench/chunk_sweep.md): 16 words per row (two AVX-512 loads
-    per neighbour) is the sweet spot while every worker's two matrices together stay within
-    half the L3 cache; past that, 8 words (one 64-byte line per row) wins. Fewer than 8 words
-    costs 1.5-2x per word (per-row overhead), more than 16 gains nothing. The width is capped
-    so that each worker gets a chunk, and by the memory budget."""
+    Measured on AMD Zen 4 (results/bench/chunk_sweep.md, scripts/bench_chunks.py): 16 words
+    per row (two AVX-512 loads per neighbour) is the sweet spot while every worker's two
+    matrices together stay within half the L3 cache; past that, 8 words (one 64-byte line per
+    row); and where 8 words still overflow half the L3 but 4 words fit, 4 words win despite
+    the per-row overhead (two workers on n = 65536: 11.7 ms with 4 words, 14.3 ms with 8 for
+    (65536, 6, 64)). Otherwise fewer than 8 words costs 1.5-2x per word (half-used cache
+    lines). The width is capped so that each worker gets a chunk, and by the memory budget."""
     l3 = l3_bytes or cache_bytes(3)
+
+    def size(cw):  # bytes of all workers' two matrices
+        return 2 * 8 * n * cw * workers
+
     cw = 16
-    while cw > 8 and 2 * 8 * n * cw * workers >= l3 // 2:
+    while cw > 8 and size(cw) >= l3 // 2:
         cw //= 2
+    if cw == 8 and size(8) >= l3 // 2 and size(4) < l3 // 2:
+        cw = 4
     if workers > 1 and words >= workers:
         cw = min(cw, -(-words // workers))
     if memory_bytes:
