@@ -12,7 +12,8 @@ evaluator's compiled kernel, then keep or undo the swap:
   the end of the run optimises the total alone, since the bound may be out of reach);
 * ``sa``: accepted when ``dE <= 0`` or with probability ``exp(-dE / T)``; ``hill``: when
   ``dE <= 0`` (plateau moves included);
-* ``T`` cools geometrically from ``T0`` to ``T1`` over the step budget (or the time limit).
+* ``T`` cools geometrically from ``T0`` to ``T1`` over the step budget (without one, over the
+  time limit), so that the same seed and backend give the same run on any machine.
 
 The kernel is called with its level cap at the current diameter, so a move that would raise
 the diameter is stopped after that many levels. The state lives in a few arrays (graph, best
@@ -26,6 +27,7 @@ its own evaluation, and walks the same chain.
 from __future__ import annotations
 
 import math
+from enum import IntEnum
 
 import numpy as np
 from numba import njit, types
@@ -38,31 +40,23 @@ from golf.moves import UNDO_SIZE, propose_swap, undo_swap
 __all__ = ["Annealer", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step", "end_step"]
 
 
-class SC:
-    """Slots of the int64 counter array ``sc``."""
-    STEP, CUR_D, CUR_TOTAL, CUR_PER, BEST_D, BEST_TOTAL, BEST_PER = 0, 1, 2, 3, 4, 5, 6
-    ACCEPTED, EVALS, BEST_STEP, STOP, FAILED = 7, 8, 9, 10, 11
-    SIZE = 12
+class SC(IntEnum):
+    """Slots of the int64 counter array ``sc`` (``len(SC)`` of them)."""
+    STEP, CUR_D, CUR_TOTAL, CUR_PER, BEST_D, BEST_TOTAL, BEST_PER = range(7)
+    ACCEPTED, EVALS, BEST_STEP, STOP, FAILED = range(7, 12)
 
 
-class FL:
+class FL(IntEnum):
     """Slots of the float64 array ``fl``."""
-    T0, T1, TIME_FRAC, PW, T, FRAC = 0, 1, 2, 3, 4, 5
-    SIZE = 6
+    T0, T1, TIME_FRAC, PW, T, FRAC = range(6)
 
 
-class P:
+class P(IntEnum):
     """Slots of the int64 parameter array ``params``."""
     STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
-    SIZE = 8
 
 
-# the same slots as module constants, for the compiled code (Numba reads globals as constants)
-SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC_BEST_PER, SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED = range(12)
-FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC = range(6)
-P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G, P_TRACE_EVERY = range(8)
-
-# stop reasons in sc[SC_STOP]
+# stop reasons in sc[SC.STOP]
 RUNNING, STOP_STEPS, STOP_BOUNDS, STOP_STUCK = 0, 1, 2, 3
 # the compiled loop fills the first eight columns; the driver adds the elapsed seconds
 TRACE_COLUMNS = ["step", "temperature", "diameter", "total", "best_diameter", "best_total",
@@ -71,35 +65,36 @@ TRACE_COLUMNS = ["step", "temperature", "diameter", "total", "best_diameter", "b
 
 @njit(cache=True)
 def progress(sc, fl, params):
-    """Fraction of the run done: the larger of the step and the time fractions."""
-    frac = 0.0
-    if params[P_STEPS] > 0:
-        frac = sc[SC_STEP] / params[P_STEPS]
-    return min(max(frac, fl[FL_TIME_FRAC]), 1.0)
+    """Fraction of the run done: of the step budget when there is one (so that a run is the
+    same whatever the machine's speed; a time limit then only stops it early), else of the
+    time limit."""
+    if params[P.STEPS] > 0:
+        return min(sc[SC.STEP] / params[P.STEPS], 1.0)
+    return min(fl[FL.TIME_FRAC], 1.0)
 
 
 @njit(cache=True)
 def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
     """Start a step: stop if done, set the temperature, apply a random swap and set the
     kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
-    -1 (stopped; ``sc[SC_STOP]`` says why)."""
-    if params[P_STEPS] > 0 and sc[SC_STEP] >= params[P_STEPS]:
-        sc[SC_STOP] = STOP_STEPS
+    -1 (stopped; ``sc[SC.STOP]`` says why)."""
+    if params[P.STEPS] > 0 and sc[SC.STEP] >= params[P.STEPS]:
+        sc[SC.STOP] = STOP_STEPS
         return -1
-    if sc[SC_BEST_D] == params[P_D_BOUND] and sc[SC_BEST_TOTAL] == params[P_TOTAL_BOUND]:
-        sc[SC_STOP] = STOP_BOUNDS
+    if sc[SC.BEST_D] == params[P.D_BOUND] and sc[SC.BEST_TOTAL] == params[P.TOTAL_BOUND]:
+        sc[SC.STOP] = STOP_BOUNDS
         return -1
     frac = progress(sc, fl, params)
-    fl[FL_FRAC] = frac
-    fl[FL_T] = fl[FL_T0] * (fl[FL_T1] / fl[FL_T0]) ** frac
-    if not propose_swap(adj, n, params[P_G], st, undo):
-        sc[SC_STEP] += 1
-        sc[SC_FAILED] += 1
-        if sc[SC_FAILED] > 1000 and sc[SC_FAILED] > sc[SC_STEP] // 2:
-            sc[SC_STOP] = STOP_STUCK  # no valid swap exists (e.g. a complete graph)
+    fl[FL.FRAC] = frac
+    fl[FL.T] = fl[FL.T0] * (fl[FL.T1] / fl[FL.T0]) ** frac
+    if not propose_swap(adj, n, params[P.G], st, undo):
+        sc[SC.STEP] += 1
+        sc[SC.FAILED] += 1
+        if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
+            sc[SC.STOP] = STOP_STUCK  # no valid swap exists (e.g. a complete graph)
             return -1
         return 0
-    ctrl[0] = 0 if params[P_ASPL_PRIORITY] else sc[SC_CUR_D]
+    ctrl[0] = 0 if params[P.ASPL_PRIORITY] else sc[SC.CUR_D]
     return 1
 
 
@@ -108,56 +103,56 @@ def accept_move(out, st, sc, fl, params):
     """Decide on the evaluated move (``out`` = the kernel's result)."""
     if out[3] != OK:
         return False
-    g = params[P_G]
+    g = params[P.G]
     new_d = out[0]
-    cur_d = sc[SC_CUR_D]
-    if not params[P_ASPL_PRIORITY]:
+    cur_d = sc[SC.CUR_D]
+    if not params[P.ASPL_PRIORITY]:
         if new_d > cur_d:
             return False
         if new_d < cur_d:
             return True
-    de = (g * out[1] // 2 - sc[SC_CUR_TOTAL]) / g
-    if params[P_TIEBREAK] and cur_d > params[P_D_BOUND]:
+    de = (g * out[1] // 2 - sc[SC.CUR_TOTAL]) / g
+    if params[P.TIEBREAK] and cur_d > params[P.D_BOUND]:
         # fewer peripheral vertices at equal diameter; the weight fades over the run so that
         # the end polishes the total alone (the bound may be out of reach)
-        de += fl[FL_PW] * (1.0 - fl[FL_FRAC]) * (out[2] - sc[SC_CUR_PER] // g)
+        de += fl[FL.PW] * (1.0 - fl[FL.FRAC]) * (out[2] - sc[SC.CUR_PER] // g)
     if de <= 0:
         return True
-    if params[P_HILL]:
+    if params[P.HILL]:
         return False
-    return rng_random(st) < math.exp(-de / fl[FL_T])
+    return rng_random(st) < math.exp(-de / fl[FL.T])
 
 
 @njit(cache=True)
 def end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace):
     """Finish a step after the evaluation: accept or undo, track the best, trace. Returns the
     new number of trace rows."""
-    sc[SC_EVALS] += 1
+    sc[SC.EVALS] += 1
     if accept_move(out, st, sc, fl, params):
-        g = params[P_G]
-        sc[SC_ACCEPTED] += 1
-        sc[SC_CUR_D] = out[0]
-        sc[SC_CUR_TOTAL] = g * out[1] // 2
-        sc[SC_CUR_PER] = g * out[2]
-        if (sc[SC_CUR_D] < sc[SC_BEST_D] or (sc[SC_CUR_D] == sc[SC_BEST_D]
-                                             and sc[SC_CUR_TOTAL] < sc[SC_BEST_TOTAL])):
-            sc[SC_BEST_D] = sc[SC_CUR_D]
-            sc[SC_BEST_TOTAL] = sc[SC_CUR_TOTAL]
-            sc[SC_BEST_PER] = sc[SC_CUR_PER]
-            sc[SC_BEST_STEP] = sc[SC_STEP]
+        g = params[P.G]
+        sc[SC.ACCEPTED] += 1
+        sc[SC.CUR_D] = out[0]
+        sc[SC.CUR_TOTAL] = g * out[1] // 2
+        sc[SC.CUR_PER] = g * out[2]
+        if (sc[SC.CUR_D] < sc[SC.BEST_D] or (sc[SC.CUR_D] == sc[SC.BEST_D]
+                                             and sc[SC.CUR_TOTAL] < sc[SC.BEST_TOTAL])):
+            sc[SC.BEST_D] = sc[SC.CUR_D]
+            sc[SC.BEST_TOTAL] = sc[SC.CUR_TOTAL]
+            sc[SC.BEST_PER] = sc[SC.CUR_PER]
+            sc[SC.BEST_STEP] = sc[SC.STEP]
             best_adj[:, :] = adj
     else:
         undo_swap(adj, undo)
-    sc[SC_STEP] += 1
-    if sc[SC_STEP] % params[P_TRACE_EVERY] == 0 and ntrace < trace.shape[0]:
-        trace[ntrace, 0] = sc[SC_STEP]
-        trace[ntrace, 1] = fl[FL_T]
-        trace[ntrace, 2] = sc[SC_CUR_D]
-        trace[ntrace, 3] = sc[SC_CUR_TOTAL]
-        trace[ntrace, 4] = sc[SC_BEST_D]
-        trace[ntrace, 5] = sc[SC_BEST_TOTAL]
-        trace[ntrace, 6] = sc[SC_ACCEPTED]
-        trace[ntrace, 7] = sc[SC_EVALS]
+    sc[SC.STEP] += 1
+    if sc[SC.STEP] % params[P.TRACE_EVERY] == 0 and ntrace < trace.shape[0]:
+        trace[ntrace, 0] = sc[SC.STEP]
+        trace[ntrace, 1] = fl[FL.T]
+        trace[ntrace, 2] = sc[SC.CUR_D]
+        trace[ntrace, 3] = sc[SC.CUR_TOTAL]
+        trace[ntrace, 4] = sc[SC.BEST_D]
+        trace[ntrace, 5] = sc[SC.BEST_TOTAL]
+        trace[ntrace, 6] = sc[SC.ACCEPTED]
+        trace[ntrace, 7] = sc[SC.EVALS]
         ntrace += 1
     return ntrace
 
@@ -265,9 +260,9 @@ class Annealer:
         self.seed = int(seed)
         self.st = rng_seed(self.seed)
         self.undo = np.zeros(UNDO_SIZE, dtype=np.int64)
-        self.sc = np.zeros(SC.SIZE, dtype=np.int64)
-        self.fl = np.zeros(FL.SIZE, dtype=np.float64)
-        self.params = np.zeros(P.SIZE, dtype=np.int64)
+        self.sc = np.zeros(len(SC), dtype=np.int64)
+        self.fl = np.zeros(len(FL), dtype=np.float64)
+        self.params = np.zeros(len(P), dtype=np.int64)
         self.params[P.STEPS] = int(steps)
         self.params[P.HILL] = int(method == "hill")
         self.params[P.ASPL_PRIORITY] = int(bool(aspl_priority))
@@ -354,8 +349,8 @@ class Annealer:
 
     def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
         """Run up to ``nsteps`` steps; returns the trace rows written. ``time_frac`` is the
-        elapsed fraction of the time limit (the cooling follows the larger of it and the
-        step fraction)."""
+        elapsed fraction of the time limit (the cooling follows it when there is no step
+        budget)."""
         self.fl[FL.TIME_FRAC] = time_frac
         need = nsteps // int(self.params[P.TRACE_EVERY]) + 2
         if self.trace.shape[0] < need:
@@ -397,19 +392,35 @@ class Annealer:
         """Everything that changes during a run (arrays copied): graph, best graph, RNG state,
         counters and temperatures. The parameters come from the config, so a resumed run
         follows its config (unchanged: it continues bit for bit)."""
-        return {"adj": self.graph.adj.copy(), "best_adj": self.best_adj.copy(),
-                "rng": self.st.copy(), "sc": self.sc.copy(), "fl": self.fl.copy()}
+        return _state(self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
 
     def load_state(self, state: dict) -> None:
-        self.graph.adj[:] = state["adj"]
-        self.best_adj[:] = state["best_adj"]
-        self.st[:] = state["rng"]
-        self.sc[:] = state["sc"]
-        self.sc[SC.STOP] = 0
-        pw = self.fl[FL.PW]
-        self.fl[:] = state["fl"]
-        self.fl[FL.PW] = pw
+        _load_state(state, self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
 
+
+_STATE_KEYS = ("adj", "best_adj", "rng", "sc", "fl")
+
+
+def _state(*arrays) -> dict:
+    return {k: a.copy() for k, a in zip(_STATE_KEYS, arrays)}
+
+
+def _load_state(state, adj, best_adj, st, sc, fl) -> None:
+    """Restore a chain's arrays (or K chains' stacked arrays) in place; the stop flag is
+    cleared and the peripheral weight (a parameter) kept from the config."""
+    if state["adj"].shape != adj.shape:
+        from golf.errors import GolfError
+
+        def chains(a):
+            return a.shape[0] if a.ndim == 3 else 1
+
+        raise GolfError(f"the checkpoint holds {chains(state['adj'])} chains on one GPU, this "
+                        f"run {chains(adj)}; resume with search.batch={chains(state['adj'])}")
+    pw = fl[..., FL.PW].copy()
+    for k, a in zip(_STATE_KEYS, (adj, best_adj, st, sc, fl)):
+        a[...] = state[k]
+    sc[..., SC.STOP] = 0
+    fl[..., FL.PW] = pw
 
 
 # ------------------------------------------------------------------------------------------
@@ -451,9 +462,9 @@ class BatchAnnealer:
 
     def __init__(self, graph, evaluator, K, *, exchange_every=20000, **kw):
         self.K = int(K)
-        self.chains = [Annealer(graph, _Scalar(evaluator), seed=kw.pop("seed", 0) + k, **kw)
-                       if k == 0 else None for k in range(1)]
-        base = self.chains[0]
+        # chain 0 as a one-graph annealer: the start score, the temperature samples and the
+        # parameters every chain shares
+        base = self.first = Annealer(graph, _Scalar(evaluator), **kw)
         seed = base.seed
         self.evaluator = evaluator
         self.start_score = base.start_score
@@ -477,13 +488,14 @@ class BatchAnnealer:
         self.seed = seed
         self.t0 = self.t1 = None
 
-    auto_temperatures = property(lambda self: self.chains[0].auto_temperatures)
+    def auto_temperatures(self, count=200):
+        return self.first.auto_temperatures(count)
 
     def set_temperatures(self, t0, t1):
         self.fls[:, FL.T0] = t0
         self.fls[:, FL.T1] = t1
         self.fls[:, FL.T] = t0
-        self.chains[0].set_temperatures(t0, t1)
+        self.first.set_temperatures(t0, t1)
 
     @property
     def _lead(self) -> int:
@@ -550,23 +562,10 @@ class BatchAnnealer:
             self.scs[k, SC.CUR_PER] = self.scs[lead, SC.BEST_PER]
 
     def state(self) -> dict:
-        return {"adj": self.adjs.copy(), "best_adj": self.bests.copy(), "rng": self.sts.copy(),
-                "sc": self.scs.copy(), "fl": self.fls.copy()}
+        return _state(self.adjs, self.bests, self.sts, self.scs, self.fls)
 
     def load_state(self, state: dict) -> None:
-        if state["adj"].shape != self.adjs.shape:
-            from golf.errors import GolfError
-
-            raise GolfError(f"the checkpoint holds {state['adj'].shape[0]} GPU chains; resume "
-                            f"with search.batch={state['adj'].shape[0]}")
-        self.adjs[:] = state["adj"]
-        self.bests[:] = state["best_adj"]
-        self.sts[:] = state["rng"]
-        self.scs[:] = state["sc"]
-        self.scs[:, SC.STOP] = 0
-        pw = self.fls[:, FL.PW].copy()
-        self.fls[:] = state["fl"]
-        self.fls[:, FL.PW] = pw
+        _load_state(state, self.adjs, self.bests, self.sts, self.scs, self.fls)
 
 
 class _Scalar:

@@ -28,12 +28,12 @@ from naive import apsp_score
 # -- acceptance rules -----------------------------------------------------------------------
 def state(cur_d=5, cur_total=1000, cur_per=8, g=2, t=1.0, hill=0, aspl=0, tiebreak=0,
           d_bound=3, pw=0.0):
-    sc = np.zeros(SC.SIZE, dtype=np.int64)
+    sc = np.zeros(len(SC), dtype=np.int64)
     sc[SC.CUR_D], sc[SC.CUR_TOTAL], sc[SC.CUR_PER] = cur_d, cur_total, cur_per
-    fl = np.zeros(FL.SIZE)
+    fl = np.zeros(len(FL))
     fl[FL.T] = t
     fl[FL.PW] = pw
-    params = np.zeros(P.SIZE, dtype=np.int64)
+    params = np.zeros(len(P), dtype=np.int64)
     params[P.G], params[P.HILL], params[P.ASPL_PRIORITY] = g, hill, aspl
     params[P.TIEBREAK], params[P.D_BOUND] = tiebreak, d_bound
     return sc, fl, params
@@ -108,6 +108,84 @@ def test_same_seed_same_result_across_backends_and_chunking():
     assert np.array_equal(c.best_adj, d.best_adj) and np.array_equal(c.sc, d.sc)
     e = anneal(graph, "bitset", steps=1500, seed=10)
     assert not np.array_equal(a.graph.adj, e.graph.adj)
+
+
+def test_cooling_follows_steps_not_the_clock_when_there_is_a_step_budget():
+    """A slow machine (a large elapsed fraction of the time limit) walks the same chain when
+    the run has a step budget; without one, the time fraction drives the temperature."""
+    graph = random_graph(96, 4, 3, seed=2)
+
+    def run(steps, time_frac):
+        ev = make_evaluator("bitset", 96, 4, 3, threads=1)
+        ann = Annealer(graph, ev, steps=steps, seed=9)
+        ann.set_temperatures(5.0, 0.05)
+        ann.run(800, time_frac=time_frac)
+        return ann
+
+    fast, slow = run(1000, 0.0), run(1000, 0.9)
+    assert np.array_equal(fast.sc, slow.sc) and np.array_equal(fast.graph.adj, slow.graph.adj)
+    assert fast.fl[FL.T] == pytest.approx(5.0 * 0.01 ** (799 / 1000))
+    early, late = run(0, 0.0), run(0, 0.9)
+    assert early.fl[FL.T] == pytest.approx(5.0)
+    assert late.fl[FL.T] == pytest.approx(5.0 * 0.01 ** 0.9)
+
+
+class _OneByOne:
+    """A CPU stand-in for a batched GPU evaluator: ``evaluate_many`` scores the K graphs one
+    after another with the bitset backend (what gpu-bitset does in one launch)."""
+
+    def __init__(self, n, d, g):
+        self.ev = make_evaluator("bitset", n, d, g, threads=1)
+        self.comm, self.name = None, "one-by-one"
+
+    def evaluate(self, graph, max_level=0):
+        return self.ev.evaluate(graph, max_level)
+
+    def raw(self, graph, max_level=0):
+        return self.ev.raw(graph, max_level)
+
+    def evaluate_many(self, adjs, max_levels):
+        g = self.ev
+        return np.stack([g.raw(Graph(g.n, g.d, g.g, a), int(lv)) for a, lv in
+                         zip(adjs, max_levels)])
+
+
+def test_k_chains_scored_together_walk_the_single_chains():
+    """Without exchanges, chain k of a BatchAnnealer is exactly the Annealer of seed + k;
+    with them, the worst chains restart from the best graph; state round-trips."""
+    from golf.anneal import BatchAnnealer
+
+    graph = random_graph(60, 4, 2, seed=5)
+    batch = BatchAnnealer(graph, _OneByOne(60, 4, 2), 3, exchange_every=0, steps=400, seed=7)
+    batch.set_temperatures(3.0, 0.1)
+    batch.run(400)
+    for k in range(3):
+        one = Annealer(graph, make_evaluator("bitset", 60, 4, 2, threads=1), steps=400,
+                       seed=7 + k)
+        one.set_temperatures(3.0, 0.1)
+        one.run(400)
+        assert np.array_equal(batch.scs[k], one.sc) and np.array_equal(batch.adjs[k],
+                                                                       one.graph.adj)
+    lead = batch._lead
+    assert batch.sc[SC.EVALS] == batch.scs[:, SC.EVALS].sum()
+    best = make_evaluator("reference", 60, 4, 2).evaluate(batch.best_graph())
+    assert (best.diameter, best.total) == (batch.scs[lead, SC.BEST_D],
+                                           batch.scs[lead, SC.BEST_TOTAL])
+    assert batch.scs[lead, SC.BEST_TOTAL] == batch.scs[:, SC.BEST_TOTAL][
+        batch.scs[:, SC.BEST_D] == batch.scs[:, SC.BEST_D].min()].min()
+    saved = batch.state()
+    again = BatchAnnealer(graph, _OneByOne(60, 4, 2), 3, exchange_every=0, steps=400, seed=7)
+    again.load_state(saved)
+    assert np.array_equal(again.scs, batch.scs) and np.array_equal(again.adjs, batch.adjs)
+    with pytest.raises(Exception, match="search.batch=3"):
+        BatchAnnealer(graph, _OneByOne(60, 4, 2), 2, steps=400, seed=7).load_state(saved)
+    ex = BatchAnnealer(graph, _OneByOne(60, 4, 2), 4, exchange_every=50, steps=400, seed=7)
+    ex.set_temperatures(3.0, 0.1)
+    ex.run(100)  # two exchanges: the worst half took the leader's best graph
+    lead = ex._lead
+    restarted = [k for k in range(4) if k != lead and np.array_equal(ex.adjs[k], ex.bests[lead])
+                 and ex.scs[k, SC.CUR_TOTAL] == ex.scs[lead, SC.BEST_TOTAL]]
+    assert ex.sc[SC.STEP] == 100 and len(restarted) >= 1
 
 
 def test_state_round_trip_continues_bit_for_bit():
