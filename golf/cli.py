@@ -87,7 +87,7 @@ def cmd_eval(args) -> int:
         options["chunk_words"] = args.chunk_words
     backend = args.backend
     reason = None
-    comm = _world_if_mpi()  # under mpiexec: split the work units over the ranks
+    comm = args.comm  # under mpiexec: split the work units over the ranks
     if comm is not None:
         options["comm"] = comm
     if backend == "auto":
@@ -242,23 +242,17 @@ def cmd_random(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from golf.run import _Interrupted, run_config
+    from golf.run import run_config
 
-    try:
-        run_config(args.config, overrides=args.set, quiet=args.quiet, force=args.force,
-                   only=args.only, comm=_world_if_mpi())
-    except _Interrupted as exc:
-        return exc.code
+    run_config(args.config, overrides=args.set, quiet=args.quiet, force=args.force,
+               only=args.only, comm=args.comm)
     return 0
 
 
 def cmd_resume(args) -> int:
-    from golf.run import _Interrupted, resume_run
+    from golf.run import resume_run
 
-    try:
-        resume_run(args.run_dir, quiet=args.quiet, comm=_world_if_mpi())
-    except _Interrupted as exc:
-        return exc.code
+    resume_run(args.run_dir, quiet=args.quiet, comm=args.comm)
     return 0
 
 
@@ -269,13 +263,6 @@ def cmd_export(args) -> int:
     print(f"wrote {target}: diameter {check['diameter']}, total {check['total']} (re-checked "
           f"with {check['backend']})")
     return 0
-
-
-def _world_if_mpi():
-    """MPI.COMM_WORLD when started under mpiexec with more than one rank, else None."""
-    from golf.parallel import world_if_launched
-
-    return world_if_launched()
 
 
 # ------------------------------------------------------------------------------------------
@@ -353,9 +340,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    comm = _world_if_mpi() if args.command in ("eval", "run", "resume") else None
+    from golf.parallel import world_if_launched
+    from golf.run import Interrupted
+
+    comm = args.comm = None
     try:
+        # under mpiexec with several ranks: MPI.COMM_WORLD for the commands that use it
+        if args.command in ("eval", "run", "resume"):
+            comm = args.comm = world_if_launched()
         return args.func(args) or 0
+    except Interrupted as exc:  # SIGINT/SIGTERM: a checkpoint was written
+        return exc.code
     except AgreedError as exc:  # every rank raised it together: one prints
         if comm is None or comm.rank == 0:
             print(f"golf: error: {exc}", file=sys.stderr)

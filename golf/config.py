@@ -35,7 +35,9 @@ __all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate"]
 
 _INF = float("inf")
 
-# key -> (type, default, check, description); a dict value is a section
+# key -> (type, default, check, description); a dict value is a section. For numbers the
+# check is (lo, hi), both allowed, or (lo, hi, False): lo itself not allowed
+_POSITIVE = (0, _INF, False)
 SCHEMA = {
     "name": ("name", None, None, "a run name (letters, digits, '-', '_', '.')"),
     "problem": {
@@ -48,10 +50,10 @@ SCHEMA = {
     "search": {
         "method": ("choice", "sa", ("sa", "hill"), "'sa' or 'hill'"),
         "steps": ("int", 0, (0, _INF), "an integer >= 0 (0: no step limit)"),
-        "time_limit": ("float?", None, (0, _INF), "seconds > 0, or null"),
+        "time_limit": ("float?", None, _POSITIVE, "seconds > 0, or null"),
         "seed": ("int", 0, (0, 2**63 - 1), "an integer >= 0"),
-        "t0": ("temp", "auto", (0, _INF), "a temperature > 0 or 'auto'"),
-        "t1": ("temp", "auto", (0, _INF), "a temperature > 0 or 'auto'"),
+        "t0": ("temp", "auto", _POSITIVE, "a temperature > 0 or 'auto'"),
+        "t1": ("temp", "auto", _POSITIVE, "a temperature > 0 or 'auto'"),
         "aspl_priority": ("bool", False, None, "true or false"),
         "tiebreak": ("bool", True, None, "true or false"),
         "peripheral_weight": ("float", 1.0, (0, _INF), "a number >= 0"),
@@ -76,9 +78,9 @@ SCHEMA = {
     },
     "output": {
         "dir": ("str", "results", None, "a folder"),
-        "checkpoint_every": ("float", 60.0, (0, _INF), "seconds > 0"),
+        "checkpoint_every": ("float", 60.0, _POSITIVE, "seconds > 0"),
         "trace_every": ("int", 1000, (1, _INF), "an integer >= 1 (steps)"),
-        "progress_every": ("float", 2.0, (0, _INF), "seconds > 0"),
+        "progress_every": ("float", 2.0, _POSITIVE, "seconds > 0"),
         "plot": ("bool", True, None, "true or false"),
     },
 }
@@ -171,10 +173,8 @@ def _check_value(key, value, spec, where):
             bad()
         return value
     if check is not None and base in ("int", "float"):
-        lo, hi = check
-        strict_lo = base == "float" and kind.startswith("float") and key.endswith(
-            ("time_limit", "checkpoint_every", "progress_every"))
-        if value < lo or value > hi or (strict_lo and value <= lo):
+        lo, hi, lo_allowed = (*check, True)[:3]
+        if value < lo or value > hi or (not lo_allowed and value == lo):
             bad()
     return value
 
@@ -208,8 +208,7 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
                 dotted = f"{key}.{sub}"
                 if sub in section:
                     out[key][sub] = _check_value(dotted, section[sub], subspec, where)
-                elif subspec[1] is None and not subspec[0].endswith("?") and key == "problem" \
-                        and sub in ("n", "d"):
+                elif subspec[1] is None and not subspec[0].endswith("?"):  # n, d: required
                     raise GolfError(f"{where(key)}: missing {dotted}: expected {subspec[3]}")
                 else:
                     out[key][sub] = subspec[1]

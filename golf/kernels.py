@@ -13,8 +13,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-__all__ = ["aligned_zeros", "popcount", "or_row", "rotated", "base_of", "bfs_one", "merge_parts", "format_pairs", "rng_seed",
-           "rng_next", "rng_below", "rng_random",
+__all__ = ["aligned_zeros", "popcount", "or_row", "rotated", "base_of", "bfs_one",
+           "merge_parts", "format_pairs", "rng_seed", "rng_next", "rng_below", "rng_random",
            "OK", "DISCONNECTED", "EXCEEDED"]
 
 # status of a partial result: complete, graph disconnected, diameter above the level cap
@@ -216,7 +216,6 @@ def bfs_one(adj, n, src, maxlev, visited, queue):
     found a vertex), the sum of the distances to the vertices reached, and how many vertices
     were reached (``n`` when the graph is connected). With ``maxlev > 0`` the search stops
     after that many levels: ``reached < n`` then also means "eccentricity above maxlev".
-
     """
     m = adj.shape[0]
     d = adj.shape[1]

@@ -9,7 +9,7 @@ Split evaluation (the core paper's Figs. 3, 8, 9): an evaluator's work units (ba
 each rank computes ``[ecc, dist_sum, n_at_ecc, status]`` for its share and
 :func:`allreduce_parts` combines them with two ``Allreduce`` calls of a few int64 each: the
 maximum of ``(ecc, status)``, then the sum of ``(dist_sum, n_at_ecc if my ecc is the maximum)``.
-That is 64 bytes per rank and evaluation, whatever the graph.
+That is two messages of 16 bytes per rank and evaluation, whatever the graph.
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ import numpy as np
 __all__ = ["launched_size", "local_ranks", "world_if_launched", "world", "share",
            "allreduce_parts", "agree", "abort_on_error", "Exchange"]
 
+# srun sets the PMI ones; SLURM_NTASKS alone (sbatch without srun) is not a launch
 _SIZE_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS",
-              "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS")
+              "MV2_COMM_WORLD_SIZE")
 
 
 def launched_size() -> int:
     """The number of ranks the launcher started, from its environment (1 when none)."""
-    for var in _SIZE_VARS[:-1]:
+    for var in _SIZE_VARS:
         v = os.environ.get(var)
         if v and v.isdigit():
             return int(v)
-    # srun sets PMI variables; SLURM_NTASKS alone (sbatch without srun) is not a launch
     return 1
 
 

@@ -230,18 +230,8 @@ class Search:
 
     # -- the run ----------------------------------------------------------------------------
     def _rank0_first(self, fn):
-        """Run ``fn`` on rank 0 only and make every rank raise its GolfError, if any."""
-        from golf.parallel import agree
-
-        err = None
-        if self.rank0:
-            try:
-                fn()
-            except GolfError as exc:
-                err = str(exc)
-        err = agree(self.comm, err)
-        if err is not None:
-            raise (AgreedError if self.comm is not None else GolfError)(err)
+        """Run ``fn`` on rank 0 only; a GolfError there is raised on every rank."""
+        _collective(self.comm, lambda: fn() if self.rank0 else None)
 
     def start(self, force=False):
         rd = self.rundir
@@ -292,26 +282,23 @@ class Search:
         return self.comm is not None and self.cfg["parallel"]["mode"] == "chains"
 
     def _loop(self, resume, log, sigs):
+        from golf.anneal import SC
         from golf.bounds import moore_bounds
-        from golf.parallel import Exchange, agree
+        from golf.parallel import Exchange
 
         cfg, comm = self.cfg, self.comm
         p, s = cfg["problem"], cfg["search"]
         bounds = moore_bounds(p["n"], p["d"])
         seed = s["seed"] + (comm.rank if self.chains else 0)
         # set-up on every rank, then agree: a bad config stops every rank, printed once
-        err, ann, ev, why = None, None, None, None
-        try:
-            graph = self._start_graph()
+        def setup():
             ev, why = self._evaluator()
-            ann = self._annealer(graph, ev, seed)
+            ann = self._annealer(self._start_graph(), ev, seed)
             if resume is not None:
                 ann.load_state(self._my_state(resume))
-        except GolfError as exc:
-            err = str(exc)
-        err = agree(comm, err)
-        if err is not None:
-            raise (AgreedError if comm is not None else GolfError)(err)
+            return ann, ev, why
+
+        ann, ev, why = _collective(comm, setup)
         mode = cfg["parallel"]["mode"]
         if comm is not None:
             log(f"MPI: {comm.size} ranks, parallel.mode={mode}" +
@@ -355,7 +342,7 @@ class Search:
             trace_rows = [list(r) for r in resume["trace"]]
             elapsed0 = resume["meta"]["elapsed"]
             meta = resume["meta"]
-            log(f"continuing from step {int(ann.sc[0])} ({fmt_seconds(elapsed0)} already run)")
+            log(f"continuing from step {int(ann.sc[SC.STEP])} ({fmt_seconds(elapsed0)} already run)")
         return self._drive(ann, ev, bounds, meta, trace_rows, elapsed0, log, sigs, exchange)
 
     def _my_state(self, resume) -> dict:
@@ -437,15 +424,15 @@ class Search:
             name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught, "signal")
             log(f"{name}: stopped at step {int(ann.sc[SC.STEP])}; checkpoint written to "
                 f"{rd.file(CHECKPOINT)}; continue with: golf resume {rd.path}")
-            raise _Interrupted(128 + int(sigs.caught or signal.SIGINT))
+            raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
         return self._finish(ann, ev, bounds, meta, trace_rows, elapsed, stop, log)
 
     def _progress(self, ann, bounds, rate, elapsed, tlimit, log):
-        from golf.anneal import SC
+        from golf.anneal import FL, P, SC
 
         sc, n = ann.sc, ann.graph.n
         pairs = n * (n - 1) / 2
-        steps = int(ann.params[0])
+        steps = int(ann.params[P.STEPS])
         step = int(sc[SC.STEP])
         left = []
         if steps:
@@ -456,7 +443,7 @@ class Search:
         done = f"{step:,}" + (f"/{steps:,} ({100 * step / steps:.1f}%)" if steps else "")
         gap_d = int(sc[SC.BEST_D]) - (bounds.diameter or 0)
         gap_a = sc[SC.BEST_TOTAL] / pairs - float(bounds.aspl or 0)
-        msg = (f"step {done}  T={ann.fl[4]:.3g}  cur D={sc[SC.CUR_D]} "
+        msg = (f"step {done}  T={ann.fl[FL.T]:.3g}  cur D={sc[SC.CUR_D]} "
                f"ASPL={sc[SC.CUR_TOTAL] / pairs:.6f}  best D={sc[SC.BEST_D]} "
                f"ASPL={sc[SC.BEST_TOTAL] / pairs:.6f} (gap +{gap_d}, +{gap_a:.6f})  "
                f"{rate:,.0f} ev/s  ETA {fmt_seconds(eta)}")
@@ -489,6 +476,7 @@ class Search:
     def _checkpoint(self, ann, meta, trace_rows, elapsed, best_written):
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
         then the trace, each atomically. Collective under MPI."""
+        from golf.anneal import SC, TRACE_COLUMNS
         from golf.graph import Graph, sort_rows
         from golf.io import atomic_write, write_edges
 
@@ -506,19 +494,20 @@ class Search:
             best = Graph(g.n, g.d, g.g, sort_rows(rows))
             best.check()
             write_edges(rd.file("best.edges"), best.edges())
-        meta = dict(meta, elapsed=elapsed, steps=int(ann.sc[0]), chains=len(states))
+        meta = dict(meta, elapsed=elapsed, steps=int(ann.sc[SC.STEP]), chains=len(states))
         buf = io.BytesIO()
         arrays = {f"r{r}_{k}": v for r, st in enumerate(states) for k, v in st.items()}
         np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-                 trace=np.asarray(trace_rows, dtype=np.float64).reshape(-1, 9), **arrays)
+                 trace=np.asarray(trace_rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS)),
+                 **arrays)
         atomic_write(rd.file(CHECKPOINT), buf.getvalue())
         write_trace(rd.file("trace.csv"), trace_rows)
         return key[:2]
 
     def _finish(self, ann, ev, bounds, meta, trace_rows, elapsed, stop, log):
         from golf.anneal import SC
-
         from golf.graph import Graph, sort_rows
+        from golf.io import atomic_write, write_edges
 
         rd, cfg, comm = self.rundir, self.cfg, self.comm
         p = cfg["problem"]
@@ -536,13 +525,11 @@ class Search:
         best = Graph(g.n, g.d, g.g, sort_rows(rows))
         n = best.n
         pairs = n * (n - 1) // 2
-        recheck = recheck_graph(best, p["d"], ev.name, log)
+        recheck = recheck_graph(best, p["d"], ev.name)
         if (recheck.get("diameter"), recheck.get("total")) != (best_d, best_total):
             raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
                             f"disagrees with the search ({best_d}, {best_total}); best.edges "
                             f"kept from the last checkpoint")
-        from golf.io import write_edges
-
         write_edges(rd.file("best.edges"), best.edges())
         best_aspl = best_total / pairs
         summary = {
@@ -578,24 +565,23 @@ class Search:
             summary["mpi"] = {"ranks": comm.size, "mode": cfg["parallel"]["mode"]}
             if per_chain is not None:
                 summary["mpi"]["chains"] = per_chain
-        if self.rank0:
-            from golf.io import atomic_write
-
-            plot_note = plot_trace(rd.file("convergence.png"), trace_rows, n) \
-                if cfg["output"]["plot"] else "plot disabled in the config"
-            summary["plot"] = plot_note
-            atomic_write(rd.file("summary.json"), json.dumps(summary, indent=1) + "\n")
-            log(f"done ({summary['stop_reason']}): best diameter {summary['best']['diameter']}, "
-                f"ASPL {best_aspl:.10f} (gaps +{summary['gaps']['diameter']}, "
-                f"+{summary['gaps']['aspl']:.10f}); {evals:,} evaluations in "
-                f"{fmt_seconds(elapsed)} ({summary['evaluations_per_s'] or 0:,.0f}/s); "
-                f"{rd.path}/best.edges")
-            if plot_note != "written":
-                log(f"convergence plot skipped: {plot_note}")
+        plot_note = (plot_trace(rd.file("convergence.png"), trace_rows, n)
+                     if cfg["output"]["plot"] else "plot disabled in the config")
+        summary["plot"] = plot_note
+        atomic_write(rd.file("summary.json"), json.dumps(summary, indent=1) + "\n")
+        log(f"done ({summary['stop_reason']}): best diameter {best_d}, ASPL {best_aspl:.10f} "
+            f"(gaps +{summary['gaps']['diameter']}, +{summary['gaps']['aspl']:.10f}); "
+            f"{evals:,} evaluations in {fmt_seconds(elapsed)} "
+            f"({summary['evaluations_per_s'] or 0:,.0f}/s); {rd.path}/best.edges")
+        if plot_note != "written":
+            log(f"convergence plot skipped: {plot_note}")
         return summary
 
 
-class _Interrupted(Exception):
+class Interrupted(Exception):
+    """SIGINT/SIGTERM stopped the run after writing a checkpoint; ``code`` is the exit status
+    (128 + the signal)."""
+
     def __init__(self, code):
         super().__init__(code)
         self.code = code
@@ -637,7 +623,7 @@ def write_trace(path, rows) -> None:
     atomic_write(path, buf.getvalue())
 
 
-def recheck_graph(graph, d, backend, log) -> dict:
+def recheck_graph(graph, d, backend) -> dict:
     """Re-score a result with the SciPy reference (or, where that would take too long, the
     other CPU backend) and apply the validation rules; raise on any problem."""
     from golf.evaluators import make_evaluator
@@ -724,31 +710,32 @@ def run_config(path, overrides=(), quiet=False, force=False, only=None, comm=Non
     return out
 
 
-def resume_run(run_dir, quiet=False, comm=None) -> dict:
+def read_run_config(run_dir):
+    """The RunConfig of a run folder, from the ``run.yaml`` it was run with."""
+    import yaml
+
     from golf.config import RunConfig, validate
 
-    def read():
-        import yaml
+    cfg_path = RunDir(run_dir).file("run.yaml")
+    if not cfg_path.exists():
+        raise GolfError(f"{run_dir}: no run.yaml here; is this a golf run folder?")
+    try:
+        data = yaml.safe_load(cfg_path.read_text())
+    except yaml.YAMLError as exc:
+        raise GolfError(f"{cfg_path}: not valid YAML: {exc}") from None
+    data = validate(data, lambda key: str(cfg_path))
+    return RunConfig(data["name"], data, Path(run_dir), str(cfg_path))
 
-        cfg_path = RunDir(run_dir).file("run.yaml")
-        if not cfg_path.exists():
-            raise GolfError(f"{run_dir}: no run.yaml here; is this a golf run folder?")
-        try:
-            data = yaml.safe_load(cfg_path.read_text())
-        except yaml.YAMLError as exc:
-            raise GolfError(f"{cfg_path}: not valid YAML: {exc}") from None
-        data = validate(data, lambda key: str(cfg_path))
-        return RunConfig(data["name"], data, Path(run_dir), str(cfg_path))
 
-    run = _collective(comm, read)
+def resume_run(run_dir, quiet=False, comm=None) -> dict:
+    run = _collective(comm, lambda: read_run_config(run_dir))
     return Search(run, quiet=quiet, comm=comm).resume()
 
 
-def export_run(run_dir, output=None, gz=False) -> Path:
+def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
     """Copy a run's best graph into a submission file, re-checked; named in the competition's
-    style ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges`` when ``output`` is a folder or None."""
-    from golf.bounds import moore_bounds  # noqa: F401
-    from golf.config import validate
+    style ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges`` when ``output`` is a folder or None.
+    Returns the file written and the re-check."""
     from golf.graph import Graph
     from golf.io import read_edges, write_edges
 
@@ -756,14 +743,11 @@ def export_run(run_dir, output=None, gz=False) -> Path:
     best = rd.file("best.edges")
     if not best.exists():
         raise GolfError(f"{run_dir}: no best.edges (has this run written a checkpoint yet?)")
-    import yaml
-
-    cfg = validate(yaml.safe_load(rd.file("run.yaml").read_text()), lambda k: str(run_dir))
-    p = cfg["problem"]
+    p = read_run_config(run_dir).data["problem"]
     el = read_edges(best)
     graph = Graph.from_edges(el.edges, n=p["n"], g=p["g"], d=p["d"], source=str(best),
                              lines=el.lines)
-    check = recheck_graph(graph, p["d"], "bitset", None)
+    check = recheck_graph(graph, p["d"], "bitset")
     n = graph.n
     aspl = check["total"] / (n * (n - 1) / 2)
     name = f"n{n}d{p['d']}k{check['diameter']}l{math.floor(100 * aspl)}.edges"

@@ -161,6 +161,10 @@ def test_seidel_large_diameter_uses_wider_products():
     # from one vertex: 2 * (1 + ... + 299) + 300 = 90000; over the 600 vertices, halved
     assert (s.diameter, s.total) == (300, 27_000_000) == cpu(cycle)[:2]
     assert "fp16" in ev.last_products
+    # a level cap below the diameter is reported as the other backends report it
+    capped = ev.evaluate(cycle, max_level=299)
+    ref = make_evaluator("bitset", 600, 2, 1).evaluate(cycle, max_level=299)
+    assert (capped.status, capped.diameter) == (ref.status, ref.diameter) and capped.status == 2
 
 
 def test_short_gpu_runs_end_to_end(tmp_path):

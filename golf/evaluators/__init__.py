@@ -73,13 +73,16 @@ BFS_DIAMETER = 1000
 NS_PER_BFS_EDGE = 2.0
 
 
-def _ns_per_word_edge_level(words: int) -> float:
-    return 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
+def _bitset_ns(n: int, d: int, D: int, words: int) -> float:
+    """Estimated CPU nanoseconds of one bit-matrix evaluation over ``words`` column words."""
+    per = 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
+    return per * n * d * D * words
 
 
-# GPU estimates, measured on an H200 (results/gpu/bench_gpu.md): the bit matrix handles ~4.5e11
-# word x edge x level per second ((65536,6,1): 4e9 in 9.0 ms; (1000000,32,1): 2.5e12 in 4.9 s);
-# an evaluation costs ~0.1 ms of launches, patches and the result read whatever its size;
+# GPU estimates, measured on an H200 (results/gpu/bench_gpu.md): the bit matrix handles
+# ~4.5e11 word x edge x level per second on mid-sized graphs ((65536,6,1): 3.6e9 in 7.9 ms)
+# and ~9e11 on the largest ((1000000,32,1): 2.5e12 in 2.8 s); the lower rate is used. An
+# evaluation costs ~0.1 ms of launches, patches and the result read whatever its size;
 # Seidel's int8 products run at ~4e14 multiply-adds per second ((16384, 2048): 2 in 20 ms)
 GPU_WORD_EDGES_PER_S = 4.5e11
 GPU_INT8_MACS_PER_S = 4e14
@@ -100,8 +103,7 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
     if gpu is None:
         gpu = gpu_available() and D <= BFS_DIAMETER
     if gpu:
-        cpu = (_ns_per_word_edge_level(words) * n * d * D * words * 1e-9
-               / max(1, threads) / max(1, ranks))
+        cpu = _bitset_ns(n, d, D, words) * 1e-9 / max(1, threads) / max(1, ranks)
         gbit = GPU_FIXED_SECONDS + n * d * D * words / GPU_WORD_EDGES_PER_S / max(1, ranks)
         seid = (GPU_FIXED_SECONDS + 2 * max(1, math.ceil(math.log2(max(D, 2))))
                 * float(n) ** 3 / GPU_INT8_MACS_PER_S)
@@ -118,7 +120,7 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
                        f"pays for every level, BFS only for every edge")
     if ranks > 1:
         per_rank = -(-words // ranks)
-        bit = _ns_per_word_edge_level(per_rank) * n * d * D * per_rank
+        bit = _bitset_ns(n, d, D, per_rank)
         bfs = NS_PER_BFS_EDGE * n * d * -(-m // ranks)
         if bfs < bit:
             return "bfs", (f"bfs: split over {ranks} ranks, BFS's {m} sources share out better "

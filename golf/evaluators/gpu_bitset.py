@@ -734,17 +734,17 @@ class GpuBitsetEvaluator(Evaluator):
         nch = -(-words // self.cw)
         lg = np.int32(self.cw.bit_length() - 1)
         for k in range(K):
+            graph = (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg)
+            rest = (self._sym, np.int64(maxlevs[k]), self._A, self._B, self._F, self._counters,
+                    self._andm)
+            tail = ((np.int32(self.g), self._tr, self._abase[k], self._ashift[k])
+                    if self._tr else (np.int32(self.g), self._tr, self._abase, self._ashift))
             for c in range(nch):
                 s0 = (w0 + c * self.cw) * 64
                 s1 = min(s0 + self.cw * 64, send)
-                tr = (self._abase[k], self._ashift[k]) if self._tr else (self._abase,
-                                                                          self._ashift)
                 self._k_grid((self._grid_blocks,), (self._threads,),
-                             (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg,
-                              np.int32(s0), np.int32(s1), self._sym, np.int64(maxlevs[k]),
-                              self._A, self._B, self._F, self._counters, self._andm,
-                              self._res[k * nch + c], np.int32(self.g), self._tr, *tr,
-                              self._dense_at))
+                             (*graph, np.int32(s0), np.int32(s1), *rest,
+                              self._res[k * nch + c], *tail, self._dense_at))
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
     @staticmethod

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import DISCONNECTED, OK, Evaluator
+from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Evaluator
 from golf.evaluators.gpu_bitset import cupy_or_error, select_device
 
 __all__ = ["SeidelEvaluator"]
@@ -98,6 +98,9 @@ class SeidelEvaluator(Evaluator):
         self._k_square = mod.get_function("square_step")
         self._k_parity = mod.get_function("parity_step")
         self._flags = self.cp.zeros(2, dtype=self.cp.int32)
+        # stand-ins for the parity kernel's unused product operand (int32 or float32)
+        self._dummy_i = self.cp.zeros(1, dtype=self.cp.int32)
+        self._dummy_f = self.cp.zeros(1, dtype=self.cp.float32)
         self.last_levels = 0
         self.last_products = []
         self._A = None  # the dense adjacency on the device, patched after each swap
@@ -185,14 +188,6 @@ class SeidelEvaluator(Evaluator):
         self.last_levels = len(stack)
         return D
 
-    @property
-    def _dummy_i(self):
-        return self.cp.zeros(1, dtype=self.cp.int32)
-
-    @property
-    def _dummy_f(self):
-        return self.cp.zeros(1, dtype=self.cp.float32)
-
     def _set_slots(self, rows, vals, value):
         """Write ``value`` at the directed edges of base slots (rows, vals) and all their
         rotations: ``A[i + k m, (w + k m) mod n]``."""
@@ -236,9 +231,10 @@ class SeidelEvaluator(Evaluator):
         rows = D[:m, :n].astype(cp.int64)
         ecc = rows.max(axis=1)
         diameter = int(ecc.max())
-        out = np.array([diameter, int(rows.sum()), int((ecc == diameter).sum()), OK],
-                       dtype=np.int64)
-        return out
+        if 0 < max_level < diameter:  # as the level-by-level backends report a cap
+            return np.array([max_level, 0, 0, EXCEEDED], dtype=np.int64)
+        return np.array([diameter, int(rows.sum()), int((ecc == diameter).sum()), OK],
+                        dtype=np.int64)
 
     def describe(self) -> str:
         return (f"seidel on GPU {self.device}: APD over {self.n} x {self.n} matrices, "
