@@ -308,7 +308,7 @@ class Search:
             log(f"parallel.mode={mode} needs mpiexec with several ranks; running one chain")
         log(f"{'resuming' if resume else 'starting'} {self.run.name}: n={p['n']} d={p['d']} "
             f"g={p['g']} method={s['method']} seed={s['seed']}"
-            + (f" (+rank for each chain)" if self.chains else ""))
+            + (" (+rank for each chain)" if self.chains else ""))
         log(f"evaluator: {ev.describe()}" + (f" (auto: {why})" if why else ""))
         exchange = None
         if self.chains:

@@ -10,28 +10,20 @@ width alive skewed the large cases by up to 1.6x). Backs ``choose_chunk_words``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import sys
 import time
 
 import numpy as np
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from benchlib import ROOT, header, new_record, save, table
 
 CASES = [(4096, 8, 1), (10000, 7, 1), (65536, 6, 64), (65536, 6, 1)]
 
 
 def main(argv=None):
-    from bench_eval import machine
-
     from golf.evaluators import make_evaluator
     from golf.evaluators.bitset import choose_chunk_words
     from golf.generate import random_graph
-    from golf.io import atomic_write
 
     p = argparse.ArgumentParser()
     p.add_argument("--widths", default="2,4,8,16,32")
@@ -63,26 +55,27 @@ def main(argv=None):
                        "auto": cw == auto}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    rec = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-           "command": " ".join(["python"] + sys.argv), "machine": machine(), "rows": rows}
-    lines = ["# CPU bit-matrix chunk width sweep", "", f"- date: {rec['date']}",
-             f"- command: `{rec['command']}`", f"- machine: {json.dumps(rec['machine'])}",
-             "- seconds per evaluation, median (min) of interleaved rounds; * = the width "
-             "`choose_chunk_words` picks", "",
-             "| (n, d, g) | threads | " + " | ".join(f"{w} words" for w in widths) + " |",
-             "|---|---|" + "---|" * len(widths)]
+    rec = new_record(rows=rows)
+    save(args.out, rec, markdown(rec, widths))
+
+
+def markdown(rec, widths) -> str:
+    lines = header("CPU bit-matrix chunk width sweep", rec,
+                   f"machine: {json.dumps(rec['machine'])}",
+                   "seconds per evaluation, median (min) of interleaved rounds; * = the width "
+                   "`choose_chunk_words` picks")
+    rows = []
     for n, d, g in CASES:
         for threads in (1, 2):
             cells = []
             for w in widths:
-                r = [x for x in rows if (x["n"], x["d"], x["g"], x["threads"],
-                                         x["chunk_words"]) == (n, d, g, threads, w)]
+                r = [x for x in rec["rows"] if (x["n"], x["d"], x["g"], x["threads"],
+                                                x["chunk_words"]) == (n, d, g, threads, w)]
                 cells.append("-" if not r else f"{r[0]['median_s'] * 1e3:.3g} ms "
                              f"({r[0]['min_s'] * 1e3:.3g}){' *' if r[0]['auto'] else ''}")
-            lines.append(f"| ({n}, {d}, {g}) | {threads} | " + " | ".join(cells) + " |")
-    atomic_write(args.out + ".json", json.dumps(rec, indent=1))
-    atomic_write(args.out + ".md", "\n".join(lines) + "\n")
-    print(f"wrote {args.out}.json and {args.out}.md")
+            rows.append((f"({n}, {d}, {g})", threads, *cells))
+    return "\n".join(lines + table(["(n, d, g)", "threads", *(f"{w} words" for w in widths)],
+                                   rows)) + "\n"
 
 
 if __name__ == "__main__":

@@ -20,22 +20,14 @@ Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the comman
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
-import platform
-import subprocess
-import sys
 import time
 
 import numpy as np
+from benchlib import header, new_record, save, table
 from numba import njit
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from golf.evaluators import make_evaluator  # noqa: E402
-from golf.generate import random_graph  # noqa: E402
-from golf.io import atomic_write  # noqa: E402
+from golf.evaluators import make_evaluator
+from golf.generate import random_graph
 
 # (n, d, g) and the target seconds per evaluation (issue 2: a tuned C library, <= 2 threads)
 CASES = [
@@ -49,33 +41,6 @@ CASES = [
 def _repeat(kernel, args, reps):
     for _ in range(reps):
         kernel(*args)
-
-
-def machine() -> dict:
-    info = {"python": platform.python_version(), "platform": platform.platform(),
-            "cores": len(os.sched_getaffinity(0))}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-        from golf.evaluators.bitset import cache_bytes
-
-        info["l2_bytes"] = cache_bytes(2)
-        info["l3_bytes"] = cache_bytes(3)
-    except OSError:
-        pass
-    import numba
-
-    info["numba"] = numba.__version__
-    info["numpy"] = np.__version__
-    try:
-        info["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                                        capture_output=True, text=True).stdout.strip()
-    except OSError:
-        pass
-    return info
 
 
 def time_block(fn, min_time: float, trials: int) -> tuple[float, float]:
@@ -149,26 +114,19 @@ def fmt(s: float | None) -> str:
 
 def markdown(record: dict) -> str:
     m = record["machine"]
-    lines = [
-        "# CPU evaluation benchmark",
-        "",
-        f"- date: {record['date']}",
-        f"- command: `{record['command']}`",
-        f"- machine: {m.get('cpu', '?')}, {m['cores']} cores, L2 {m.get('l2_bytes', 0) >> 20} "
+    rows = [(f"({r['n']}, {r['d']}, {r['g']})", r["diameter"], r["backend"], r["threads"],
+             fmt(r["loop_median_s"]), fmt(r["loop_min_s"]), fmt(r["api_median_s"]),
+             fmt(r["target_s"]), f"{r['ratio_to_target']:.2f}"
+             + (f" ({r['note']})" if r["note"] else "")) for r in record["results"]]
+    lines = header(
+        "CPU evaluation benchmark", record,
+        f"machine: {m.get('cpu', '?')}, {m['cores']} cores, L2 {m.get('l2_bytes', 0) >> 20} "
         f"MiB/core, L3 {m.get('l3_bytes', 0) >> 20} MiB; Python {m['python']}, Numba "
         f"{m['numba']}, NumPy {m['numpy']}; commit {m.get('commit', '?')}",
-        "- time per evaluation: median (min) of the trials, the compiled kernel called from a "
-        "compiled loop (what the search pays); `api` = `Evaluator.evaluate()` from Python",
-        "",
-        "| (n, d, g) | D | backend | threads | per evaluation | min | api | target | ratio |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in record["results"]:
-        lines.append(
-            f"| ({r['n']}, {r['d']}, {r['g']}) | {r['diameter']} | {r['backend']} | "
-            f"{r['threads']} | {fmt(r['loop_median_s'])} | {fmt(r['loop_min_s'])} | "
-            f"{fmt(r['api_median_s'])} | {fmt(r['target_s'])} | {r['ratio_to_target']:.2f}"
-            f"{' (' + r['note'] + ')' if r['note'] else ''} |")
+        "time per evaluation: median (min) of the trials, the compiled kernel called from a "
+        "compiled loop (what the search pays); `api` = `Evaluator.evaluate()` from Python")
+    lines += table(["(n, d, g)", "D", "backend", "threads", "per evaluation", "min", "api",
+                    "target", "ratio"], rows)
     return "\n".join(lines) + "\n"
 
 
@@ -196,12 +154,8 @@ def main(argv=None):
     results = []
     for (n, d, g), target in cases:
         results += bench_case(n, d, g, target, backends, threads, args)
-    record = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-              "command": " ".join(["python"] + sys.argv), "machine": machine(),
-              "results": results}
-    atomic_write(args.out + ".json", json.dumps(record, indent=1) + "\n")
-    atomic_write(args.out + ".md", markdown(record))
-    print(f"wrote {args.out}.json and {args.out}.md")
+    record = new_record(results=results)
+    save(args.out, record, markdown(record))
 
 
 if __name__ == "__main__":

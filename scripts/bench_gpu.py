@@ -15,17 +15,13 @@ Seidel APD, and K chains against one chain.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import sys
 import tempfile
 import time
 
 import numpy as np
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from benchlib import ROOT, header, new_record, save, table
 
 # (n, d, g): the best CUDA library on an H200 (issue 5), seconds per single evaluation
 SINGLE = [((1024, 4, 1), 177e-6), ((4096, 8, 1), 149e-6), ((65536, 6, 1), 10.7e-3),
@@ -200,41 +196,35 @@ def chains(args):
 
 
 def markdown(r):
-    lines = ["# GPU benchmark", "", f"- date: {r['date']}", f"- command: `{r['command']}`",
-             f"- GPU: {r['gpu']}; CuPy {r['cupy']}", "",
-             "## gpu-bitset, one evaluation after a swap (patch + launches + result read)", "",
-             "| (n, d, g) | D | median | min | target (H200) | ratio | layout |",
-             "|---|---|---|---|---|---|---|"]
-    for x in r["single"]:
-        lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['diameter']} | "
-                     f"{x['median_s'] * 1e3:.4g} ms | {x['min_s'] * 1e3:.4g} ms | "
-                     f"{x['target_s'] * 1e3:.4g} ms | {x['ratio']:.3f} | {x['describe']} |")
-    lines += ["", "## Batched evaluation (`evaluate_many`, one launch for K graphs)", "",
-              "| (n, d, g) | K | per launch | graphs/s |", "|---|---|---|---|"]
-    for x in r["batched"]:
-        lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['K']} | "
-                     f"{x['seconds_per_launch'] * 1e6:.1f} us | {x['graphs_per_s']:,.0f} |")
-    lines += ["", "## Seidel APD (Erdos-Renyi graphs of mean degree d, matrix on the device)", "",
-              "| n | d | diameter | levels | products | median | min |", "|---|---|---|---|---|---|---|"]
-    for x in r["seidel"]:
-        lines.append(f"| {x['n']} | {x['d']} | {x['diameter']} | {x['levels']} | "
-                     f"{', '.join(x['products'])} | {x['median_s'] * 1e3:.2f} ms | "
-                     f"{x['min_s'] * 1e3:.2f} ms |")
+    lines = header("GPU benchmark", r, f"GPU: {r['gpu']}; CuPy {r['cupy']}")
+    lines += ["## gpu-bitset, one evaluation after a swap (patch + launches + result read)", ""]
+    lines += table(["(n, d, g)", "D", "median", "min", "target (H200)", "ratio", "layout"],
+                   [(f"({x['n']}, {x['d']}, {x['g']})", x["diameter"],
+                     f"{x['median_s'] * 1e3:.4g} ms", f"{x['min_s'] * 1e3:.4g} ms",
+                     f"{x['target_s'] * 1e3:.4g} ms", f"{x['ratio']:.3f}", x["describe"])
+                    for x in r["single"]])
+    lines += ["", "## Batched evaluation (`evaluate_many`, one launch for K graphs)", ""]
+    lines += table(["(n, d, g)", "K", "per launch", "graphs/s"],
+                   [(f"({x['n']}, {x['d']}, {x['g']})", x["K"],
+                     f"{x['seconds_per_launch'] * 1e6:.1f} us", f"{x['graphs_per_s']:,.0f}")
+                    for x in r["batched"]])
+    lines += ["", "## Seidel APD (Erdos-Renyi graphs of mean degree d, matrix on the device)", ""]
+    lines += table(["n", "d", "diameter", "levels", "products", "median", "min"],
+                   [(x["n"], x["d"], x["diameter"], x["levels"], ", ".join(x["products"]),
+                     f"{x['median_s'] * 1e3:.2f} ms", f"{x['min_s'] * 1e3:.2f} ms")
+                    for x in r["seidel"]])
     if r.get("variants"):
-        lines += ["", "## Layouts of the cooperative kernel (median of a few evaluations)", "",
-                  "| (n, d, g) | chunk words | dense from | group | min blocks | registers | "
-                  "blocks/SM | seconds | same score |", "|---|---|---|---|---|---|---|---|---|"]
-        for x in r["variants"]:
-            lines.append(f"| ({x['n']}, {x['d']}, {x['g']}) | {x['chunk_words']} | "
-                         f"{x.get('dense_frac', '-')} | {x.get('group', '-')} | "
-                         f"{x.get('min_blocks', 1)} | {x.get('regs', '-')} | "
-                         f"{x.get('blocks_per_sm', '-')} | {x['seconds']:.4g} | "
-                         f"{x.get('agrees', '-')} |")
-    lines += ["", "## K chains scored per launch vs one chain, (1024, 8, 8), equal time", "",
-              "| chains | evaluations/s | best D | best ASPL |", "|---|---|---|---|"]
-    for x in r["chains"]:
-        lines.append(f"| {x['K']} | {x['evaluations_per_s']:,.0f} | {x['best_diameter']} | "
-                     f"{x['best_aspl']:.6f} |")
+        lines += ["", "## Layouts of the cooperative kernel (median of a few evaluations)", ""]
+        lines += table(["(n, d, g)", "chunk words", "dense from", "group", "min blocks",
+                        "registers", "blocks/SM", "seconds", "same score"],
+                       [(f"({x['n']}, {x['d']}, {x['g']})", x["chunk_words"],
+                         x.get("dense_frac", "-"), x.get("group", "-"), x.get("min_blocks", 1),
+                         x.get("regs", "-"), x.get("blocks_per_sm", "-"), f"{x['seconds']:.4g}",
+                         x.get("agrees", "-")) for x in r["variants"]])
+    lines += ["", "## K chains scored per launch vs one chain, (1024, 8, 8), equal time", ""]
+    lines += table(["chains", "evaluations/s", "best D", "best ASPL"],
+                   [(x["K"], f"{x['evaluations_per_s']:,.0f}", x["best_diameter"],
+                     f"{x['best_aspl']:.6f}") for x in r["chains"]])
     return "\n".join(lines) + "\n"
 
 
@@ -250,25 +240,15 @@ def main(argv=None):
     args = p.parse_args(argv)
     props = cp.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    rec = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-           "command": " ".join(["python3"] + sys.argv), "gpu": name, "cupy": cp.__version__,
-           "single": [], "batched": [], "seidel": [], "chains": [], "variants": []}
+    rec = new_record(gpu=name, cupy=cp.__version__, single=[], batched=[], seidel=[],
+                     chains=[], variants=[])
     parts = args.parts.split(",")
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-
-    def save():
-        with open(args.out + ".json", "w") as f:
-            json.dump(rec, f, indent=1)
-        with open(args.out + ".md", "w") as f:
-            f.write(markdown(rec))
-
     for part, fn in (("single", lambda: single(cp, args)), ("variants", lambda: variants(cp, args)),
                      ("batched", lambda: batched(cp, args)),
                      ("seidel", lambda: seidel(cp, args)), ("chains", lambda: chains(args))):
         if part in parts:
             rec[part] = fn()
-            save()
-    log(f"wrote {args.out}.json and {args.out}.md")
+            save(args.out, rec, markdown(rec))  # after each part: a cut-off run keeps the rest
 
 
 if __name__ == "__main__":

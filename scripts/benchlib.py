@@ -1,0 +1,74 @@
+"""What the benchmark scripts share: the machine description, a record's header, markdown
+tables, and writing a record as JSON and markdown (atomically, with the date and command).
+
+Importing it puts the repository root on ``sys.path``, so that the scripts run from a checkout
+without installing golf (``python scripts/bench_eval.py``)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def machine() -> dict:
+    """CPU model, cores, cache sizes, Python/Numba/NumPy versions and the git commit."""
+    import numba
+    import numpy as np
+
+    info = {"python": platform.python_version(), "platform": platform.platform(),
+            "cores": len(os.sched_getaffinity(0)), "numba": numba.__version__,
+            "numpy": np.__version__}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+        from golf.evaluators.bitset import cache_bytes
+
+        info["l2_bytes"] = cache_bytes(2)
+        info["l3_bytes"] = cache_bytes(3)
+    except OSError:
+        pass
+    try:
+        info["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                        capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pass
+    return info
+
+
+def new_record(**parts) -> dict:
+    """A record with the date, the command line and the machine, plus ``parts``."""
+    return {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "command": " ".join(["python"] + sys.argv), "machine": machine(), **parts}
+
+
+def header(title: str, record: dict, *notes: str) -> list[str]:
+    """Markdown title and the record's date and command, then ``notes`` as list items."""
+    return [f"# {title}", "", f"- date: {record['date']}", f"- command: `{record['command']}`",
+            *(f"- {x}" for x in notes), ""]
+
+
+def table(columns, rows) -> list[str]:
+    """A markdown table: ``columns`` names, ``rows`` sequences of cells (already formatted)."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
+            *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)]
+
+
+def save(out: str, record: dict, markdown: str) -> None:
+    """``<out>.json`` and ``<out>.md``, each written atomically."""
+    from golf.io import atomic_write
+
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    atomic_write(out + ".json", json.dumps(record, indent=1) + "\n")
+    atomic_write(out + ".md", markdown)
+    print(f"wrote {out}.json and {out}.md", flush=True)
