@@ -11,8 +11,12 @@ export NUMBA_NUM_THREADS=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 golf random 4096 8 --g 16 --seed 1 -o "$tmp/g.edges" --quiet
-echo "serial:   $(golf eval "$tmp/g.edges" --g 16 --json | python -c 'import json,sys; o=json.load(sys.stdin); print(o["diameter"], o["total"])')"
-echo "$NP ranks: $("${MPIEXEC[@]}" golf eval "$tmp/g.edges" --g 16 --json | python -c 'import json,sys; o=json.load(sys.stdin); print(o["diameter"], o["total"])')"
+score='import json,sys; o=json.load(sys.stdin); print(o["diameter"], o["total"])'
+serial=$(golf eval "$tmp/g.edges" --g 16 --json | python -c "$score")
+split=$("${MPIEXEC[@]}" golf eval "$tmp/g.edges" --g 16 --json | python -c "$score")
+echo "serial:   $serial"
+echo "$NP ranks: $split"
+[ "$serial" = "$split" ] || { echo "mpi_smoke: the split evaluation differs" >&2; exit 1; }
 cat > "$tmp/c.yaml" <<YAML
 name: smoke
 problem: {n: 512, d: 6, g: 4}
