@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 __all__ = ["aligned_zeros", "popcount", "or_row", "rotated", "base_of", "bfs_one",
-           "merge_parts", "format_pairs", "rng_seed", "rng_next", "rng_below", "rng_random",
+           "merge_parts", "merge_many", "changed_slots", "format_pairs", "rng_seed", "rng_next",
+           "rng_below", "rng_random",
            "OK", "DISCONNECTED", "EXCEEDED"]
 
 # status of a partial result: complete, graph disconnected, diameter above the level cap
@@ -275,6 +276,66 @@ def merge_parts(res, out):
     out[1] = dist if status == OK else 0
     out[2] = n_at if status == OK else 0
     out[3] = status
+
+
+@njit(cache=True)
+def merge_many(res, out):
+    """:func:`merge_parts` for K graphs at once: ``res`` (K, parts, 4) into ``out`` (K, 4)."""
+    for k in range(res.shape[0]):
+        merge_parts(res[k], out[k])
+
+
+_SLOT_BLOCK = 4096
+
+
+@njit(cache=True, inline="always")
+def _differs(a, b, k):
+    aa = a[k * _SLOT_BLOCK:(k + 1) * _SLOT_BLOCK]
+    bb = b[k * _SLOT_BLOCK:(k + 1) * _SLOT_BLOCK]
+    x = aa[0] ^ bb[0]
+    for i in range(aa.size):  # no branch, indices from 0: the compiler vectorises this loop
+        x |= aa[i] ^ bb[i]
+    return x != 0
+
+
+@njit(cache=True)
+def _gather_changed(a, b, dirty, out):
+    count = 0
+    for k in range(dirty.size):
+        if dirty[k]:
+            for i in range(k * _SLOT_BLOCK, min(a.size, (k + 1) * _SLOT_BLOCK)):
+                if a[i] != b[i]:
+                    if count < out.size:
+                        out[count] = i
+                    count += 1
+    return count
+
+
+@njit(cache=True)
+def _changed_serial(a, b, out):
+    dirty = np.zeros((a.size + _SLOT_BLOCK - 1) // _SLOT_BLOCK, dtype=np.uint8)
+    for k in range(dirty.size):
+        dirty[k] = _differs(a, b, k)
+    return _gather_changed(a, b, dirty, out)
+
+
+@njit(cache=True, parallel=True)
+def _changed_parallel(a, b, out):
+    dirty = np.zeros((a.size + _SLOT_BLOCK - 1) // _SLOT_BLOCK, dtype=np.uint8)
+    for k in prange(dirty.size):
+        dirty[k] = _differs(a, b, k)
+    return _gather_changed(a, b, dirty, out)
+
+
+def changed_slots(new, old, out) -> int:
+    """Flat indices where the arrays ``new`` and ``old`` (same shape, C order) differ, in
+    increasing order, into ``out`` (as many as fit); returns how many differ. Big arrays are
+    scanned by all threads (the GPU backends keep a host copy of the rows on the device and
+    look for a swap's few changed slots in it every step)."""
+    a, b = new.reshape(-1), old.reshape(-1)
+    if a.size >= 1 << 20:
+        return int(_changed_parallel(a, b, out))
+    return int(_changed_serial(a, b, out))
 
 
 @njit(cache=True)

@@ -279,3 +279,34 @@ def test_chunk_width_rule():
     assert choose_chunk_words(10000, 3, 2, l3_bytes=l3) == 2            # a chunk per worker
     assert choose_chunk_words(1000000, 15625, 1, memory_bytes=64 << 20, l3_bytes=l3) == 4
     assert choose_chunk_words(65536, 1, 2, l3_bytes=l3) == 1            # no wider than words
+
+
+@given(st.integers(0, 20_000), st.lists(st.integers(0, 10**9), max_size=80), st.integers(1, 3))
+def test_changed_slots_finds_every_difference_in_order(size, picks, cols):
+    """The GPU backends find a swap's changed slots with this scan (blocks of 4096, all
+    threads from 2**20 elements on); against numpy's answer, with and without overflow."""
+    from golf.kernels import changed_slots
+
+    rng = np.random.default_rng(size)
+    old = rng.integers(-1, 50, size * cols, dtype=np.int32).reshape(-1, cols)
+    new = old.copy()
+    if size:
+        new.reshape(-1)[[p % (size * cols) for p in picks]] += 1
+    want = np.flatnonzero(new != old)
+    for cap in (4, 64):
+        out = np.zeros(cap, dtype=np.int64)
+        count = changed_slots(new, old, out)
+        assert count == len(want)
+        assert (out[:min(cap, count)] == want[:cap]).all()
+
+
+def test_changed_slots_on_big_arrays():
+    from golf.kernels import changed_slots
+
+    old = np.zeros((1 << 19, 3), dtype=np.int32)
+    new = old.copy()
+    at = [0, 4095, 4096, 777_777, (1 << 19) * 3 - 1]
+    new.reshape(-1)[at] = 7
+    out = np.zeros(8, dtype=np.int64)
+    assert changed_slots(new, old, out) == 5 and list(out[:5]) == at
+    assert changed_slots(old, old, out) == 0

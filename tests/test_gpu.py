@@ -2,6 +2,7 @@
 reason) without CuPy or a GPU; run them on a GPU machine with ``python -m pytest -m gpu``."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -74,7 +75,9 @@ def test_grid_kernel_matches_cpu():
         graph = random_graph(n, d, g, seed=seed)
         ev = make_evaluator("gpu-bitset", n, d, g)
         assert ev.mode == "grid"
-        assert gpu(graph) == cpu(graph)
+        want = cpu(graph)
+        assert gpu(graph) == want
+        assert gpu(graph, dense_frac=2, piece=1) == want  # never dense
     # disconnected, on the grid kernel
     e = symmetric_edges(20000, 4, 30000, np.random.default_rng(1))
     graph = Graph.from_edges(e, n=20000, g=4)
@@ -100,7 +103,8 @@ def test_grid_kernel_on_small_graphs_every_path(seed):
     between them, pieces of 1 to 8 words, capped registers."""
     variants = [dict(dense_frac=0), dict(dense_frac=0.5, piece=2), dict(dense_frac=2),
                 dict(dense_frac=0.1, group=2, piece=8), dict(dense_frac=0, group=4, min_blocks=1),
-                dict(dense_frac=0.3, group=2, piece=4), dict(dense_frac=2, piece=8, group=2)]
+                dict(dense_frac=0.3, group=2, piece=4), dict(dense_frac=2, piece=8, group=2),
+                dict(dense_frac=2, piece=1, group=4)]
     for k, graph in enumerate(random_graphs(24, 100 + seed, max_m=1100)):
         want = cpu(graph)
         for cw in (1, 2, 4, 8, 16):
@@ -135,13 +139,23 @@ def test_max_level_and_reuse_after_swaps():
 
 
 def test_evaluate_many_matches_one_by_one():
-    for n, d, g in [(256, 8, 1), (1024, 8, 8), (4096, 8, 64), (200, 3, 2)]:
-        graphs = [random_graph(n, d, g, seed=s) for s in range(33)]
-        ev = make_evaluator("gpu-bitset", n, d, g, batch=33)
-        raw = ev.evaluate_many(np.stack([gr.adj for gr in graphs]))
-        got = [ev.finish(r) for r in raw]
-        want = [make_evaluator("bitset", n, d, g, threads=1).evaluate(gr) for gr in graphs]
-        assert got == want
+    """K graphs per launch; then swaps in one graph (at most 4 slots: written by the launch
+    itself) and in several (more slots: the patch kernel), on both kernels."""
+    from golf.kernels import rng_seed
+    from golf.moves import new_undo, propose_swap
+
+    st, undo = rng_seed(11), new_undo()
+    for n, d, g, K in [(256, 8, 1, 33), (1024, 8, 8, 33), (4096, 8, 64, 33), (200, 3, 2, 33),
+                       (16000, 4, 1, 3), (20000, 3, 40, 3)]:
+        graphs = [random_graph(n, d, g, seed=s) for s in range(K)]
+        ev = make_evaluator("gpu-bitset", n, d, g, batch=K)
+        ref = make_evaluator("bitset", n, d, g, threads=1)
+        assert ev.mode == ("grid" if n >= 16000 else "block")
+        for touched in (0, 1, 3):
+            for gr in graphs[:touched]:
+                propose_swap(gr.adj, n, g, st, undo)
+            raw = ev.evaluate_many(np.stack([gr.adj for gr in graphs]))
+            assert [ev.finish(r) for r in raw] == [ref.evaluate(gr) for gr in graphs]
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -212,8 +226,11 @@ def test_one_rank_per_gpu_split_and_chains(tmp_path):
     proc = subprocess.run(mpiexec_cmd(2) + [sys.executable, "-m", "golf", "eval", str(edges),
                                             "--g", "4", "--backend", "gpu-bitset", "--json"],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    split = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][0])
+    # (some mpiexec builds put terminal escapes such as ESC[0m before each line they forward)
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln) for ln in proc.stdout.splitlines()]
+    lines = [ln for ln in lines if ln.startswith("{")]
+    assert proc.returncode == 0 and lines, (proc.stdout, proc.stderr)
+    split = json.loads(lines[0])
     assert (split["diameter"], split["total"]) == (single["diameter"], single["total"])
     assert split["ranks"] == 2
     p = tmp_path / "c.yaml"

@@ -31,6 +31,7 @@ import numpy as np
 
 from golf.errors import GolfError
 from golf.evaluators.base import OK, Evaluator
+from golf.kernels import changed_slots, merge_many
 
 __all__ = ["GpuBitsetEvaluator", "cupy_or_error", "select_device"]
 
@@ -59,6 +60,29 @@ __device__ __forceinline__ u64 init_word(u32 v, u32 w, u32 s0, u32 ns) {
 __device__ __forceinline__ void base_of(u32 v, u32 m, int sym, u32& i, u32& off) {
     if (sym) { u32 k = v / m; off = k * m; i = v - off; } else { i = v; off = 0; }
 }
+
+// one slot of the base rows, and its group-fastest form (a neighbour x = k*m + i' of base
+// row i is row i'*g + (k + k_i) mod g of vertex k_i*m + i): abase = i'*g, ashift = k
+__device__ __forceinline__ void set_slot(int* adj, int* abase, int* ashift, i64 at, int x,
+                                         int m, int g, int tr) {
+    adj[at] = x;
+    if (tr) {
+        abase[at] = x < 0 ? -1 : (x % m) * g;
+        ashift[at] = x < 0 ? 0 : x / m;
+    }
+}
+
+// The (at most 4) slots a swap changed, passed to the first launch of an evaluation as
+// arguments (flat index into adj, value): thread t < pc writes slot t before any row is read
+// (one launch a step instead of two). adj is therefore not read-only in these kernels.
+#define PATCH_ARGS int pc, i64 p0, i64 p1, i64 p2, i64 p3, int v0, int v1, int v2, int v3
+#define PATCH_PASS pc, p0, p1, p2, p3, v0, v1, v2, v3
+__device__ __forceinline__ void apply_patch(int* adj, int* abase, int* ashift, int m, int g,
+                                            int tr, u32 t, PATCH_ARGS) {
+    if ((int)t < pc)
+        set_slot(adj, abase, ashift, t == 0 ? p0 : t == 1 ? p1 : t == 2 ? p2 : p3,
+                 t == 0 ? v0 : t == 1 ? v1 : t == 2 ? v2 : v3, m, g, tr);
+}
 """
 
 # normal launches: the shared-memory kernel (one block per graph and chunk), the patches
@@ -78,45 +102,24 @@ __device__ __forceinline__ u64 block_sum(u64 x, u64* red) {
     return red[32];
 }
 
-// one slot of the base rows, and its group-fastest form (a neighbour x = k*m + i' of base
-// row i is row i'*g + (k + k_i) mod g of vertex k_i*m + i): abase = i'*g, ashift = k
-__device__ __forceinline__ void set_slot(int* adj, int* abase, int* ashift, i64 at, int x,
-                                         int m, int g, int tr) {
-    adj[at] = x;
-    if (tr) {
-        abase[at] = x < 0 ? -1 : (x % m) * g;
-        ashift[at] = x < 0 ? 0 : x / m;
-    }
-}
-
-// patch the base rows: count (row, slot, value) triples
-extern "C" __global__ void patch_adj(int* adj, int* abase, int* ashift, int d, int m, int g,
-                                     int tr, const int* upd, int count) {
+// patch the base rows: count slots (flat index into adj, value)
+extern "C" __global__ void patch_adj(int* adj, int* abase, int* ashift, int m, int g, int tr,
+                                     const i64* at, const int* val, int count) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < count)
-        set_slot(adj, abase, ashift, (i64)upd[3 * t] * d + upd[3 * t + 1], upd[3 * t + 2], m, g,
-                 tr);
-}
-
-extern "C" __global__ void patch_adj4(int* adj, int* abase, int* ashift, int d, int m, int g,
-        int tr, int count, int r0, int j0, int v0, int r1, int j1, int v1,
-        int r2, int j2, int v2, int r3, int j3, int v3) {
-    int t = threadIdx.x;
-    if (t >= count) return;
-    int r = t == 0 ? r0 : t == 1 ? r1 : t == 2 ? r2 : r3;
-    int j = t == 0 ? j0 : t == 1 ? j1 : t == 2 ? j2 : j3;
-    int v = t == 0 ? v0 : t == 1 ? v1 : t == 2 ? v2 : v3;
-    set_slot(adj, abase, ashift, (i64)r * d + j, v, m, g, tr);
+    if (t < count) set_slot(adj, abase, ashift, at[t], val[t], m, g, tr);
 }
 
 // One block per (graph, chunk): graph = blockIdx.x / nchunk; chunk c covers the source words
 // [w0 + c*C, ...) (C = 1 << lgC), i.e. base sources from s0 below send. Matrices in shared memory.
-extern "C" __global__ void bitset_block(const int* __restrict__ adj_all, int m, int d, int n,
-        int lgC, int nchunk, int w0, int send, int sym, const i64* __restrict__ maxlev_all,
-        i64* __restrict__ res) {
+// Every block writes the patch (the same values) and fences before it reads any row.
+extern "C" __global__ void bitset_block(int* adj_all, int m, int d, int n, int lgC, int nchunk,
+        int w0, int send, int sym, const i64* __restrict__ maxlev_all, i64* __restrict__ res,
+        PATCH_ARGS) {
     extern __shared__ u64 smem[];
     __shared__ u64 red[33];
     __shared__ u64 andm[64];
+    apply_patch(adj_all, nullptr, nullptr, m, 1, 0, threadIdx.x, PATCH_PASS);
+    __threadfence();
     const u32 C = 1u << lgC;
     int graph = blockIdx.x / nchunk, chunk = blockIdx.x - graph * nchunk;
     const int* adj = adj_all + (i64)graph * m * d;
@@ -373,10 +376,9 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
 // level, the rest is dense. Buffers written during the kernel are read with __ldcg (L2): L1
 // is not coherent across SMs.
 template <int PS, int PD, int G>
-__device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, int lgC, int s0,
-        int s1, int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm,
-        i64* out, int g, int tr, const int* __restrict__ abase,
-        const int* __restrict__ ashift, i64 dense_at) {
+__device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym,
+        i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr,
+        int* abase, int* ashift, i64 dense_at, PATCH_ARGS) {
     cg::grid_group grid = cg::this_grid();
     const u32 C = 1u << lgC;
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -384,6 +386,7 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
     const u32 lane = threadIdx.x & 31u;
     const u32 warp_base = tid - lane;
     const int lgLs = lgC - lg_of(PS);
+    apply_patch(adj, abase, ashift, m, g, tr, tid, PATCH_PASS);  // read after the first sync
     const u32 ns = (u32)(s1 - s0), items = (u32)n << lgLs, nfw = (items + 31u) >> 5;
     const u64 words = (u64)n << lgC;
     // both buffers hold the start (consecutive threads on consecutive words) ...
@@ -456,10 +459,19 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
     i64 n_at = 0;
     if (status == ST_OK && level > 0) {   // columns not yet full one level before the last
         u64 acc = ~0ULL;                  // (the stride is a multiple of C: one column a thread)
-        for (u64 x = tid; x < words; x += stride) acc &= __ldcg(B + x);
+        for (u64 x = tid; x < words; x += 4 * (u64)stride) {  // 4 loads in flight
+            u64 a[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                a[k] = x + k * (u64)stride < words ? __ldcg(B + x + k * (u64)stride) : ~0ULL;
+            acc &= a[0] & a[1] & a[2] & a[3];
+        }
         if (acc != ~0ULL) atomicAnd(andm + (tid & (C - 1)), acc);
         grid.sync();
-        if (tid == 0) for (u32 w = 0; w < C; w++) n_at += __popcll(~__ldcg(andm + w));
+        if (tid < 32) {  // one warp counts the columns
+            for (u32 w = tid; w < C; w += 32) n_at += __popcll(~__ldcg(andm + w));
+            for (int o = 16; o > 0; o >>= 1) n_at += __shfl_down_sync(FULL, n_at, o);
+        }
     } else if (status == ST_OK) {
         n_at = ns;
     }
@@ -471,11 +483,11 @@ __device__ void grid_levels(const int* __restrict__ adj, int m, int d, int n, in
     }
 }
 
-#define GRID_ARGS const int* __restrict__ adj, int m, int d, int n, int lgC, int s0, int s1, \
-    int sym, i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, \
-    int tr, const int* __restrict__ abase, const int* __restrict__ ashift, i64 dense_at
+#define GRID_ARGS int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym, \
+    i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr, \
+    int* abase, int* ashift, i64 dense_at, PATCH_ARGS
 #define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, g, tr, \
-    abase, ashift, dense_at
+    abase, ashift, dense_at, PATCH_PASS
 #ifndef GRID_MINB
 #define GRID_MINB 1
 #endif
@@ -617,7 +629,6 @@ class GpuBitsetEvaluator(Evaluator):
         normal, coop = _modules(cp, min_blocks or self.MIN_BLOCKS)
         self._k_block = normal.get_function("bitset_block")
         self._k_patch = normal.get_function("patch_adj")
-        self._k_patch4 = normal.get_function("patch_adj4")
         self.group = int(group) if group else (2 if d <= 8 else 4)
         if self.group not in (2, 4):
             raise GolfError(f"gpu-bitset group must be 2 or 4, not {group}")
@@ -651,6 +662,8 @@ class GpuBitsetEvaluator(Evaluator):
         else:  # unused: one-element stand-ins (the kernels skip them)
             self._abase = self._ashift = cp.zeros(1, dtype=cp.int32)
         self._mirror = np.full((self.batch, self.m, max(d, 1)), -2, dtype=np.int32)
+        self._changed = np.zeros(64 * self.batch, dtype=np.int64)  # changed slots found
+        self._no_patch = (np.int32(0),) + (np.int64(0),) * 4 + (np.int32(0),) * 4
         self._maxlev = cp.zeros(self.batch, dtype=cp.int64)
         self._res = cp.zeros((self.batch * self.words, 4), dtype=cp.int64)
         self._maxlev_host = np.zeros(self.batch, dtype=np.int64)
@@ -667,10 +680,11 @@ class GpuBitsetEvaluator(Evaluator):
         return int(self.sms * self.blocks_per_sm)
 
     # -- the graph on the device ------------------------------------------------------------
-    def _sync_adj(self, adjs) -> None:
-        """Make the device rows equal ``adjs`` (K, m, d): patch the changed slots (a swap
-        changes at most 4 per graph, passed to a tiny kernel as arguments) or upload
-        everything when many changed."""
+    def _sync_adj(self, adjs) -> tuple:
+        """Make the device rows equal ``adjs`` (K, m, d). A swap changes at most 4 slots a
+        graph: up to 4 in all are returned as the patch arguments of the next launch (which
+        writes them before it reads a row); more are patched by a kernel of their own, and
+        many by uploading everything. The host copy of the device rows finds the changes."""
         cp = self.cp
         K = adjs.shape[0]
         dd = self._adj.shape[2]
@@ -679,40 +693,33 @@ class GpuBitsetEvaluator(Evaluator):
             pad[:, :, :adjs.shape[2]] = adjs
             adjs = pad
         mirror = self._mirror[:K]
-        diff = np.flatnonzero(adjs != mirror)
-        if len(diff) == 0:
-            return
-        patch_args = (self._adj, self._abase, self._ashift, np.int32(dd), np.int32(self.m),
-                      np.int32(self.g), self._tr)
-        if len(diff) > 64 * K:
+        count = changed_slots(adjs, mirror, self._changed)
+        if count == 0:
+            return self._no_patch
+        if count > len(self._changed):  # many (a new graph): upload all of them
+            mirror[...] = adjs
             self._adj[:K] = cp.asarray(adjs)
             if self._tr:
                 a = self._adj[:K]
                 self._abase[:K] = cp.where(a >= 0, (a % self.m) * self.g, -1)
                 self._ashift[:K] = cp.where(a >= 0, a // self.m, 0)
-        else:
-            k, rest = np.divmod(diff, self.m * dd)
-            rows = k * self.m + rest // dd
-            slots = rest % dd
-            vals = adjs.reshape(-1)[diff]
-            if len(diff) <= 4:
-                args = list(patch_args) + [np.int32(len(diff))]
-                for t in range(4):
-                    if t < len(diff):
-                        args += [np.int32(rows[t]), np.int32(slots[t]), np.int32(vals[t])]
-                    else:
-                        args += [np.int32(0), np.int32(0), np.int32(0)]
-                self._k_patch4((1,), (32,), tuple(args))
-            else:
-                upd = cp.asarray(np.stack([rows, slots, vals], 1).astype(np.int32).ravel())
-                count = len(diff)
-                self._k_patch(((count + 255) // 256,), (256,),
-                              (*patch_args, upd, np.int32(count)))
-        mirror[...] = adjs
+            return self._no_patch
+        at = self._changed[:count]
+        vals = adjs.reshape(-1)[at]
+        mirror.reshape(-1)[at] = vals
+        if count <= 4:
+            return (np.int32(count), *(np.int64(at[t] if t < count else 0) for t in range(4)),
+                    *(np.int32(vals[t] if t < count else 0) for t in range(4)))
+        self._k_patch(((count + 255) // 256,), (256,),
+                      (self._adj, self._abase, self._ashift, np.int32(self.m),
+                       np.int32(self.g), self._tr, cp.asarray(at),
+                       cp.asarray(vals.astype(np.int32)), np.int32(count)))
+        return self._no_patch
 
     # -- evaluation -------------------------------------------------------------------------
-    def _run(self, K, w0, w1, maxlevs) -> np.ndarray:
-        """Launch for K graphs already on the device; returns (K, chunks, 4) on the host."""
+    def _run(self, K, w0, w1, maxlevs, patch) -> np.ndarray:
+        """Launch for K graphs on the device (``patch``: the slots the first launch writes,
+        from :meth:`_sync_adj`); returns (K, chunks, 4) on the host."""
         cp = self.cp
         n, m = self.n, self.m
         d = self._adj.shape[2]
@@ -728,7 +735,7 @@ class GpuBitsetEvaluator(Evaluator):
             self._k_block((K * nch,), (self._threads,),
                           (self._adj, np.int32(m), np.int32(d), np.int32(n),
                            np.int32(cw.bit_length() - 1), np.int32(nch), np.int32(w0),
-                           np.int32(send), self._sym, self._maxlev, self._res),
+                           np.int32(send), self._sym, self._maxlev, self._res, *patch),
                           shared_mem=16 * n * cw)
             return self._res[:K * nch].get().reshape(K, nch, 4)
         nch = -(-words // self.cw)
@@ -744,25 +751,22 @@ class GpuBitsetEvaluator(Evaluator):
                 s1 = min(s0 + self.cw * 64, send)
                 self._k_grid((self._grid_blocks,), (self._threads,),
                              (*graph, np.int32(s0), np.int32(s1), *rest,
-                              self._res[k * nch + c], *tail, self._dense_at))
+                              self._res[k * nch + c], *tail, self._dense_at, *patch))
+                patch = self._no_patch  # written by the first launch
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
     @staticmethod
     def _merge(parts: np.ndarray) -> np.ndarray:
         """(K, chunks, 4) -> (K, 4), as :func:`golf.evaluators.base.combine` does."""
-        ecc = parts[:, :, 0].max(axis=1)
-        status = parts[:, :, 3].max(axis=1)
-        dist = parts[:, :, 1].sum(axis=1)
-        n_at = np.where(parts[:, :, 0] == ecc[:, None], parts[:, :, 2], 0).sum(axis=1)
-        out = np.stack([ecc, dist, n_at, status], axis=1)
-        out[status != OK, 1:3] = 0
+        out = np.empty((parts.shape[0], 4), dtype=np.int64)
+        merge_many(parts, out)
         return out
 
     def partial(self, graph, u0, u1, max_level=0):
         if u1 <= u0:
             return np.array([-1, 0, 0, OK], dtype=np.int64)
-        self._sync_adj(graph.adj[None])
-        return self._merge(self._run(1, u0, u1, [max_level]))[0]
+        patch = self._sync_adj(graph.adj[None])
+        return self._merge(self._run(1, u0, u1, [max_level], patch))[0]
 
     def evaluate_many(self, adjs, max_levels=None) -> np.ndarray:
         """Score K graphs of this shape in one launch: ``adjs`` (K, m, d) base rows; returns
@@ -776,8 +780,8 @@ class GpuBitsetEvaluator(Evaluator):
             raise GolfError(f"{K} graphs for a batch of {self.batch}; build the evaluator "
                             f"with batch={K}")
         levels = [0] * K if max_levels is None else [int(x) for x in max_levels]
-        self._sync_adj(adjs)
-        parts = self._merge(self._run(K, *self.unit_range, levels))
+        patch = self._sync_adj(adjs)
+        parts = self._merge(self._run(K, *self.unit_range, levels, patch))
         if self.comm is not None:
             from golf.parallel import allreduce_parts
 
