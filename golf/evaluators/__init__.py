@@ -127,7 +127,7 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
                            f"than the bit matrix's {words} column words: estimated "
                            f"{bfs / 1e6:.3g} ms vs {bit / 1e6:.3g} ms per evaluation")
         return "bitset", (f"bitset: split over {ranks} ranks ({words} column words, "
-                          f"{-(-words // ranks)} per rank): estimated {bit / 1e6:.3g} ms vs "
+                          f"{per_rank} per rank): estimated {bit / 1e6:.3g} ms vs "
                           f"BFS {bfs / 1e6:.3g} ms per evaluation")
     return "bitset", (f"bitset: the {m} base sources pack into {words} 64-bit words and the "
                       f"expected diameter is ~{D} levels, so one pass over a neighbour row "

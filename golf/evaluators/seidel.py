@@ -22,6 +22,7 @@ import numpy as np
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Evaluator
 from golf.evaluators.gpu_bitset import cupy_or_error, select_device
+from golf.kernels import changed_slots
 
 __all__ = ["SeidelEvaluator"]
 
@@ -104,7 +105,8 @@ class SeidelEvaluator(Evaluator):
         self.last_levels = 0
         self.last_products = []
         self._A = None  # the dense adjacency on the device, patched after each swap
-        self._mirror = None
+        self._mirror = None  # host copy of the rows it was built from
+        self._changed = np.zeros(64, dtype=np.int64)  # slots changed since (a swap: <= 4)
 
     # -- products ---------------------------------------------------------------------------
     def _gemm(self, a, b, kind):
@@ -201,21 +203,24 @@ class SeidelEvaluator(Evaluator):
         """Make the dense device matrix equal the graph with base rows ``adj``: built on the
         device from the rows the first time, then patched at the slots that changed."""
         cp = self.cp
-        adj = np.asarray(adj, dtype=np.int32)
-        if self._A is None or self._mirror is None or self._mirror.shape != adj.shape:
+        adj = np.ascontiguousarray(adj, dtype=np.int32)
+        count = -1
+        if self._mirror is not None and self._mirror.shape == adj.shape:
+            count = changed_slots(adj, self._mirror, self._changed)
+        if count < 0 or count > len(self._changed):  # first graph, or a new one
             self._A = cp.zeros((self.np_, self.np_), dtype=cp.int8)
             i, j = np.nonzero(adj >= 0)
             self._set_slots(i, adj[i, j], 1)
-        else:
-            ch = np.flatnonzero(adj != self._mirror)
-            if len(ch):
-                i, j = np.divmod(ch, adj.shape[1])
-                old, new = self._mirror[i, j], adj[i, j]
-                keep = old >= 0
-                self._set_slots(i[keep], old[keep], 0)
-                keep = new >= 0
-                self._set_slots(i[keep], new[keep], 1)
-        self._mirror = adj.copy()
+            self._mirror = adj.copy()
+        elif count:  # a swap: clear the old edges' entries, set the new ones
+            ch = self._changed[:count]
+            i, j = np.divmod(ch, adj.shape[1])
+            old, new = self._mirror[i, j], adj[i, j]
+            keep = old >= 0
+            self._set_slots(i[keep], old[keep], 0)
+            keep = new >= 0
+            self._set_slots(i[keep], new[keep], 1)
+            self._mirror[i, j] = new
 
     def partial(self, graph, u0, u1, max_level=0):
         if u1 <= u0:
