@@ -74,10 +74,11 @@ def test_grid_kernel_matches_cpu():
                           (65536, 6, 1024, 4), (30000, 3, 3, 5)]:
         graph = random_graph(n, d, g, seed=seed)
         ev = make_evaluator("gpu-bitset", n, d, g)
-        assert ev.mode == "grid"
+        assert ev.mode == "grid" and ev.sdepth >= 1, ev.describe()  # scatter start by default
         want = cpu(graph)
         assert gpu(graph) == want
         assert gpu(graph, dense_frac=2, piece=1) == want  # never dense
+        assert gpu(graph, scatter=0) == want  # every level by the level passes
     # disconnected, on the grid kernel
     e = symmetric_edges(20000, 4, 30000, np.random.default_rng(1))
     graph = Graph.from_edges(e, n=20000, g=4)
@@ -89,7 +90,7 @@ def test_grid_kernel_matches_cpu():
     graph = random_graph(20000, 4, 100, seed=6)
     ev = make_evaluator("gpu-bitset", 20000, 4, 100)
     ref = make_evaluator("bitset", 20000, 4, 100, threads=1)
-    assert ev.mode == "grid" and "group-fastest" in ev.describe()
+    assert ev.mode == "grid" and "group-fastest" in ev.describe() and ev.sdepth >= 1
     st, undo = rng_seed(8), new_undo()
     for _ in range(40):
         propose_swap(graph.adj, 20000, 100, st, undo)
@@ -110,6 +111,32 @@ def test_grid_kernel_on_small_graphs_every_path(seed):
         for cw in (1, 2, 4, 8, 16):
             opts = variants[(k + cw) % len(variants)]
             assert gpu(graph, kernel="grid", chunk_words=cw, **opts) == want, (graph, cw, opts)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_grid_scatter_start(seed):
+    """Levels 1..K straight from the adjacency (walks from every source, atomic ORs), then the
+    level passes (sparse, writing every piece once, or dense): every depth the Moore bound
+    allows, on regular, non-regular, disconnected and symmetric graphs, chunks of 1 to 4
+    words; and stopped by max_level inside and after the scattered levels."""
+    deep = 0
+    for k, graph in enumerate(random_graphs(24, 200 + seed, max_m=700)):
+        want = cpu(graph)
+        for depth in (1, 2, 3, 8):
+            opts = dict(scatter=depth, dense_frac=(0, 0.5, 2)[(k + depth) % 3],
+                        piece=(1, 2, 8)[k % 3], chunk_words=(1, 2, 4)[depth % 3])
+            ev = make_evaluator("gpu-bitset", graph.n, graph.d, graph.g, kernel="grid", **opts)
+            s = ev.evaluate(graph)
+            assert (s.diameter, s.total, s.peripheral, s.status) == want, (graph, opts, ev.sdepth)
+            deep += ev.sdepth >= 3
+        if want[3] == 0 and k % 4 == 0:  # connected: stopped after each level before the last
+            ref = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1)
+            ev = make_evaluator("gpu-bitset", graph.n, graph.d, graph.g, kernel="grid",
+                                scatter=3)
+            for level in range(1, want[0]):
+                assert ev.evaluate(graph, max_level=level) == ref.evaluate(graph,
+                                                                           max_level=level)
+    assert deep >= 10  # the deep scatter was really taken (not capped away)
 
 
 def test_chunk_boundaries_and_tiny():

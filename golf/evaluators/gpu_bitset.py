@@ -205,6 +205,7 @@ template <> struct Vec<1> {
     __device__ int popc() const { return __popcll(x); }
     __device__ bool ne(const Vec& o) const { return x != o.x; }
     __device__ bool full() const { return x == ~0ULL; }
+    __device__ u64 word(int h) const { return x; }
     __device__ static Vec zero() { Vec r; r.x = 0ULL; return r; }
 };
 template <int P> struct Vec {  // P = 2, 4, 8: P/2 16-byte loads
@@ -242,6 +243,7 @@ template <int P> struct Vec {  // P = 2, 4, 8: P/2 16-byte loads
         for (int h = 0; h < P / 2; h++) a &= x[h].x & x[h].y;
         return a == ~0ULL;
     }
+    __device__ u64 word(int h) const { return h & 1 ? x[h / 2].y : x[h / 2].x; }
     __device__ static Vec zero() {
         Vec r;
 #pragma unroll
@@ -295,14 +297,23 @@ __device__ __forceinline__ int lg_of(int P) { return P == 8 ? 3 : P == 4 ? 2 : P
 // ago, already in B: it is skipped (no read, no write); a piece that is read ORs in only the
 // neighbours that changed (the others bring no new bit). Invariant: after a level the buffer
 // written holds every row's value at that level.
-// Dense levels: every piece reads its neighbours, G rows in flight at a time, and stops once
-// it is full (the last levels fill the rows after a few neighbours); no bitmaps. With
-// full_first (most bits reached), a full piece reads no neighbour at all.
+// Dense levels: every piece reads its neighbours, G rows in flight at a time; no bitmaps. On
+// the late levels (full_first: 90% of the pairs reached) a piece stops as soon as it is full
+// (a full one reads no neighbour at all). Earlier, only where a row has more than 4 groups
+// of neighbours to skip: with few, the pieces that stop only split their warps (on an H200,
+// level 8 of (65536,6,1): 1.00 ms with the stop, 0.79 ms without; (10^6,32,1): 2.21 s
+// with it at every level, 2.32 s without).
+//
+// all (sparse levels): write every piece, whatever changed -- the first level after a scatter
+// start, whose other buffer holds nothing yet (see scatter_phase). With full_first, the
+// pieces not full before the level are ANDed into the block's andb[C] (shared): if the level
+// turns out to be the last, the columns not yet full one level before it, without a pass
+// of their own.
 template <int P, int G, bool DENSE>
 __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, int lgC, int sym,
         const u64* A, u64* B, const u32* Fprev, u32* Fcur, int g, int tr, const int* abase,
-        const int* ashift, u32 warp_base, u32 lane, u32 stride, bool full_first, u64& local,
-        u64& changed_n) {
+        const int* ashift, u32 warp_base, u32 lane, u32 stride, bool full_first, bool all,
+        u64* andb, u64& local, u64& changed_n) {
     const int lgL = lgC - lg_of(P);
     const u32 L = 1u << lgL, items = (u32)n << lgL;
     for (u32 base = warp_base; base < items; base += stride) {
@@ -317,6 +328,10 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
             if (DENSE) {  // a0 and the first G rows in flight together, then G at a time
                 a0 = Vec<P>::load(A + at);  // (near the end, most pieces are full already)
                 acc = a0;
+                if (full_first && !a0.full())
+#pragma unroll
+                    for (int h = 0; h < P; h++)
+                        if (~a0.word(h)) atomicAnd(andb + piece * P + h, a0.word(h));
                 for (int j0 = 0; j0 < d && !(full_first && j0 == 0 && acc.full()); j0 += G) {
                     Vec<P> t[G];
 #pragma unroll
@@ -327,10 +342,10 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
                     }
 #pragma unroll
                     for (int jj = 0; jj < G; jj++) acc.orr(t[jj]);
-                    if (acc.full()) break;
+                    if ((full_first || d > 4 * G) && acc.full()) break;
                 }
             } else {  // G bitmap checks, then the loads of the changed rows, in flight
-                bool own = bit(Fprev, q);
+                bool own = all || bit(Fprev, q);
                 acc = Vec<P>::zero();
                 for (int j0 = 0; j0 < d; j0 += G) {
                     int u[G];
@@ -368,6 +383,67 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
     }
 }
 
+// Scatter start: levels 1..K straight from the adjacency. The bits of column c (source s0 + c)
+// reached at level p are the ends of the walks of length p from that source (backtracking
+// walks included, so the union over p' <= p is the ball of radius p). Phase p gives every
+// walk of length p - 1 to one thread, which follows it and then sets the bit of each
+// neighbour of its end with an atomic OR (independent of each other: in flight together),
+// counting the bits that were new; a grid barrier separates the phases. At the last phase a
+// new bit also marks its piece in Fk (the sparse pieces changed at level K). Costs ns * d^p
+// atomics, against a dense level's n * C * (d + 2) words: the host picks K where that is
+// small, and below the Moore bound (no column can be full by level K, so a connected run
+// never ends inside these levels: the end pass, which needs the matrix one level before the
+// last, always has it).
+__device__ __forceinline__ u32 row_of(u32 v, u32 m, int g, int tr) {
+    if (!tr) return v;
+    u32 k = v / m;
+    return (v - k * m) * (u32)g + k;
+}
+
+template <int PS>
+__device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int sym, int g,
+        int tr, u32 s0, u32 ns, int p, u64* A, u32* Fk, u32 tid, u32 stride) {
+    u32 dp = 1;
+    for (int q = 1; q < p; q++) dp *= (u32)d;
+    const u32 walks = ns * dp;  // of length p - 1; the host keeps ns * d^K below 2^31
+    const int lgLs = lgC - lg_of(PS);
+    u64 cnt = 0;
+    for (u32 t = tid; t < walks; t += stride) {
+        u32 c = t / dp, w = t - c * dp, pw = dp, v = s0 + c, i, off;
+        bool ok = true;
+        for (int q = 1; q < p && ok; q++) {  // most significant digit = first step
+            pw /= (u32)d;
+            u32 digit = w / pw;
+            w -= digit * pw;
+            base_of(v, (u32)m, sym, i, off);
+            int x = adj[(i64)i * d + digit];
+            ok = x >= 0;
+            v = (u32)x + off;
+            if (v >= (u32)n) v -= (u32)n;
+        }
+        if (!ok) continue;
+        base_of(v, (u32)m, sym, i, off);
+        const int* row = adj + (i64)i * d;
+        const u64 b = 1ULL << (c & 63u), fpiece = (c >> 6) >> lg_of(PS);
+        u64* col = A + (c >> 6);
+#pragma unroll 4
+        for (int j = 0; j < d; j++) {
+            int x = row[j];
+            if (x < 0) continue;
+            u32 u = (u32)x + off;
+            if (u >= (u32)n) u -= (u32)n;
+            u32 r = row_of(u, (u32)m, g, tr);
+            if (atomicOr(col + ((u64)r << lgC), b) & b) continue;
+            cnt++;
+            if (Fk) {
+                u64 q = ((u64)r << lgLs) + fpiece;
+                atomicOr(Fk + (q >> 5), 1u << (q & 31u));
+            }
+        }
+    }
+    return cnt;
+}
+
 // A, B: n*C words each; F: two bitmaps over the sparse pieces (PS words); counters[6]:
 // per-level sums of newly reached bits [0..2] and of changed pieces [3..5] (three of each,
 // rotating, so that clearing never races with a level still reading); andm[C] scratch;
@@ -378,7 +454,7 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
 template <int PS, int PD, int G>
 __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym,
         i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr,
-        int* abase, int* ashift, i64 dense_at, PATCH_ARGS) {
+        int* abase, int* ashift, i64 dense_at, int sdepth, PATCH_ARGS) {
     cg::grid_group grid = cg::this_grid();
     const u32 C = 1u << lgC;
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -389,16 +465,21 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
     apply_patch(adj, abase, ashift, m, g, tr, tid, PATCH_PASS);  // read after the first sync
     const u32 ns = (u32)(s1 - s0), items = (u32)n << lgLs, nfw = (items + 31u) >> 5;
     const u64 words = (u64)n << lgC;
-    // both buffers hold the start (consecutive threads on consecutive words) ...
+    const int K = maxlev > 0 && maxlev < sdepth ? (int)maxlev : sdepth;  // scatter levels
+    // both buffers hold the start (consecutive threads on consecutive words; after a scatter
+    // start only A: its first level writes every piece of B) ...
     for (u64 x = tid; x < words; x += stride) {
         u32 r = (u32)(x >> lgC), v = r;
         if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
         u64 word = init_word(v, (u32)x & (C - 1), (u32)s0, ns);
         A[x] = word;
-        B[x] = word;
+        if (!K) B[x] = word;
     }
+    u32* Fk = F + (K & 1) * nfw;  // the bitmap the level after the scatter reads
+    if (K && dense_at > 0)
+        for (u32 x = tid; x < nfw; x += stride) Fk[x] = 0;
     // ... and level 0 "changed" the sparse pieces holding a source's own bit
-    for (u32 base = warp_base; base < items; base += stride) {
+    for (u32 base = warp_base; base < items && !K; base += stride) {
         u32 q = base + lane, r = q >> lgLs, v = r;
         if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
         bool src = q < items && v >= (u32)s0 && v < (u32)s1 &&
@@ -406,7 +487,7 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
         u32 bal = __ballot_sync(FULL, src);
         if (lane == 0) F[base >> 5] = bal;
     }
-    if (tid < 6) counters[tid] = 0;
+    if (tid < 15) counters[tid] = 0;
     if (tid < C) andm[tid] = ~0ULL;
     __shared__ u64 blk[2], sums[2];
     if (threadIdx.x == 0) { blk[0] = 0; blk[1] = 0; }
@@ -415,19 +496,52 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
     i64 dist = total - reached, level = 0;
     int status = ST_OK;
     bool dense = dense_at <= 0;
-    while (reached < total) {
+    // levels 1..K by scatter (new bits in counters[5 + p]), then the pieces marked changed
+    // at level K counted into counters[14] (for the dense/sparse choice of the next level)
+    for (int p = 1; p <= K + (dense ? 0 : 1); p++) {
+        u64 c = 0;
+        if (p <= K)
+            c = scatter_phase<PS>(adj, m, d, n, lgC, sym, g, tr, (u32)s0, ns, p, A,
+                                  p == K && !dense ? Fk : nullptr, tid, stride);
+        else
+            for (u32 x = tid; x < nfw; x += stride) c += __popc(__ldcg(Fk + x));
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(FULL, c, o);
+        if (lane == 0 && c) atomicAdd(&blk[0], c);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            if (blk[0]) atomicAdd(counters + (p <= K ? 5 + p : 14), blk[0]);
+            blk[0] = 0;
+        }
+        grid.sync();
+    }
+    for (int p = 1; p <= K; p++) {  // the level loop's bookkeeping for them
+        level++;
+        i64 cnt = reached + (i64)__ldcg(counters + 5 + p);
+        if (cnt == reached) { status = ST_DISCONNECTED; break; }
+        reached = cnt;
+        dist += total - reached;
+    }
+    if (K && status == ST_OK && !dense) dense = (i64)__ldcg(counters + 14) >= dense_at;
+    bool all = K > 0;  // the first level after a scatter writes every piece
+    bool fused = false;  // the end pass's AND taken by the last level (dense, full_first)
+    __shared__ u64 andb[256];
+    for (u32 w = threadIdx.x; w < C; w += blockDim.x) andb[w] = ~0ULL;
+    __syncthreads();
+    while (status == ST_OK && reached < total) {
         if (maxlev > 0 && level == maxlev) { status = ST_EXCEEDED; break; }
         level++;
         u64 local = 0, changed_n = 0;
+        const bool late = dense && 10 * reached >= 9 * total;
         if (dense)
             level_pass<PD, G, true>(adj, m, d, n, lgC, sym, A, B, F, F, g, tr, abase, ashift,
-                                    warp_base, lane, stride, 10 * reached >= 9 * total, local,
+                                    warp_base, lane, stride, late, false, andb, local,
                                     changed_n);
         else
             level_pass<PS, G, false>(adj, m, d, n, lgC, sym, A, B,
                                      F + ((level - 1) & 1) * nfw, F + (level & 1) * nfw, g, tr,
-                                     abase, ashift, warp_base, lane, stride, false, local,
-                                     changed_n);
+                                     abase, ashift, warp_base, lane, stride, false, all,
+                                     nullptr, local, changed_n);
+        all = false;
         // per warp, per block in shared memory, one global atomic per block; after the
         // barrier one thread a block reads the sums for all of them
         for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(FULL, local, o);
@@ -451,6 +565,14 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
         if (cnt == reached) { status = ST_DISCONNECTED; break; }
         reached = cnt;
         dist += total - reached;
+        if (late) {  // the block's AND: to the grid's if this was the last level, else reset
+            fused = reached == total;
+            for (u32 w = threadIdx.x; w < C; w += blockDim.x) {
+                if (fused && ~andb[w]) atomicAnd(andm + w, andb[w]);
+                andb[w] = ~0ULL;
+            }
+            __syncthreads();
+        }
         u64* t = A; A = B; B = t;
         // counters of level+2 were last read at level-1 (before this level's sync) and are
         // next added to at level+2 (after the next sync): safe to clear now
@@ -459,7 +581,7 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
     i64 n_at = 0;
     if (status == ST_OK && level > 0) {   // columns not yet full one level before the last
         u64 acc = ~0ULL;                  // (the stride is a multiple of C: one column a thread)
-        for (u64 x = tid; x < words; x += 4 * (u64)stride) {  // 4 loads in flight
+        for (u64 x = tid; x < words && !fused; x += 4 * (u64)stride) {  // 4 loads in flight
             u64 a[4];
 #pragma unroll
             for (int k = 0; k < 4; k++)
@@ -485,9 +607,9 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
 
 #define GRID_ARGS int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym, \
     i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr, \
-    int* abase, int* ashift, i64 dense_at, PATCH_ARGS
+    int* abase, int* ashift, i64 dense_at, int sdepth, PATCH_ARGS
 #define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, g, tr, \
-    abase, ashift, dense_at, PATCH_PASS
+    abase, ashift, dense_at, sdepth, PATCH_PASS
 #ifndef GRID_MINB
 #define GRID_MINB 1
 #endif
@@ -571,12 +693,16 @@ class GpuBitsetEvaluator(Evaluator):
     kernel : ``"auto"`` (shared-memory blocks where the matrices fit, else the grid),
         ``"block"`` or ``"grid"`` — to force one (tests, measurements)
     dense_frac : float — the grid kernel stops checking which neighbours changed once this
-        fraction of the pieces changed at a level (0: never check; above 1: always check)
+        fraction of the pieces changed at a level (0: never check; above 1: always check;
+        default 0.5, or 0 after a scatter start on matrices that stay in L2)
     group : int — neighbour rows loaded together (2 or 4; default by d)
     piece : int — words of a row one thread of the grid kernel takes on sparse levels
-        (1, 2, 4, 8; dense levels take 2)
+        (1, 2, 4, 8; dense levels take 2; default 8, or 2 where no level is sparse)
     min_blocks : int — resident 256-thread blocks per SM the grid kernel is compiled for
         (caps its registers; 1 = no cap; default 4)
+    scatter : int — levels the grid kernel takes straight from the adjacency (walks from each
+        source, atomic ORs) before its level passes; capped below the Moore bound
+        (default: as many as cost at most ``SCATTER_COST`` of a dense level)
     """
 
     name = "gpu-bitset"
@@ -584,10 +710,11 @@ class GpuBitsetEvaluator(Evaluator):
     DENSE_FRAC = 0.5
     PIECE = 8
     MIN_BLOCKS = 4
+    SCATTER_COST = 0.5
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  threads=None, kernel="auto", dense_frac=None, group=None, min_blocks=None,
-                 piece=None):
+                 piece=None, scatter=None):
         super().__init__(n, d, g, comm=comm)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
@@ -632,12 +759,19 @@ class GpuBitsetEvaluator(Evaluator):
         self.group = int(group) if group else (2 if d <= 8 else 4)
         if self.group not in (2, 4):
             raise GolfError(f"gpu-bitset group must be 2 or 4, not {group}")
-        self.piece = min(self.cw, int(piece) if piece else self.PIECE)
+        # levels 1..sdepth by scatter; after it, a matrix that stays in L2 is passed densely
+        # (checking which pieces changed only pays where the rows come from DRAM), and then
+        # the sparse pieces' width only matters for the registers: 2 words (no spills)
+        self.sdepth = self._scatter_depth(scatter) if self.mode == "grid" else 0
+        all_dense = self.sdepth > 0 and 8 * n * self.cw <= self.l2
+        self.dense_frac = ((0.0 if all_dense else self.DENSE_FRAC) if dense_frac is None
+                           else float(dense_frac))
+        default_piece = 2 if self.dense_frac <= 0 else self.PIECE
+        self.piece = min(self.cw, int(piece) if piece else default_piece)
         if self.piece not in (1, 2, 4, 8):
             raise GolfError(f"gpu-bitset piece must be 1, 2, 4 or 8 words, not {piece}")
         self._k_grid = coop.get_function(
             f"bitset_grid{self.piece}_{min(2, self.piece)}_{self.group}")
-        self.dense_frac = self.DENSE_FRAC if dense_frac is None else float(dense_frac)
         self._sym = np.int32(1 if g > 1 else 0)
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
@@ -653,7 +787,7 @@ class GpuBitsetEvaluator(Evaluator):
             items = n * (self.cw // self.piece)
             self._F = cp.zeros(2 * ((items + 31) // 32), dtype=cp.uint32)
             self._dense_at = np.int64(min(items + 1, math.ceil(self.dense_frac * items)))
-            self._counters = cp.zeros(6, dtype=cp.uint64)
+            self._counters = cp.zeros(15, dtype=cp.uint64)
             self._andm = cp.zeros(self.cw, dtype=cp.uint64)
         self._adj = cp.full((self.batch, self.m, max(d, 1)), -1, dtype=cp.int32)
         if self._tr:
@@ -667,6 +801,33 @@ class GpuBitsetEvaluator(Evaluator):
         self._maxlev = cp.zeros(self.batch, dtype=cp.int64)
         self._res = cp.zeros((self.batch * self.words, 4), dtype=cp.int64)
         self._maxlev_host = np.zeros(self.batch, dtype=np.int64)
+
+    def _scatter_depth(self, want) -> int:
+        """Levels of the scatter start. At most the Moore bound allows: with degree <= d a
+        ball of radius K holds at most 1 + d (1 + (d-1) + ... + (d-1)^(K-1)) vertices; below
+        n, no column is full by level K (the kernel relies on it). ns d^K stays below 2^31.
+        By default, the deepest K whose ns d^K atomics cost at most SCATTER_COST of a dense
+        level (n C words, d + 2 times), an atomic counted as 4 words where a matrix stays in
+        L2 and as 32 where it does not (random read-modify-writes of DRAM sectors). Measured
+        on an H200 (results/gpu/bench_gpu.md): (65536,6,1) K = 3 best (2 and 4 slower),
+        (10^6,32,1) K = 2 (3: 3.19 s instead of 2.21), (10^6,32,25000) K = 3."""
+        d, n = self.d, self.n
+        top, ball = 0, 1
+        while d >= 2 and top < 8:
+            ball += d * (d - 1) ** top
+            if ball >= n or self.cw * 64 * d ** (top + 1) >= 1 << 31:
+                break
+            top += 1
+        if want is not None:
+            if int(want) < 0:
+                raise GolfError(f"gpu-bitset scatter must be >= 0, not {want}")
+            return min(int(want), top)
+        ns = min(self.cw * 64, self.m)
+        unit = 4 if 8 * n * self.cw <= self.l2 else 32
+        k = 0
+        while k < top and unit * ns * d ** (k + 1) <= self.SCATTER_COST * n * self.cw * (d + 2):
+            k += 1
+        return k
 
     def _cooperative_blocks(self) -> int:
         """Blocks of the cooperative grid: as many as stay resident, from the kernel's register
@@ -751,7 +912,8 @@ class GpuBitsetEvaluator(Evaluator):
                 s1 = min(s0 + self.cw * 64, send)
                 self._k_grid((self._grid_blocks,), (self._threads,),
                              (*graph, np.int32(s0), np.int32(s1), *rest,
-                              self._res[k * nch + c], *tail, self._dense_at, *patch))
+                              self._res[k * nch + c], *tail, self._dense_at,
+                              np.int32(self.sdepth), *patch))
                 patch = self._no_patch  # written by the first launch
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
@@ -795,6 +957,7 @@ class GpuBitsetEvaluator(Evaluator):
                f"cooperative grid of {self._grid_blocks} x {self._threads} threads, changed-piece "
                f"bitmaps, {self.piece}-word sparse pieces, dense from {self.dense_frac:g}, groups of "
                f"{self.group}"
+               + (f", levels 1-{self.sdepth} scattered" if self.sdepth else "")
                + (", group-fastest rows" if self._tr else ""))
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "
                 f"{self.nchunks} chunks of {self.cw} words, {how}")
