@@ -13,10 +13,13 @@ Two kernels, chosen by size:
   memory, ``__syncthreads`` between levels. Used when ``2 n C 8`` bytes fit a block's shared
   memory; a batch of ``K`` graphs is ``K x chunks`` blocks in one launch (``evaluate_many``).
 * ``bitset_grid``: one cooperative grid per column chunk, the matrices in global memory,
-  ``grid.sync()`` between levels. Consecutive threads take consecutive words of a row
-  (coalesced). Bitmaps of the pieces of rows that changed at the last level let the early
-  levels skip every piece that cannot change and read only the neighbours that changed; on
-  the dense levels a piece stops reading neighbours once it is full (the last levels).
+  ``grid.sync()`` between levels. The first levels come straight from the adjacency (walks
+  from every source, atomic ORs: the "scatter start"); then level passes, consecutive threads
+  on consecutive words of a row (coalesced). Bitmaps of the pieces of rows that changed at
+  the last level let sparse levels skip every piece that cannot change and read only the
+  neighbours that changed (where the rows come from DRAM); on the late dense levels a piece
+  stops reading neighbours once it is full, and the last one also finds the columns that
+  were not full before it.
 
 Exact: it returns the same ``[ecc, dist_sum, n_at_ecc, status]`` as the CPU backends, and the
 tests compare it with them on many graphs.
@@ -386,8 +389,8 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
 // Scatter start: levels 1..K straight from the adjacency. The bits of column c (source s0 + c)
 // reached at level p are the ends of the walks of length p from that source (backtracking
 // walks included, so the union over p' <= p is the ball of radius p). Phase p gives every
-// walk of length p - 1 to one thread, which follows it and then sets the bit of each
-// neighbour of its end with an atomic OR (independent of each other: in flight together),
+// walk of length p - 1 to one thread (or d threads), which follows it and then sets the bit
+// of each neighbour of its end with an atomic OR (independent of each other: in flight),
 // counting the bits that were new; a grid barrier separates the phases. At the last phase a
 // new bit also marks its piece in Fk (the sparse pieces changed at level K). Costs ns * d^p
 // atomics, against a dense level's n * C * (d + 2) words: the host picks K where that is
@@ -405,11 +408,14 @@ __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int s
         int tr, u32 s0, u32 ns, int p, u64* A, u32* Fk, u32 tid, u32 stride) {
     u32 dp = 1;
     for (int q = 1; q < p; q++) dp *= (u32)d;
-    const u32 walks = ns * dp;  // of length p - 1; the host keeps ns * d^K below 2^31
+    // walks of length p - 1 (the host keeps ns * d^K below 2^31); where they are few against
+    // the grid's threads, E = d threads share one, a last step each (more atomics in flight)
+    const u32 walks = ns * dp, E = (u64)walks * 4 <= stride ? (u32)d : 1u;
     const int lgLs = lgC - lg_of(PS);
     u64 cnt = 0;
-    for (u32 t = tid; t < walks; t += stride) {
-        u32 c = t / dp, w = t - c * dp, pw = dp, v = s0 + c, i, off;
+    for (u32 t = tid; t < walks * E; t += stride) {
+        u32 tw = t / E, j0 = t - tw * E;
+        u32 c = tw / dp, w = tw - c * dp, pw = dp, v = s0 + c, i, off;
         bool ok = true;
         for (int q = 1; q < p && ok; q++) {  // most significant digit = first step
             pw /= (u32)d;
@@ -427,7 +433,7 @@ __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int s
         const u64 b = 1ULL << (c & 63u), fpiece = (c >> 6) >> lg_of(PS);
         u64* col = A + (c >> 6);
 #pragma unroll 4
-        for (int j = 0; j < d; j++) {
+        for (int j = (int)j0; j < d; j += (int)E) {
             int x = row[j];
             if (x < 0) continue;
             u32 u = (u32)x + off;
