@@ -450,9 +450,10 @@ __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int s
     return cnt;
 }
 
-// A, B: n*C words each; F: two bitmaps over the sparse pieces (PS words); counters[6]:
+// A, B: n*C words each; F: two bitmaps over the sparse pieces (PS words); counters[15]:
 // per-level sums of newly reached bits [0..2] and of changed pieces [3..5] (three of each,
-// rotating, so that clearing never races with a level still reading); andm[C] scratch;
+// rotating, so that clearing never races with a level still reading), the new bits of the
+// scattered levels [6..13] and the pieces changed at the last of them [14]; andm[C] scratch;
 // out[4] the result. Sparse levels take pieces of PS words (fewer items to check), dense ones
 // of PD words (more loads in flight, finer early stop); once dense_at pieces change at a
 // level, the rest is dense. Buffers written during the kernel are read with __ldcg (L2): L1
