@@ -242,16 +242,14 @@ class Annealer:
         evaluator (the Python path, one kernel call per step from Python)
     steps : int, the step budget (0: none; then ``time_limit`` drives the cooling)
     method : 'sa' or 'hill'
-    t0, t1 : float or None (None: sampled, see :meth:`auto_temperatures`)
     aspl_priority, tiebreak, peripheral_weight : see the module docstring
     seed : int
     bounds : golf.bounds.Bounds of the problem
     trace_every : steps between trace rows
     """
 
-    def __init__(self, graph, evaluator, *, steps=0, method="sa", t0=None, t1=None,
-                 aspl_priority=False, tiebreak=True, peripheral_weight=1.0, seed=0,
-                 bounds=None, trace_every=1000):
+    def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
+                 tiebreak=True, peripheral_weight=1.0, seed=0, bounds=None, trace_every=1000):
         from golf.bounds import moore_bounds
 
         self.graph = graph.copy()
@@ -281,7 +279,6 @@ class Annealer:
             self.ctrl = np.zeros(3, dtype=np.int64)
             self.out = np.zeros(4, dtype=np.int64)
         self.trace = np.zeros((1024, len(TRACE_COLUMNS) - 1), dtype=np.float64)
-        self.t0, self.t1 = t0, t1
         score = evaluator.evaluate(self.graph)
         if not score.connected:
             from golf.errors import GolfError
@@ -464,7 +461,7 @@ class BatchAnnealer:
         self.K = int(K)
         # chain 0 as a one-graph annealer: the start score, the temperature samples and the
         # parameters every chain shares
-        base = self.first = Annealer(graph, _Scalar(evaluator), **kw)
+        base = self.first = Annealer(graph, evaluator, **kw)
         seed = base.seed
         self.evaluator = evaluator
         self.start_score = base.start_score
@@ -486,7 +483,6 @@ class BatchAnnealer:
         self.trace = np.zeros((1024, len(TRACE_COLUMNS) - 1), dtype=np.float64)
         self.exchange_every = int(exchange_every)
         self.seed = seed
-        self.t0 = self.t1 = None
 
     def auto_temperatures(self, count=200):
         return self.first.auto_temperatures(count)
@@ -567,18 +563,3 @@ class BatchAnnealer:
     def load_state(self, state: dict) -> None:
         _load_state(state, self.adjs, self.bests, self.sts, self.scs, self.fls)
 
-
-class _Scalar:
-    """A batched evaluator seen as a one-graph evaluator (for the start score and the
-    temperature samples of the first chain)."""
-
-    def __init__(self, ev):
-        self.ev = ev
-        self.comm = ev.comm
-        self.name = ev.name
-
-    def evaluate(self, graph, max_level=0):
-        return self.ev.evaluate(graph, max_level)
-
-    def raw(self, graph, max_level=0):
-        return self.ev.raw(graph, max_level)

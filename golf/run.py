@@ -507,7 +507,7 @@ class Search:
     def _finish(self, ann, ev, bounds, meta, trace_rows, elapsed, stop, log):
         from golf.anneal import SC
         from golf.graph import Graph, sort_rows
-        from golf.io import atomic_write, write_edges
+        from golf.io import atomic_write
 
         rd, cfg, comm = self.rundir, self.cfg, self.comm
         p = cfg["problem"]
@@ -530,7 +530,6 @@ class Search:
             raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
                             f"disagrees with the search ({best_d}, {best_total}); best.edges "
                             f"kept from the last checkpoint")
-        write_edges(rd.file("best.edges"), best.edges())
         best_aspl = best_total / pairs
         summary = {
             "name": self.run.name,

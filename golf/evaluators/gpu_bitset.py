@@ -961,9 +961,11 @@ class GpuBitsetEvaluator(Evaluator):
         w0, w1 = self.unit_range
         how = (f"shared-memory blocks of {self._threads} threads (chunks narrowed to fill "
                f"{self.sms} SMs)" if self.mode == "block" else
-               f"cooperative grid of {self._grid_blocks} x {self._threads} threads, changed-piece "
-               f"bitmaps, {self.piece}-word sparse pieces, dense from {self.dense_frac:g}, groups of "
-               f"{self.group}"
+               f"cooperative grid of {self._grid_blocks} x {self._threads} threads, "
+               + ("dense levels" if self.dense_frac <= 0 else
+                  f"changed-piece bitmaps, {self.piece}-word sparse pieces, dense from "
+                  f"{self.dense_frac:g}")
+               + f", groups of {self.group}"
                + (f", levels 1-{self.sdepth} scattered" if self.sdepth else "")
                + (", group-fastest rows" if self._tr else ""))
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "
