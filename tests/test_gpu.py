@@ -79,6 +79,8 @@ def test_grid_kernel_matches_cpu():
         assert gpu(graph) == want
         assert gpu(graph, dense_frac=2, piece=1) == want  # never dense
         assert gpu(graph, scatter=0) == want  # every level by the level passes
+        # own pieces read first at every dense level / only at level 1 (rows from neighbours)
+        assert gpu(graph, late=1) == want and gpu(graph, late=0, scatter=0) == want
     # disconnected, on the grid kernel
     e = symmetric_edges(20000, 4, 30000, np.random.default_rng(1))
     graph = Graph.from_edges(e, n=20000, g=4)
@@ -105,7 +107,8 @@ def test_grid_kernel_on_small_graphs_every_path(seed):
     variants = [dict(dense_frac=0), dict(dense_frac=0.5, piece=2), dict(dense_frac=2),
                 dict(dense_frac=0.1, group=2, piece=8), dict(dense_frac=0, group=4, min_blocks=1),
                 dict(dense_frac=0.3, group=2, piece=4), dict(dense_frac=2, piece=8, group=2),
-                dict(dense_frac=2, piece=1, group=4)]
+                dict(dense_frac=2, piece=1, group=4), dict(dense_frac=0, late=0),
+                dict(dense_frac=0, late=1, group=4), dict(dense_frac=0.5, late=0.2, piece=1)]
     for k, graph in enumerate(random_graphs(24, 100 + seed, max_m=1100)):
         want = cpu(graph)
         for cw in (1, 2, 4, 8, 16):
@@ -124,7 +127,8 @@ def test_grid_scatter_start(seed):
         want = cpu(graph)
         for depth in (1, 2, 3, 8):
             opts = dict(scatter=depth, dense_frac=(0, 0.5, 2)[(k + depth) % 3],
-                        piece=(1, 2, 8)[k % 3], chunk_words=(1, 2, 4)[depth % 3])
+                        piece=(1, 2, 8)[k % 3], chunk_words=(1, 2, 4)[depth % 3],
+                        late=(0, 0.05, 1)[(k + 2 * depth) % 3])
             ev = make_evaluator("gpu-bitset", graph.n, graph.d, graph.g, kernel="grid", **opts)
             s = ev.evaluate(graph)
             assert (s.diameter, s.total, s.peripheral, s.status) == want, (graph, opts, ev.sdepth)

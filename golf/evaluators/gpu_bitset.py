@@ -260,12 +260,14 @@ template <int P> struct Vec {  // P = 2, 4, 8: P/2 16-byte loads
 // row r = i*g + k holds vertex k*m + i, and a warp takes consecutive k of one base vertex i,
 // so its lanes share i's adjacency and read rows i'*g + (k + delta) mod g of a neighbour:
 // consecutive addresses (coalesced) instead of 32 scattered rows; abase[i*d+j] = i'*g and
-// ashift[i*d+j] = delta come precomputed.
+// ashift[i*d+j] = delta come precomputed. (TR a template argument: a runtime branch in
+// here costs a dense level of (65536,6,1) ~10%.)
+template <bool TR>
 struct Nbrs {
-    const int* a; const int* s; u32 k, g, off, n; int tr;
+    const int* a; const int* s; u32 k, g, off, n;
     __device__ Nbrs(u32 r, const int* adj, const int* abase, const int* ashift, int m, int d,
-                    int nn, int sym, int gg, int t) : g((u32)gg), n((u32)nn), tr(t) {
-        if (tr) {
+                    int nn, int sym, int gg) : g((u32)gg), n((u32)nn) {
+        if (TR) {
             u32 i = r / g; k = r - i * g; off = 0;
             a = abase + (i64)i * d; s = ashift + (i64)i * d;
         } else {
@@ -277,7 +279,7 @@ struct Nbrs {
         int x = a[j];
         if (x < 0) return -1;
         u32 u;
-        if (tr) { u32 kk = k + (u32)s[j]; if (kk >= g) kk -= g; u = (u32)x + kk; }
+        if (TR) { u32 kk = k + (u32)s[j]; if (kk >= g) kk -= g; u = (u32)x + kk; }
         else { u = (u32)x + off; if (u >= n) u -= n; }
         return (int)u;
     }
@@ -300,11 +302,16 @@ __device__ __forceinline__ int lg_of(int P) { return P == 8 ? 3 : P == 4 ? 2 : P
 // ago, already in B: it is skipped (no read, no write); a piece that is read ORs in only the
 // neighbours that changed (the others bring no new bit). Invariant: after a level the buffer
 // written holds every row's value at that level.
-// Dense levels: every piece reads its neighbours, G rows in flight at a time; no bitmaps. On
-// the late levels (full_first: 90% of the pairs reached) a piece stops as soon as it is full
-// (a full one reads no neighbour at all). Earlier, only where a row has more than 4 groups
-// of neighbours to skip: with few, the pieces that stop only split their warps (on an H200,
-// level 8 of (65536,6,1): 1.00 ms with the stop, 0.79 ms without; (10^6,32,1): 2.21 s
+// Dense levels: every piece reads its neighbours, G rows in flight at a time; no bitmaps.
+// From level 2 on a row's own piece is not read (own false): in an undirected graph every
+// source within L - 1 of v other than v is within L - 2 of the neighbour before v on a
+// shortest path, and v itself is within 1 of every neighbour, so the neighbours' pieces
+// already hold it (a row without neighbours reads its own piece). Dense levels add the
+// popcount of what they write (a count, not an increment). On the late levels (full_first:
+// few pairs left, see the caller) the own piece comes first and a piece stops as soon as it
+// is full (a full one reads no neighbour at all). Earlier, only where a row has more than 4
+// groups of neighbours to skip: with few, the pieces that stop only split their warps (on an
+// H200, level 8 of (65536,6,1): 1.00 ms with the stop, 0.79 ms without; (10^6,32,1): 2.21 s
 // with it at every level, 2.32 s without).
 //
 // all (sparse levels): write every piece, whatever changed -- the first level after a scatter
@@ -312,11 +319,11 @@ __device__ __forceinline__ int lg_of(int P) { return P == 8 ? 3 : P == 4 ? 2 : P
 // pieces not full before the level are ANDed into the block's andb[C] (shared): if the level
 // turns out to be the last, the columns not yet full one level before it, without a pass
 // of their own.
-template <int P, int G, bool DENSE>
+template <int P, int G, bool DENSE, bool TR>
 __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, int lgC, int sym,
-        const u64* A, u64* B, const u32* Fprev, u32* Fcur, int g, int tr, const int* abase,
-        const int* ashift, u32 warp_base, u32 lane, u32 stride, bool full_first, bool all,
-        u64* andb, u64& local, u64& changed_n) {
+        const u64* A, u64* B, const u32* Fprev, u32* Fcur, int g, const int* abase,
+        const int* ashift, u32 warp_base, u32 lane, u32 stride, bool full_first, bool own,
+        bool all, u64* andb, u64& local, u64& changed_n) {
     const int lgL = lgC - lg_of(P);
     const u32 L = 1u << lgL, items = (u32)n << lgL;
     for (u32 base = warp_base; base < items; base += stride) {
@@ -325,27 +332,40 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
         if (q < items) {
             u32 v = q >> lgL, piece = q & (L - 1);
             u64 at = ((u64)v << lgC) + piece * P;
-            Nbrs nb(v, adj, abase, ashift, m, d, n, sym, g, tr);
+            Nbrs<TR> nb(v, adj, abase, ashift, m, d, n, sym, g);
             Vec<P> a0, acc;
             bool have = DENSE;
-            if (DENSE) {  // a0 and the first G rows in flight together, then G at a time
-                a0 = Vec<P>::load(A + at);  // (near the end, most pieces are full already)
-                acc = a0;
-                if (full_first && !a0.full())
+            if (DENSE) {  // (a0 and) the first G rows in flight together, then G at a time
+                acc = Vec<P>::zero();
+                if (own) {  // (near the end, most pieces are full already)
+                    a0 = Vec<P>::load(A + at);
+                    acc = a0;
+                    if (full_first && !a0.full())
 #pragma unroll
-                    for (int h = 0; h < P; h++)
-                        if (~a0.word(h)) atomicAnd(andb + piece * P + h, a0.word(h));
-                for (int j0 = 0; j0 < d && !(full_first && j0 == 0 && acc.full()); j0 += G) {
+                        for (int h = 0; h < P; h++)
+                            if (~a0.word(h)) atomicAnd(andb + piece * P + h, a0.word(h));
+                }
+                // G neighbours' pieces; an empty slot (and one past d) reads the row's own
+                // piece instead: no branch, and it is in the result anyway
+                auto group = [&](int j0, bool tail) {
                     Vec<P> t[G];
 #pragma unroll
                     for (int jj = 0; jj < G; jj++) {
-                        int u = j0 + jj < d ? nb(j0 + jj) : -1;
-                        t[jj] = u >= 0 ? Vec<P>::load(A + ((u64)u << lgC) + piece * P)
-                                       : Vec<P>::zero();
+                        int u = !tail || j0 + jj < d ? nb(j0 + jj) : -1;
+                        t[jj] = Vec<P>::load(A + (u >= 0 ? ((u64)u << lgC) + piece * P : at));
                     }
 #pragma unroll
                     for (int jj = 0; jj < G; jj++) acc.orr(t[jj]);
-                    if ((full_first || d > 4 * G) && acc.full()) break;
+                };
+                const bool stop = full_first || d > 4 * G;
+                if (!(full_first && acc.full())) {
+                    int j0 = 0;
+                    for (; j0 + G <= d; j0 += G) {
+                        group(j0, false);
+                        if (stop && acc.full()) break;
+                    }
+                    if (j0 < d && !(stop && acc.full())) group(j0, true);
+                    if (d == 0) acc = Vec<P>::load(A + at);
                 }
             } else {  // G bitmap checks, then the loads of the changed rows, in flight
                 bool own = all || bit(Fprev, q);
@@ -374,7 +394,7 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
             }
             if (have) {
                 acc.store(B + at);
-                local += acc.popc() - a0.popc();
+                local += DENSE ? acc.popc() : acc.popc() - a0.popc();
                 changed = !DENSE && acc.ne(a0);
             }
         }
@@ -461,7 +481,7 @@ __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int s
 template <int PS, int PD, int G>
 __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym,
         i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr,
-        int* abase, int* ashift, i64 dense_at, int sdepth, PATCH_ARGS) {
+        int* abase, int* ashift, i64 dense_at, int sdepth, double late_frac, PATCH_ARGS) {
     cg::grid_group grid = cg::this_grid();
     const u32 C = 1u << lgC;
     const u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
@@ -538,16 +558,20 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
         if (maxlev > 0 && level == maxlev) { status = ST_EXCEEDED; break; }
         level++;
         u64 local = 0, changed_n = 0;
-        const bool late = dense && 10 * reached >= 9 * total;
-        if (dense)
-            level_pass<PD, G, true>(adj, m, d, n, lgC, sym, A, B, F, F, g, tr, abase, ashift,
-                                    warp_base, lane, stride, late, false, andb, local,
-                                    changed_n);
-        else
-            level_pass<PS, G, false>(adj, m, d, n, lgC, sym, A, B,
-                                     F + ((level - 1) & 1) * nfw, F + (level & 1) * nfw, g, tr,
-                                     abase, ashift, warp_base, lane, stride, false, all,
-                                     nullptr, local, changed_n);
+        // late: so few pairs left that a piece is often full before the level (its own
+        // piece read first then saves the neighbours' reads) -- and likely the last level
+        const bool late = dense && (double)(total - reached) <= late_frac * (double)total;
+        const u32* Fp = F + ((level - 1) & 1) * nfw;
+        u32* Fc = F + (level & 1) * nfw;
+        const bool own = late || level == 1;
+#define LEVEL_PASS(P, DENSE, TR, FP, FC, FULL, OWN, ANDB) level_pass<P, G, DENSE, TR>(adj, m, d, \
+        n, lgC, sym, A, B, FP, FC, g, abase, ashift, warp_base, lane, stride, FULL, OWN, all, \
+        ANDB, local, changed_n)
+        if (dense && tr) LEVEL_PASS(PD, true, true, F, F, late, own, andb);
+        else if (dense) LEVEL_PASS(PD, true, false, F, F, late, own, andb);
+        else if (tr) LEVEL_PASS(PS, false, true, Fp, Fc, false, true, nullptr);
+        else LEVEL_PASS(PS, false, false, Fp, Fc, false, true, nullptr);
+#undef LEVEL_PASS
         all = false;
         // per warp, per block in shared memory, one global atomic per block; after the
         // barrier one thread a block reads the sums for all of them
@@ -567,7 +591,7 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
             sums[1] = __ldcg(counters + 3 + level % 3);
         }
         __syncthreads();
-        i64 cnt = reached + (i64)sums[0];
+        i64 cnt = dense ? (i64)sums[0] : reached + (i64)sums[0];
         if (!dense) dense = (i64)sums[1] >= dense_at;
         if (cnt == reached) { status = ST_DISCONNECTED; break; }
         reached = cnt;
@@ -614,9 +638,9 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
 
 #define GRID_ARGS int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym, \
     i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr, \
-    int* abase, int* ashift, i64 dense_at, int sdepth, PATCH_ARGS
+    int* abase, int* ashift, i64 dense_at, int sdepth, double late_frac, PATCH_ARGS
 #define GRID_PASS adj, m, d, n, lgC, s0, s1, sym, maxlev, A, B, F, counters, andm, out, g, tr, \
-    abase, ashift, dense_at, sdepth, PATCH_PASS
+    abase, ashift, dense_at, sdepth, late_frac, PATCH_PASS
 #ifndef GRID_MINB
 #define GRID_MINB 1
 #endif
@@ -626,6 +650,7 @@ GRID_KERNEL(1, 1, 2)
 GRID_KERNEL(1, 1, 4)
 GRID_KERNEL(2, 2, 2)
 GRID_KERNEL(2, 2, 4)
+GRID_KERNEL(2, 2, 8)
 GRID_KERNEL(4, 2, 2)
 GRID_KERNEL(4, 2, 4)
 GRID_KERNEL(8, 2, 2)
@@ -710,6 +735,10 @@ class GpuBitsetEvaluator(Evaluator):
     scatter : int — levels the grid kernel takes straight from the adjacency (walks from each
         source, atomic ORs) before its level passes; capped below the Moore bound
         (default: as many as cost at most ``SCATTER_COST`` of a dense level)
+    late : float — the grid kernel's dense levels read a row's own piece first (and stop
+        once it is full) when at most this fraction of the pairs is left; else only the
+        neighbours' pieces (default ln(d) / 128: where a 128-bit piece is full with
+        probability about 1/d, so that the own read saves as many reads as it costs)
     """
 
     name = "gpu-bitset"
@@ -721,7 +750,7 @@ class GpuBitsetEvaluator(Evaluator):
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  threads=None, kernel="auto", dense_frac=None, group=None, min_blocks=None,
-                 piece=None, scatter=None):
+                 piece=None, scatter=None, late=None):
         super().__init__(n, d, g, comm=comm)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
@@ -764,12 +793,15 @@ class GpuBitsetEvaluator(Evaluator):
         self._k_block = normal.get_function("bitset_block")
         self._k_patch = normal.get_function("patch_adj")
         self.group = int(group) if group else (2 if d <= 8 else 4)
-        if self.group not in (2, 4):
+        if self.group not in (2, 4, 8):
             raise GolfError(f"gpu-bitset group must be 2 or 4, not {group}")
         # levels 1..sdepth by scatter; after it, a matrix that stays in L2 is passed densely
         # (checking which pieces changed only pays where the rows come from DRAM), and then
         # the sparse pieces' width only matters for the registers: 2 words (no spills)
         self.sdepth = self._scatter_depth(scatter) if self.mode == "grid" else 0
+        self.late = (math.log(max(d, 2)) / 128 if late is None else float(late))
+        if not 0 <= self.late <= 1:
+            raise GolfError(f"gpu-bitset late must be between 0 and 1, not {late}")
         all_dense = self.sdepth > 0 and 8 * n * self.cw <= self.l2
         self.dense_frac = ((0.0 if all_dense else self.DENSE_FRAC) if dense_frac is None
                            else float(dense_frac))
@@ -920,7 +952,7 @@ class GpuBitsetEvaluator(Evaluator):
                 self._k_grid((self._grid_blocks,), (self._threads,),
                              (*graph, np.int32(s0), np.int32(s1), *rest,
                               self._res[k * nch + c], *tail, self._dense_at,
-                              np.int32(self.sdepth), *patch))
+                              np.int32(self.sdepth), np.float64(self.late), *patch))
                 patch = self._no_patch  # written by the first launch
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
