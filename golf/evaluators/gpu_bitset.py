@@ -650,7 +650,6 @@ GRID_KERNEL(1, 1, 2)
 GRID_KERNEL(1, 1, 4)
 GRID_KERNEL(2, 2, 2)
 GRID_KERNEL(2, 2, 4)
-GRID_KERNEL(2, 2, 8)
 GRID_KERNEL(4, 2, 2)
 GRID_KERNEL(4, 2, 4)
 GRID_KERNEL(8, 2, 2)
@@ -769,7 +768,8 @@ class GpuBitsetEvaluator(Evaluator):
         # although they leave the L2, because a chunk's launch, level barriers and adjacency
         # reads are paid once for more sources and every 16-byte load is used in full:
         # (1000000,32,1) 16.2 s with 2-word chunks, 8.1 s with 4, 5.3 s with 16, 5.0 s with 32;
-        # (65536,6,1) 18.9 ms with 8, 9.3 ms with 32, 8.9 ms with 64.
+        # (65536,6,1) 18.9 ms with 8, 9.3 ms with 32, 8.9 ms with 64 (earlier kernels). Where
+        # 32 words keep both matrices in L2 and 64 do not, 32: (65536,6,1) 4.68 vs 4.82 ms.
         if kernel not in ("auto", "block", "grid"):
             raise GolfError(f"gpu-bitset kernel must be auto, block or grid, not {kernel!r}")
         if kernel == "block" and 16 * n > self.SMEM_BYTES:
@@ -780,6 +780,8 @@ class GpuBitsetEvaluator(Evaluator):
         else:
             self.mode = "grid"
             cw = 64 if 16 * n * 64 <= (512 << 20) else 32
+            if 16 * n * 64 > self.l2 >= 16 * n * 32:
+                cw = 32
         if chunk_words:  # an explicit width wins (shared memory still caps the block kernel)
             cw = _pow2_floor(int(chunk_words))
             if self.mode == "block":
@@ -793,7 +795,7 @@ class GpuBitsetEvaluator(Evaluator):
         self._k_block = normal.get_function("bitset_block")
         self._k_patch = normal.get_function("patch_adj")
         self.group = int(group) if group else (2 if d <= 8 else 4)
-        if self.group not in (2, 4, 8):
+        if self.group not in (2, 4):
             raise GolfError(f"gpu-bitset group must be 2 or 4, not {group}")
         # levels 1..sdepth by scatter; after it, a matrix that stays in L2 is passed densely
         # (checking which pieces changed only pays where the rows come from DRAM), and then
