@@ -51,7 +51,7 @@ __device__ void levels(int* adj, u64* A, u64* B, int n, int lgC, int d, int coun
                 local += __popcll(acc.x) + __popcll(acc.y);
             }
         } else {
-            level_pass<2, 2, true, false>(adj, n, d, n, lgC, 0, A, B, nullptr, nullptr, 1,
+            level_pass<2, 2, true, 0, false>(adj, n, d, n, lgC, A, B, nullptr, nullptr, 1,
                                           nullptr, nullptr, tid - lane, lane, stride, false,
                                           false, false, andb, local, changed);
         }

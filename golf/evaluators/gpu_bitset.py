@@ -256,31 +256,32 @@ template <int P> struct Vec {  // P = 2, 4, 8: P/2 16-byte loads
 };
 
 // Neighbour j of the row a thread works on, as a row index of the matrices (-1: empty slot).
-// Plain rows: vertex x + off of base row i (v = off + i). Group-fastest rows (tr, g >= 32):
+// LAY, the layout of the rows: 0 one row a vertex (g = 1); 1 the same with rotated base rows
+// (g > 1): vertex x + off of base row i (v = off + i); 2 group-fastest rows (g >= 32):
 // row r = i*g + k holds vertex k*m + i, and a warp takes consecutive k of one base vertex i,
 // so its lanes share i's adjacency and read rows i'*g + (k + delta) mod g of a neighbour:
 // consecutive addresses (coalesced) instead of 32 scattered rows; abase[i*d+j] = i'*g and
-// ashift[i*d+j] = delta come precomputed. (TR a template argument: a runtime branch in
-// here costs a dense level of (65536,6,1) ~10%.)
-template <bool TR>
+// ashift[i*d+j] = delta come precomputed. (The layout is a template argument: a runtime
+// branch on it cost a dense level of (65536,6,1) ~10%, the rotation arithmetic for g = 1 ~5%.)
+template <int LAY>
 struct Nbrs {
     const int* a; const int* s; u32 k, g, off, n;
     __device__ Nbrs(u32 r, const int* adj, const int* abase, const int* ashift, int m, int d,
-                    int nn, int sym, int gg) : g((u32)gg), n((u32)nn) {
-        if (TR) {
+                    int nn, int gg) : g((u32)gg), n((u32)nn) {
+        if (LAY == 2) {
             u32 i = r / g; k = r - i * g; off = 0;
             a = abase + (i64)i * d; s = ashift + (i64)i * d;
         } else {
-            u32 i; base_of(r, (u32)m, sym, i, off); k = 0;
+            u32 i; base_of(r, (u32)m, LAY, i, off); k = 0;
             a = adj + (i64)i * d; s = a;
         }
     }
     __device__ __forceinline__ int operator()(int j) const {
         int x = a[j];
         if (x < 0) return -1;
-        u32 u;
-        if (TR) { u32 kk = k + (u32)s[j]; if (kk >= g) kk -= g; u = (u32)x + kk; }
-        else { u = (u32)x + off; if (u >= n) u -= n; }
+        u32 u = (u32)x;
+        if (LAY == 2) { u32 kk = k + (u32)s[j]; if (kk >= g) kk -= g; u += kk; }
+        if (LAY == 1) { u += off; if (u >= n) u -= n; }
         return (int)u;
     }
 };
@@ -312,15 +313,16 @@ __device__ __forceinline__ int lg_of(int P) { return P == 8 ? 3 : P == 4 ? 2 : P
 // is full (a full one reads no neighbour at all). Earlier, only where a row has more than 4
 // groups of neighbours to skip: with few, the pieces that stop only split their warps (on an
 // H200, level 8 of (65536,6,1): 1.00 ms with the stop, 0.79 ms without; (10^6,32,1): 2.21 s
-// with it at every level, 2.32 s without).
+// with it at every level, 2.32 s without). STOP (a template argument: the checks alone cost
+// ~5% of a level) is whether a piece may stop: full_first or d > 4 G.
 //
 // all (sparse levels): write every piece, whatever changed -- the first level after a scatter
 // start, whose other buffer holds nothing yet (see scatter_phase). With full_first, the
 // pieces not full before the level are ANDed into the block's andb[C] (shared): if the level
 // turns out to be the last, the columns not yet full one level before it, without a pass
 // of their own.
-template <int P, int G, bool DENSE, bool TR>
-__device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, int lgC, int sym,
+template <int P, int G, bool DENSE, int LAY, bool STOP>
+__device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, int lgC,
         const u64* A, u64* B, const u32* Fprev, u32* Fcur, int g, const int* abase,
         const int* ashift, u32 warp_base, u32 lane, u32 stride, bool full_first, bool own,
         bool all, u64* andb, u64& local, u64& changed_n) {
@@ -332,7 +334,7 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
         if (q < items) {
             u32 v = q >> lgL, piece = q & (L - 1);
             u64 at = ((u64)v << lgC) + piece * P;
-            Nbrs<TR> nb(v, adj, abase, ashift, m, d, n, sym, g);
+            Nbrs<LAY> nb(v, adj, abase, ashift, m, d, n, g);
             Vec<P> a0, acc;
             bool have = DENSE;
             if (DENSE) {  // (a0 and) the first G rows in flight together, then G at a time
@@ -357,14 +359,13 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
 #pragma unroll
                     for (int jj = 0; jj < G; jj++) acc.orr(t[jj]);
                 };
-                const bool stop = full_first || d > 4 * G;
-                if (!(full_first && acc.full())) {
+                if (!(STOP && full_first && acc.full())) {
                     int j0 = 0;
                     for (; j0 + G <= d; j0 += G) {
                         group(j0, false);
-                        if (stop && acc.full()) break;
+                        if (STOP && acc.full()) break;
                     }
-                    if (j0 < d && !(stop && acc.full())) group(j0, true);
+                    if (j0 < d && !(STOP && acc.full())) group(j0, true);
                     if (d == 0) acc = Vec<P>::load(A + at);
                 }
             } else {  // G bitmap checks, then the loads of the changed rows, in flight
@@ -564,14 +565,22 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
         const u32* Fp = F + ((level - 1) & 1) * nfw;
         u32* Fc = F + (level & 1) * nfw;
         const bool own = late || level == 1;
-#define LEVEL_PASS(P, DENSE, TR, FP, FC, FULL, OWN, ANDB) level_pass<P, G, DENSE, TR>(adj, m, d, \
-        n, lgC, sym, A, B, FP, FC, g, abase, ashift, warp_base, lane, stride, FULL, OWN, all, \
-        ANDB, local, changed_n)
-        if (dense && tr) LEVEL_PASS(PD, true, true, F, F, late, own, andb);
-        else if (dense) LEVEL_PASS(PD, true, false, F, F, late, own, andb);
-        else if (tr) LEVEL_PASS(PS, false, true, Fp, Fc, false, true, nullptr);
-        else LEVEL_PASS(PS, false, false, Fp, Fc, false, true, nullptr);
-#undef LEVEL_PASS
+#define DENSE_PASS(LAY, STOP) level_pass<PD, G, true, LAY, STOP>(adj, m, d, n, lgC, A, B, F, \
+        F, g, abase, ashift, warp_base, lane, stride, late, own, all, andb, local, changed_n)
+#define SPARSE_PASS(LAY) level_pass<PS, G, false, LAY, false>(adj, m, d, n, lgC, A, B, Fp, Fc, \
+        g, abase, ashift, warp_base, lane, stride, false, true, all, nullptr, local, changed_n)
+        const int lay = tr ? 2 : sym ? 1 : 0;
+        if (dense && (late || d > 4 * G)) {
+            if (lay == 0) DENSE_PASS(0, true); else if (lay == 1) DENSE_PASS(1, true);
+            else DENSE_PASS(2, true);
+        } else if (dense) {
+            if (lay == 0) DENSE_PASS(0, false); else if (lay == 1) DENSE_PASS(1, false);
+            else DENSE_PASS(2, false);
+        } else {
+            if (lay == 0) SPARSE_PASS(0); else if (lay == 1) SPARSE_PASS(1); else SPARSE_PASS(2);
+        }
+#undef DENSE_PASS
+#undef SPARSE_PASS
         all = false;
         // per warp, per block in shared memory, one global atomic per block; after the
         // barrier one thread a block reads the sums for all of them
