@@ -80,11 +80,11 @@ def _bitset_ns(n: int, d: int, D: int, words: int) -> float:
 
 
 # GPU estimates, measured on an H200 (results/gpu/bench_gpu.md): the bit matrix handles
-# ~7.7e11 word x edge x level per second on mid-sized graphs ((65536,6,1): 3.6e9 in 4.66 ms)
-# and ~1.2e12 on the largest ((1000000,32,1): 2.5e12 in 2.05 s); the lower rate is used. An
+# ~8.4e11 word x edge x level per second on mid-sized graphs ((65536,6,1): 3.6e9 in 4.3 ms)
+# and ~1.2e12 on the largest ((1000000,32,1): 2.5e12 in 2.09 s); the lower rate is used. An
 # evaluation costs ~0.06-0.12 ms of launches and the result read whatever its size;
 # Seidel's int8 products run at ~4e14 multiply-adds per second ((16384, 2048): 2 in 20 ms)
-GPU_WORD_EDGES_PER_S = 7.5e11
+GPU_WORD_EDGES_PER_S = 8e11
 GPU_INT8_MACS_PER_S = 4e14
 GPU_FIXED_SECONDS = 1e-4
 
