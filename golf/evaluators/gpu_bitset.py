@@ -365,8 +365,7 @@ __device__ __forceinline__ void level_pass(const int* adj, int m, int d, int n, 
                         group(j0, false);
                         if (STOP && acc.full()) break;
                     }
-                    if (j0 < d && !(STOP && acc.full())) group(j0, true);
-                    if (d == 0) acc = Vec<P>::load(A + at);
+                    if (j0 < d && !(STOP && acc.full())) group(j0, true);  // (d >= 1 slots)
                 }
             } else {  // G bitmap checks, then the loads of the changed rows, in flight
                 bool own = all || bit(Fprev, q);
@@ -424,6 +423,13 @@ __device__ __forceinline__ u32 row_of(u32 v, u32 m, int g, int tr) {
     return (v - k * m) * (u32)g + k;
 }
 
+// and back: the vertex of matrix row r
+__device__ __forceinline__ u32 vertex_of(u32 r, u32 m, int g, int tr) {
+    if (!tr) return r;
+    u32 i = r / (u32)g;
+    return (r - i * (u32)g) * m + i;
+}
+
 template <int PS>
 __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int sym, int g,
         int tr, u32 s0, u32 ns, int p, u64* A, u32* Fk, u32 tid, u32 stride) {
@@ -472,7 +478,8 @@ __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int s
 }
 
 // A, B: n*C words each; F: two bitmaps over the sparse pieces (PS words); counters[15]:
-// per-level sums of newly reached bits [0..2] and of changed pieces [3..5] (three of each,
+// per-level sums of reached bits (dense levels: all, sparse ones: the new) [0..2] and of
+// changed pieces [3..5] (three of each,
 // rotating, so that clearing never races with a level still reading), the new bits of the
 // scattered levels [6..13] and the pieces changed at the last of them [14]; andm[C] scratch;
 // out[4] the result. Sparse levels take pieces of PS words (fewer items to check), dense ones
@@ -497,9 +504,8 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
     // both buffers hold the start (consecutive threads on consecutive words; after a scatter
     // start only A: its first level writes every piece of B) ...
     for (u64 x = tid; x < words; x += stride) {
-        u32 r = (u32)(x >> lgC), v = r;
-        if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
-        u64 word = init_word(v, (u32)x & (C - 1), (u32)s0, ns);
+        u64 word = init_word(vertex_of((u32)(x >> lgC), (u32)m, g, tr), (u32)x & (C - 1),
+                             (u32)s0, ns);
         A[x] = word;
         if (!K) B[x] = word;
     }
@@ -508,8 +514,7 @@ __device__ void grid_levels(int* adj, int m, int d, int n, int lgC, int s0, int 
         for (u32 x = tid; x < nfw; x += stride) Fk[x] = 0;
     // ... and level 0 "changed" the sparse pieces holding a source's own bit
     for (u32 base = warp_base; base < items && !K; base += stride) {
-        u32 q = base + lane, r = q >> lgLs, v = r;
-        if (tr) { u32 i = r / (u32)g; v = (r - i * (u32)g) * (u32)m + i; }
+        u32 q = base + lane, v = vertex_of(q >> lgLs, (u32)m, g, tr);
         bool src = q < items && v >= (u32)s0 && v < (u32)s1 &&
                    ((v - (u32)s0) >> 6) / PS == (q & ((1u << lgLs) - 1));
         u32 bal = __ballot_sync(FULL, src);
@@ -836,7 +841,8 @@ class GpuBitsetEvaluator(Evaluator):
             self._B = cp.zeros(per, dtype=cp.uint64)
             items = n * (self.cw // self.piece)
             self._F = cp.zeros(2 * ((items + 31) // 32), dtype=cp.uint32)
-            self._dense_at = np.int64(min(items + 1, math.ceil(self.dense_frac * items)))
+            dense_at = min(items + 1, math.ceil(self.dense_frac * items))
+            self._level_args = (np.int64(dense_at), np.int32(self.sdepth), np.float64(self.late))
             self._counters = cp.zeros(15, dtype=cp.uint64)
             self._andm = cp.zeros(self.cw, dtype=cp.uint64)
         self._adj = cp.full((self.batch, self.m, max(d, 1)), -1, dtype=cp.int32)
@@ -962,8 +968,7 @@ class GpuBitsetEvaluator(Evaluator):
                 s1 = min(s0 + self.cw * 64, send)
                 self._k_grid((self._grid_blocks,), (self._threads,),
                              (*graph, np.int32(s0), np.int32(s1), *rest,
-                              self._res[k * nch + c], *tail, self._dense_at,
-                              np.int32(self.sdepth), np.float64(self.late), *patch))
+                              self._res[k * nch + c], *tail, *self._level_args, *patch))
                 patch = self._no_patch  # written by the first launch
         return self._res[:K * nch].get().reshape(K, nch, 4)
 
