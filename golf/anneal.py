@@ -34,7 +34,8 @@ from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from golf.kernels import OK, rng_random, rng_seed
+from golf.kernels.merge import OK
+from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE, propose_swap, undo_swap
 
 __all__ = ["Annealer", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step", "end_step"]

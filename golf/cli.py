@@ -161,7 +161,7 @@ def cmd_validate(args) -> int:
     import numpy as np
 
     from golf.io import read_edges
-    from golf.kernels import bfs_one
+    from golf.evaluators.bfs import bfs_one
 
     problems: list[str] = []
     el = read_edges(args.file, problems=problems)

@@ -23,7 +23,7 @@ from numba import njit
 
 from golf.errors import GolfError
 from golf.graph import Graph, sort_rows
-from golf.kernels import rng_below, rng_seed
+from golf.kernels.rng import rng_below, rng_seed
 
 __all__ = ["random_graph", "target_degrees"]
 

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from golf.errors import GolfError
 
-__all__ = ["EdgeList", "read_edges", "write_edges", "atomic_write", "format_edges"]
+__all__ = ["EdgeList", "read_edges", "write_edges", "atomic_write", "format_edges", "format_pairs"]
 
 
 @dataclass
@@ -171,10 +172,37 @@ def read_edges(path, problems: list | None = None) -> EdgeList:
     return EdgeList(path, e[keep], lines[keep], duplicates)
 
 
+@njit(cache=True)
+def format_pairs(e):
+    """ASCII bytes of ``"u v\\n"`` lines for the rows of an (E, 2) int64 array."""
+    # at most 20 digits + separator per number
+    out = np.empty(e.shape[0] * 42, dtype=np.uint8)
+    tmp = np.empty(20, dtype=np.uint8)
+    pos = 0
+    for r in range(e.shape[0]):
+        for c in range(2):
+            x = e[r, c]
+            if x < 0:
+                out[pos] = 45  # '-'
+                pos += 1
+                x = -x
+            k = 0
+            while True:
+                tmp[k] = 48 + x % 10
+                k += 1
+                x //= 10
+                if x == 0:
+                    break
+            for t in range(k - 1, -1, -1):
+                out[pos] = tmp[t]
+                pos += 1
+            out[pos] = 32 if c == 0 else 10
+            pos += 1
+    return out[:pos]
+
+
 def format_edges(edges) -> bytes:
     """The edge list as the bytes of a Graph Golf file (one ``u v`` per line)."""
-    from golf.kernels import format_pairs
-
     e = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
     return format_pairs(e).tobytes()
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from golf.kernels import rng_below
+from golf.kernels.rng import rng_below
 
 __all__ = ["UNDO_SIZE", "propose_swap", "undo_swap", "try_swap", "new_undo"]
 

@@ -38,7 +38,7 @@ def log(*a):
 def single(cp, args):
     from golf.evaluators import make_evaluator
     from golf.generate import random_graph
-    from golf.kernels import rng_seed
+    from golf.kernels.rng import rng_seed
     from golf.moves import new_undo, propose_swap
 
     rows = []

@@ -63,7 +63,7 @@ if host:  # one evaluation after a swap, part by part (median, microseconds)
     import cupy as cp
     import numpy as np
 
-    from golf.kernels import rng_seed
+    from golf.kernels.rng import rng_seed
     from golf.moves import new_undo, propose_swap
 
     st, undo = rng_seed(3), new_undo()

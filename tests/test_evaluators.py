@@ -285,7 +285,7 @@ def test_chunk_width_rule():
 def test_changed_slots_finds_every_difference_in_order(size, picks, cols):
     """The GPU backends find a swap's changed slots with this scan (blocks of 4096, all
     threads from 2**20 elements on); against numpy's answer, with and without overflow."""
-    from golf.kernels import changed_slots
+    from golf.kernels.changes import changed_slots
 
     rng = np.random.default_rng(size)
     old = rng.integers(-1, 50, size * cols, dtype=np.int32).reshape(-1, cols)
@@ -301,7 +301,7 @@ def test_changed_slots_finds_every_difference_in_order(size, picks, cols):
 
 
 def test_changed_slots_on_big_arrays():
-    from golf.kernels import changed_slots
+    from golf.kernels.changes import changed_slots
 
     old = np.zeros((1 << 19, 3), dtype=np.int32)
     new = old.copy()

@@ -86,7 +86,7 @@ def test_grid_kernel_matches_cpu():
     graph = Graph.from_edges(e, n=20000, g=4)
     assert gpu(graph) == cpu(graph)
     # group-fastest rows (g >= 32), patched after each swap
-    from golf.kernels import rng_seed
+    from golf.kernels.rng import rng_seed
     from golf.moves import new_undo, propose_swap
 
     graph = random_graph(20000, 4, 100, seed=6)
@@ -155,7 +155,7 @@ def test_chunk_boundaries_and_tiny():
 
 
 def test_max_level_and_reuse_after_swaps():
-    from golf.kernels import rng_seed
+    from golf.kernels.rng import rng_seed
     from golf.moves import new_undo, propose_swap
 
     graph = random_graph(400, 4, 4, seed=3)
@@ -172,7 +172,7 @@ def test_max_level_and_reuse_after_swaps():
 def test_evaluate_many_matches_one_by_one():
     """K graphs per launch; then swaps in one graph (at most 4 slots: written by the launch
     itself) and in several (more slots: the patch kernel), on both kernels."""
-    from golf.kernels import rng_seed
+    from golf.kernels.rng import rng_seed
     from golf.moves import new_undo, propose_swap
 
     st, undo = rng_seed(11), new_undo()
@@ -201,7 +201,7 @@ def test_seidel_matches_cpu(seed):
 def test_seidel_patched_after_swaps():
     """The dense device matrix is patched at the slots a swap changed (both directions of
     every rotated edge), and rebuilt for a different graph of the same shape."""
-    from golf.kernels import rng_seed
+    from golf.kernels.rng import rng_seed
     from golf.moves import new_undo, propose_swap
 
     graph = random_graph(300, 4, 3, seed=4)

@@ -5,7 +5,7 @@ import pytest
 
 from golf.generate import random_graph
 from golf.graph import Graph
-from golf.kernels import rng_seed
+from golf.kernels.rng import rng_seed
 from golf.moves import new_undo, propose_swap, try_swap, undo_swap
 
 from naive import symmetric_edges

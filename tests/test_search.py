@@ -17,7 +17,8 @@ from golf.evaluators import make_evaluator
 from golf.generate import random_graph
 from golf.graph import Graph
 from golf.io import read_edges
-from golf.kernels import DISCONNECTED, OK, rng_seed
+from golf.kernels.merge import DISCONNECTED, OK
+from golf.kernels.rng import rng_seed
 from golf.run import load_checkpoint
 
 from conftest import ROOT, run_golf, signal_after, wait_for

@@ -25,7 +25,7 @@ from golf.errors import GolfError
 
 __all__ = ["Score", "Evaluator", "CompiledEvaluator", "combine", "OK", "DISCONNECTED", "EXCEEDED", "cpu_threads"]
 
-from golf.kernels import DISCONNECTED, EXCEEDED, OK, merge_parts
+from golf.kernels.merge import DISCONNECTED, EXCEEDED, OK, merge_parts
 
 
 @dataclass(frozen=True)

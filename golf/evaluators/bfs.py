@@ -17,9 +17,59 @@ import numpy as np
 from numba import njit, prange
 
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, CompiledEvaluator, cpu_threads
-from golf.kernels import bfs_one, merge_parts
+from golf.kernels.merge import merge_parts
+from golf.kernels.symmetry import base_of, rotated
 
-__all__ = ["BfsEvaluator"]
+__all__ = ["BfsEvaluator", "bfs_one"]
+
+
+@njit(cache=True)
+def bfs_one(adj, n, src, maxlev, visited, queue):
+    """Top-down BFS from ``src`` over the g-symmetric graph with base rows ``adj``.
+
+    ``visited`` is a uint64 bitmap of at least ``ceil(n/64)`` words and ``queue`` an int32
+    array of at least ``n`` entries; both are scratch space (overwritten).
+
+    Returns ``(ecc, dist_sum, reached)``: the eccentricity of ``src`` (the last level that
+    found a vertex), the sum of the distances to the vertices reached, and how many vertices
+    were reached (``n`` when the graph is connected). With ``maxlev > 0`` the search stops
+    after that many levels: ``reached < n`` then also means "eccentricity above maxlev".
+    """
+    m = adj.shape[0]
+    d = adj.shape[1]
+    nw = (n + 63) >> 6
+    for w in range(nw):
+        visited[w] = 0
+    visited[src >> 6] |= np.uint64(1) << np.uint64(src & 63)
+    queue[0] = src
+    head = 0
+    tail = 1
+    level = 0
+    dist_sum = 0
+    while head < tail:
+        if maxlev > 0 and level == maxlev:
+            break
+        level += 1
+        end = tail
+        for q in range(head, end):
+            i, off = base_of(queue[q], m)
+            for j in range(d):
+                w = adj[i, j]
+                if w < 0:
+                    continue
+                u = rotated(w, off, n)
+                word = u >> 6
+                bit = np.uint64(1) << np.uint64(u & 63)
+                if visited[word] & bit == 0:
+                    visited[word] |= bit
+                    queue[tail] = u
+                    tail += 1
+        head = end
+        dist_sum += (tail - end) * level
+        if tail == end:  # the last level found nothing
+            level -= 1
+            break
+    return level, dist_sum, tail
 
 
 @njit(cache=True)

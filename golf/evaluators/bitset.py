@@ -29,7 +29,9 @@ from numba import njit, prange
 
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, CompiledEvaluator, cpu_threads
-from golf.kernels import aligned_zeros, base_of, merge_parts, or_row, popcount, rotated
+from golf.kernels.bits import aligned_zeros, or_row, popcount
+from golf.kernels.merge import merge_parts
+from golf.kernels.symmetry import base_of, rotated
 
 __all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
 

@@ -34,7 +34,8 @@ import numpy as np
 
 from golf.errors import GolfError
 from golf.evaluators.base import OK, Evaluator
-from golf.kernels import changed_slots, merge_many
+from golf.kernels.changes import changed_slots
+from golf.kernels.merge import merge_many
 
 __all__ = ["GpuBitsetEvaluator", "cupy_or_error", "select_device"]
 

@@ -22,7 +22,7 @@ import numpy as np
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Evaluator
 from golf.evaluators.gpu_bitset import cupy_or_error, select_device
-from golf.kernels import changed_slots
+from golf.kernels.changes import changed_slots
 
 __all__ = ["SeidelEvaluator"]
 
