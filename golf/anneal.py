@@ -30,15 +30,15 @@ import math
 from enum import IntEnum
 
 import numpy as np
-from numba import njit, types
-from numba.core.errors import TypingError
-from numba.extending import overload
+from numba import njit
 
+from golf.kernels.dispatch import call_kernel
 from golf.kernels.merge import OK
 from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE, propose_swap, undo_swap
 
-__all__ = ["Annealer", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step", "end_step"]
+__all__ = ["Annealer", "StopReason", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step",
+           "end_step", "accept_move"]
 
 
 class SC(IntEnum):
@@ -57,8 +57,17 @@ class P(IntEnum):
     STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
 
 
-# stop reasons in sc[SC.STOP]
-RUNNING, STOP_STEPS, STOP_BOUNDS, STOP_STUCK = 0, 1, 2, 3
+class StopReason(IntEnum):
+    """Why a run stopped, in ``sc[SC.STOP]``: the compiled loop sets the first four, the driver
+    the last two. A larger value wins when MPI ranks agree on one."""
+    RUNNING, STEPS, BOUNDS, STUCK, TIME, INTERRUPTED = range(6)
+
+    @property
+    def label(self) -> str:
+        return ("running", "step limit", "lower bounds reached", "no valid swap",
+                "time limit", "interrupted")[self]
+
+
 # the compiled loop fills the first eight columns; the driver adds the elapsed seconds
 TRACE_COLUMNS = ["step", "temperature", "diameter", "total", "best_diameter", "best_total",
                  "accepted", "evaluations", "seconds"]
@@ -80,10 +89,10 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
     kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
     -1 (stopped; ``sc[SC.STOP]`` says why)."""
     if params[P.STEPS] > 0 and sc[SC.STEP] >= params[P.STEPS]:
-        sc[SC.STOP] = STOP_STEPS
+        sc[SC.STOP] = StopReason.STEPS
         return -1
     if sc[SC.BEST_D] == params[P.D_BOUND] and sc[SC.BEST_TOTAL] == params[P.TOTAL_BOUND]:
-        sc[SC.STOP] = STOP_BOUNDS
+        sc[SC.STOP] = StopReason.BOUNDS
         return -1
     frac = progress(sc, fl, params)
     fl[FL.FRAC] = frac
@@ -92,7 +101,7 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
-            sc[SC.STOP] = STOP_STUCK  # no valid swap exists (e.g. a complete graph)
+            sc[SC.STOP] = StopReason.STUCK  # no valid swap exists (e.g. a complete graph)
             return -1
         return 0
     ctrl[0] = 0 if params[P.ASPL_PRIORITY] else sc[SC.CUR_D]
@@ -158,37 +167,11 @@ def end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace):
     return ntrace
 
 
-def call_kernel(kargs):
-    """Run the CPU kernel whose argument tuple is ``kargs`` (compiled code only)."""
-    raise NotImplementedError("call_kernel is for compiled code; use Evaluator.evaluate")
-
-
-# The CPU kernels by the length of their argument tuple (each backend's is distinct; a test
-# checks it). Choosing the kernel from the arguments' type, at compile time, lets the search
-# loop be cached on disk: a kernel passed as a value would make it uncacheable.
-CPU_KERNELS = {10: ("golf.evaluators.bitset", "score"), 8: ("golf.evaluators.bfs", "score")}
-
-
-@overload(call_kernel, inline="always")
-def _call_kernel_impl(kargs):
-    import importlib
-
-    if not isinstance(kargs, types.BaseTuple) or len(kargs) not in CPU_KERNELS:
-        raise TypingError(f"no CPU kernel takes {len(kargs)} arguments")
-    module, name = CPU_KERNELS[len(kargs)]
-    kernel = getattr(importlib.import_module(module), name)
-
-    def impl(kargs):
-        kernel(*kargs)
-
-    return impl
-
-
 @njit(cache=True)
-def run_chunk(kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
-    """Up to ``nsteps`` steps without leaving compiled code. ``kargs`` is the evaluator's
-    argument tuple ``(adj, ctrl, out, ...)``: ``adj`` is the graph the moves change in place.
-    Returns the number of trace rows written."""
+def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
+    """Up to ``nsteps`` steps without leaving compiled code. ``kargs`` is the argument tuple
+    ``(adj, ctrl, out, n, ...)`` of the kernel of the backend ``tag`` names: ``adj`` is the
+    graph the moves change in place. Returns the number of trace rows written."""
     adj = kargs[0]
     ctrl = kargs[1]
     out = kargs[2]
@@ -200,13 +183,13 @@ def run_chunk(kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
             break
         if r == 0:
             continue
-        call_kernel(kargs)
+        call_kernel(tag, kargs)
         ntrace = end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace)
     return ntrace
 
 
 @njit(cache=True)
-def sample_moves(kargs, st, count, undo, dd, de):
+def sample_moves(tag, kargs, st, count, undo, dd, de):
     """Score ``count`` random swaps from the current graph (each undone): the change of
     diameter and of total per orbit, relative to ``kargs``' graph as evaluated first."""
     adj = kargs[0]
@@ -215,7 +198,7 @@ def sample_moves(kargs, st, count, undo, dd, de):
     n = kargs[3]
     g = n // adj.shape[0]
     ctrl[0] = 0
-    call_kernel(kargs)
+    call_kernel(tag, kargs)
     d0 = out[0]
     t0 = out[1]
     k = 0
@@ -224,7 +207,7 @@ def sample_moves(kargs, st, count, undo, dd, de):
             break
         if not propose_swap(adj, n, g, st, undo):
             continue
-        call_kernel(kargs)
+        call_kernel(tag, kargs)
         if out[3] == OK:
             dd[k] = out[0] - d0
             de[k] = (out[1] - t0) / 2.0  # g * d(dist_sum) / 2 / g
@@ -305,7 +288,7 @@ class Annealer:
         dd = np.zeros(count, dtype=np.int64)
         de = np.zeros(count, dtype=np.float64)
         if self.compiled:
-            k = sample_moves(self.kargs, st, count, self.undo, dd, de)
+            k = sample_moves(self.evaluator.tag, self.kargs, st, count, self.undo, dd, de)
         else:
             k = self._sample_python(st, count, dd, de)
         up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
@@ -343,7 +326,7 @@ class Annealer:
     @property
     def compiled(self) -> bool:
         """The whole step loop runs compiled (a CPU kernel, no MPI split)."""
-        return hasattr(self.evaluator, "kernel") and self.evaluator.comm is None
+        return self.evaluator.supports.compiled and self.evaluator.comm is None
 
     def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
         """Run up to ``nsteps`` steps; returns the trace rows written. ``time_frac`` is the
@@ -354,7 +337,7 @@ class Annealer:
         if self.trace.shape[0] < need:
             self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
         if self.compiled:
-            k = run_chunk(self.kargs, self.best_adj, self.st, self.sc, self.fl, self.params,
+            k = run_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc, self.fl, self.params,
                           self.undo, self.trace, int(nsteps))
         else:
             k = self._run_python(int(nsteps))
@@ -377,8 +360,8 @@ class Annealer:
         return ntrace
 
     @property
-    def stop_reason(self) -> int:
-        return int(self.sc[SC.STOP])
+    def stop_reason(self) -> StopReason:
+        return StopReason(int(self.sc[SC.STOP]))
 
     def best_graph(self):
         from golf.graph import Graph, sort_rows
@@ -390,20 +373,21 @@ class Annealer:
         """Everything that changes during a run (arrays copied): graph, best graph, RNG state,
         counters and temperatures. The parameters come from the config, so a resumed run
         follows its config (unchanged: it continues bit for bit)."""
-        return _state(self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
+        return state_arrays(self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
 
     def load_state(self, state: dict) -> None:
-        _load_state(state, self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
+        load_state_arrays(state, self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
 
 
 _STATE_KEYS = ("adj", "best_adj", "rng", "sc", "fl")
 
 
-def _state(*arrays) -> dict:
+def state_arrays(*arrays) -> dict:
+    """A chain's (or K chains' stacked) state arrays, copied, by checkpoint key."""
     return {k: a.copy() for k, a in zip(_STATE_KEYS, arrays)}
 
 
-def _load_state(state, adj, best_adj, st, sc, fl) -> None:
+def load_state_arrays(state, adj, best_adj, st, sc, fl) -> None:
     """Restore a chain's arrays (or K chains' stacked arrays) in place; the stop flag is
     cleared and the peripheral weight (a parameter) kept from the config."""
     if state["adj"].shape != adj.shape:
@@ -419,148 +403,3 @@ def _load_state(state, adj, best_adj, st, sc, fl) -> None:
         a[...] = state[k]
     sc[..., SC.STOP] = 0
     fl[..., FL.PW] = pw
-
-
-# ------------------------------------------------------------------------------------------
-# K chains on one GPU: one launch scores the K graphs of a step (the bulk computation)
-@njit(cache=True)
-def batch_begin(adjs, n, sts, scs, fls, params, undos, ctrls, need):
-    """``begin_step`` for every chain; ``need[k]`` = 1 when chain k has a move to score.
-    Returns the number of chains still running."""
-    running = 0
-    for k in range(adjs.shape[0]):
-        r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrls[k])
-        need[k] = 1 if r > 0 else 0
-        if r >= 0:
-            running += 1
-    return running
-
-
-@njit(cache=True)
-def batch_end(outs, adjs, bests, sts, scs, fls, params, undos, need, trace, ntrace):
-    """``end_step`` for the chains that were scored; chain 0 writes the trace."""
-    empty = trace[:0]
-    for k in range(adjs.shape[0]):
-        if need[k]:
-            if k == 0:
-                ntrace = end_step(outs[k], adjs[k], bests[k], sts[k], scs[k], fls[k], params,
-                                  undos[k], trace, ntrace)
-            else:
-                end_step(outs[k], adjs[k], bests[k], sts[k], scs[k], fls[k], params, undos[k],
-                         empty, 0)
-    return ntrace
-
-
-class BatchAnnealer:
-    """``K`` independent chains (seeds ``seed .. seed+K-1``) whose steps are scored together
-    by ``evaluator.evaluate_many`` (one launch for all ``K`` graphs). Every
-    ``exchange_every`` steps the worst half of the chains restart from the best graph found.
-    It offers the same interface as :class:`Annealer` to the run driver; ``sc`` shows the chain
-    that holds the best graph, with the evaluations of all chains."""
-
-    def __init__(self, graph, evaluator, K, *, exchange_every=20000, **kw):
-        self.K = int(K)
-        # chain 0 as a one-graph annealer: the start score, the temperature samples and the
-        # parameters every chain shares
-        base = self.first = Annealer(graph, evaluator, **kw)
-        seed = base.seed
-        self.evaluator = evaluator
-        self.start_score = base.start_score
-        self.params = base.params
-        self.bounds = base.bounds
-        K = self.K
-        self.adjs = np.repeat(graph.adj[None], K, axis=0)
-        from golf.graph import Graph
-
-        self.graph = Graph(graph.n, graph.d, graph.g, self.adjs[0])  # chain 0, a view
-        self.bests = self.adjs.copy()
-        self.sts = np.stack([rng_seed(seed + k) for k in range(K)])
-        self.scs = np.repeat(base.sc[None], K, axis=0)
-        self.fls = np.repeat(base.fl[None], K, axis=0)
-        self.undos = np.zeros((K, UNDO_SIZE), dtype=np.int64)
-        self.ctrls = np.zeros((K, 3), dtype=np.int64)
-        self.need = np.zeros(K, dtype=np.int64)
-        self.outs = np.zeros((K, 4), dtype=np.int64)
-        self.trace = np.zeros((1024, len(TRACE_COLUMNS) - 1), dtype=np.float64)
-        self.exchange_every = int(exchange_every)
-        self.seed = seed
-
-    def auto_temperatures(self, count=200):
-        return self.first.auto_temperatures(count)
-
-    def set_temperatures(self, t0, t1):
-        self.fls[:, FL.T0] = t0
-        self.fls[:, FL.T1] = t1
-        self.fls[:, FL.T] = t0
-        self.first.set_temperatures(t0, t1)
-
-    @property
-    def _lead(self) -> int:
-        keys = list(zip(self.scs[:, SC.BEST_D], self.scs[:, SC.BEST_TOTAL]))
-        return min(range(self.K), key=lambda k: keys[k])
-
-    @property
-    def sc(self):
-        out = self.scs[self._lead].copy()
-        out[SC.EVALS] = self.scs[:, SC.EVALS].sum()
-        out[SC.ACCEPTED] = self.scs[:, SC.ACCEPTED].sum()
-        out[SC.STEP] = self.scs[:, SC.STEP].max()
-        out[SC.STOP] = self.scs[:, SC.STOP].min() if (self.scs[:, SC.STOP] > 0).all() else 0
-        return out
-
-    @property
-    def fl(self):
-        return self.fls[self._lead]
-
-    @property
-    def best_adj(self):
-        return self.bests[self._lead]
-
-    @property
-    def stop_reason(self) -> int:
-        return int(self.sc[SC.STOP])
-
-    def best_graph(self):
-        from golf.graph import Graph, sort_rows
-
-        g = self.graph
-        return Graph(g.n, g.d, g.g, sort_rows(self.best_adj))
-
-    def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
-        self.fls[:, FL.TIME_FRAC] = time_frac
-        need_rows = nsteps // int(self.params[P.TRACE_EVERY]) + 2
-        if self.trace.shape[0] < need_rows:
-            self.trace = np.zeros((need_rows, self.trace.shape[1]), dtype=np.float64)
-        n = self.graph.n
-        ntrace = 0
-        for _ in range(int(nsteps)):
-            if batch_begin(self.adjs, n, self.sts, self.scs, self.fls, self.params,
-                           self.undos, self.ctrls, self.need) == 0:
-                break
-            if self.need.any():
-                self.outs[:] = self.evaluator.evaluate_many(self.adjs, self.ctrls[:, 0])
-            ntrace = batch_end(self.outs, self.adjs, self.bests, self.sts, self.scs, self.fls,
-                               self.params, self.undos, self.need, self.trace, ntrace)
-            step = int(self.scs[0, SC.STEP])
-            if self.exchange_every and step % self.exchange_every == 0:
-                self._restart_worst()
-        return self.trace[:ntrace].copy()
-
-    def _restart_worst(self) -> None:
-        lead = self._lead
-        order = sorted(range(self.K), key=lambda k: (self.scs[k, SC.CUR_D],
-                                                     self.scs[k, SC.CUR_TOTAL]), reverse=True)
-        for k in order[: self.K // 2]:
-            if k == lead:
-                continue
-            self.adjs[k] = self.bests[lead]
-            self.scs[k, SC.CUR_D] = self.scs[lead, SC.BEST_D]
-            self.scs[k, SC.CUR_TOTAL] = self.scs[lead, SC.BEST_TOTAL]
-            self.scs[k, SC.CUR_PER] = self.scs[lead, SC.BEST_PER]
-
-    def state(self) -> dict:
-        return _state(self.adjs, self.bests, self.sts, self.scs, self.fls)
-
-    def load_state(self, state: dict) -> None:
-        _load_state(state, self.adjs, self.bests, self.sts, self.scs, self.fls)
-

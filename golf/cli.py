@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from golf.errors import AgreedError, GolfError
+from golf.errors import AgreedError, GolfError, Interrupted
 
 __all__ = ["main"]
 
@@ -55,7 +55,6 @@ def _warn(msg: str) -> None:
 def load_graph(path: str, g=1, n: int | None = None, d: int | None = None,
                warn=_warn):
     """Read an edge list into a Graph; duplicates are dropped with a warning."""
-    from golf.graph import Graph, detect_symmetry
     from golf.io import read_edges
 
     el = read_edges(path)
@@ -63,41 +62,41 @@ def load_graph(path: str, g=1, n: int | None = None, d: int | None = None,
         warn(f"{path}:{line}: duplicate edge '{u} {v}' (first on line {first}); ignored")
     if len(el.duplicates) > 5:
         warn(f"{path}: {len(el.duplicates) - 5} more duplicate edges ignored")
-    if n is None:
-        n = el.max_id + 1
-    elif el.max_id >= n:
-        k = int(el.edges.max(axis=1).argmax())
-        raise GolfError(f"{path}:{el.lines[k]}: vertex id {el.max_id} >= n={n}")
-    if g == "auto":
-        g = detect_symmetry(el.edges, n)
-    return Graph.from_edges(el.edges, n=n, g=g, d=d, source=path, lines=el.lines)
+    return el.graph(n=n, g=g, d=d)
 
 
-def cmd_eval(args) -> int:
-    from golf.bounds import moore_bounds
-    from golf.evaluators import choose_backend, make_evaluator
+def _backend_options(args) -> dict:
+    """The evaluator options of ``golf eval``: --threads, --chunk-words and every --opt."""
+    from golf.config import parse_overrides
 
-    graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
-    n, g = graph.n, graph.g
-    d = args.d if args.d is not None else graph.max_degree
-    options = {}
+    options = parse_overrides(args.opt) if args.opt else {}
+    nested = [k for k, v in options.items() if isinstance(v, dict)]
+    if nested:
+        raise GolfError(f"--opt {nested[0]}...: expected KEY=VALUE with a backend option as "
+                        f"KEY, e.g. --opt chunk_words=8")
     if args.threads:
         options["threads"] = args.threads
     if args.chunk_words:
         options["chunk_words"] = args.chunk_words
-    backend = args.backend
-    reason = None
+    return options
+
+
+def cmd_eval(args) -> int:
+    from golf.bounds import moore_bounds
+    from golf.evaluators import make_evaluator
+
+    graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
+    n, g = graph.n, graph.g
+    d = args.d if args.d is not None else graph.max_degree
     comm = args.comm  # under mpiexec: split the work units over the ranks
-    if comm is not None:
-        options["comm"] = comm
-    if backend == "auto":
-        backend, reason = choose_backend(n, graph.d, g, args.threads,
-                                         comm.size if comm is not None else 1)
-    ev = make_evaluator(backend, n, graph.d, g, **options)
+    ev = make_evaluator(args.backend, n, graph.d, g, comm=comm, **_backend_options(args))
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:
-        print(f"auto chose {reason}" if reason else f"backend {backend} (chosen by --backend)",
-              file=sys.stderr)
+        print(f"auto chose {ev.auto_reason}" if ev.auto_reason else
+              f"backend {ev.name} (chosen by --backend)", file=sys.stderr)
+        if ev.dropped_options:
+            print(f"options not taken by {ev.name}, left out: "
+                  f"{', '.join(ev.dropped_options)}", file=sys.stderr)
         print(ev.describe(), file=sys.stderr)
     t0 = time.perf_counter()
     score = ev.evaluate(graph)
@@ -275,7 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    backends = ["auto", "bitset", "bfs", "reference", "gpu-bitset", "seidel"]
+    from golf.evaluators import names
+
+    backends = ["auto", *names()]
     s = sub.add_parser("eval", help="score an edge-list file: diameter, total, ASPL, bounds")
     s.add_argument("file")
     s.add_argument("--g", type=_g_value, default=1, metavar="G",
@@ -284,7 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--d", type=_nonneg_int, help="degree for the bounds (default: max degree)")
     s.add_argument("--backend", default="auto", choices=backends)
     s.add_argument("--threads", type=_positive_int, help="CPU threads (default: all cores)")
-    s.add_argument("--chunk-words", type=_positive_int, help="bitset column chunk, in words")
+    s.add_argument("--chunk-words", type=_positive_int,
+                   help="bit-matrix column chunk, in 64-bit words")
+    s.add_argument("--opt", action="append", metavar="KEY=VALUE",
+                   help="any other option of the backend, e.g. --opt thread_mode=rows "
+                   "(repeatable; the backends' options are listed in README)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--repeat", type=_nonneg_int, default=0, metavar="N",
                    help="time N more evaluations after a warm-up; report the mean")
@@ -341,8 +346,6 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from golf.parallel import world_if_launched
-    from golf.run import Interrupted
-
     comm = args.comm = None
     try:
         # under mpiexec with several ranks: MPI.COMM_WORLD for the commands that use it

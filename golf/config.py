@@ -30,60 +30,67 @@ from pathlib import Path
 import yaml
 
 from golf.errors import GolfError
+from golf.options import INF, POSITIVE, Spec, check_value
 
 __all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate"]
 
-_INF = float("inf")
-
-# key -> (type, default, check, description); a dict value is a section. For numbers the
-# check is (lo, hi), both allowed, or (lo, hi, False): lo itself not allowed
-_POSITIVE = (0, _INF, False)
+# key -> Spec; a dict value is a section. The evaluator section takes ``backend`` and the
+# options of the backends (each backend declares its own: golf.evaluators)
+S = Spec
 SCHEMA = {
-    "name": ("name", None, None, "a run name (letters, digits, '-', '_', '.')"),
+    "name": S("name", None, None, "a run name (letters, digits, '-', '_', '.')"),
     "problem": {
-        "n": ("int", None, (1, _INF), "an integer >= 1"),
-        "d": ("int", None, (1, _INF), "an integer >= 1"),
-        "g": ("int", 1, (1, _INF), "an integer >= 1 dividing n"),
-        "regular": ("bool", False, None, "true or false"),
-        "start": ("path?", None, None, "an edge-list file to start from, or null (random)"),
+        "n": S("int", None, (1, INF), "an integer >= 1"),
+        "d": S("int", None, (1, INF), "an integer >= 1"),
+        "g": S("int", 1, (1, INF), "an integer >= 1 dividing n"),
+        "regular": S("bool", False, None, "true or false"),
+        "start": S("path?", None, None, "an edge-list file to start from, or null (random)"),
     },
     "search": {
-        "method": ("choice", "sa", ("sa", "hill"), "'sa' or 'hill'"),
-        "steps": ("int", 0, (0, _INF), "an integer >= 0 (0: no step limit)"),
-        "time_limit": ("float?", None, _POSITIVE, "seconds > 0, or null"),
-        "seed": ("int", 0, (0, 2**63 - 1), "an integer >= 0"),
-        "t0": ("temp", "auto", _POSITIVE, "a temperature > 0 or 'auto'"),
-        "t1": ("temp", "auto", _POSITIVE, "a temperature > 0 or 'auto'"),
-        "aspl_priority": ("bool", False, None, "true or false"),
-        "tiebreak": ("bool", True, None, "true or false"),
-        "peripheral_weight": ("float", 1.0, (0, _INF), "a number >= 0"),
-        "sample_moves": ("int", 200, (10, _INF), "an integer >= 10"),
-        "batch": ("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together "
-                  "on the GPU)"),
+        "method": S("choice", "sa", ("sa", "hill"), "'sa' or 'hill'"),
+        "steps": S("int", 0, (0, INF), "an integer >= 0 (0: no step limit)"),
+        "time_limit": S("float?", None, POSITIVE, "seconds > 0, or null"),
+        "seed": S("int", 0, (0, 2**63 - 1), "an integer >= 0"),
+        "t0": S("temp", "auto", POSITIVE, "a temperature > 0 or 'auto'"),
+        "t1": S("temp", "auto", POSITIVE, "a temperature > 0 or 'auto'"),
+        "aspl_priority": S("bool", False, None, "true or false"),
+        "tiebreak": S("bool", True, None, "true or false"),
+        "peripheral_weight": S("float", 1.0, (0, INF), "a number >= 0"),
+        "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
+        "batch": S("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together, "
+                   "one evaluate_many call a step)"),
     },
     "evaluator": {
-        "backend": ("choice", "auto",
-                    ("auto", "bitset", "bfs", "reference", "gpu-bitset", "seidel"),
-                    "auto, bitset, bfs, reference, gpu-bitset or seidel"),
-        "threads": ("int?", None, (1, _INF), "an integer >= 1, or null (all cores)"),
-        "chunk_words": ("int?", None, (1, _INF), "an integer >= 1, or null (automatic)"),
+        "backend": None,  # filled from the registry by evaluator_schema()
     },
     "parallel": {
-        "mode": ("choice", "none", ("none", "chains", "evaluator"),
-                 "none, chains or evaluator"),
-        "exchange_every": ("int", 20000, (1, _INF), "an integer >= 1 (steps)"),
-        "restart_fraction": ("float", 0.5, (0, 1), "a number from 0 to 1"),
-        "replica_exchange": ("bool", False, None, "true or false"),
-        "temperature_ladder": ("float", 1.5, (1, _INF), "a number >= 1"),
+        "mode": S("choice", "none", ("none", "chains", "evaluator"), "none, chains or evaluator"),
+        "exchange_every": S("int", 20000, (1, INF), "an integer >= 1 (steps)"),
+        "restart_fraction": S("float", 0.5, (0, 1), "a number from 0 to 1"),
+        "replica_exchange": S("bool", False, None, "true or false"),
+        "temperature_ladder": S("float", 1.5, (1, INF), "a number >= 1"),
     },
     "output": {
-        "dir": ("str", "results", None, "a folder"),
-        "checkpoint_every": ("float", 60.0, _POSITIVE, "seconds > 0"),
-        "trace_every": ("int", 1000, (1, _INF), "an integer >= 1 (steps)"),
-        "progress_every": ("float", 2.0, _POSITIVE, "seconds > 0"),
-        "plot": ("bool", True, None, "true or false"),
+        "dir": S("str", "results", None, "a folder"),
+        "checkpoint_every": S("float", 60.0, POSITIVE, "seconds > 0"),
+        "trace_every": S("int", 1000, (1, INF), "an integer >= 1 (steps)"),
+        "progress_every": S("float", 2.0, POSITIVE, "seconds > 0"),
+        "plot": S("bool", True, None, "true or false"),
     },
 }
+
+
+def evaluator_schema() -> dict:
+    """The evaluator section: ``backend`` (auto or a registry name) and every backend's
+    options (absent unless set: the backend's own default applies)."""
+    from golf.evaluators import names, option_specs
+
+    choices = ("auto", *names())
+    specs = {"backend": S("choice", "auto", choices, ", ".join(choices[:-1]) + " or "
+                          + choices[-1])}
+    for key, spec in option_specs().items():
+        specs[key] = spec if spec.kind.endswith("?") else spec._replace(kind=spec.kind + "?")
+    return specs
 
 
 @dataclass
@@ -134,51 +141,6 @@ class _Where:
         return f"{self.source}:{line}" if line else self.source
 
 
-def _check_value(key, value, spec, where):
-    kind, _default, check, expected = spec
-
-    def bad():
-        raise GolfError(f"{where(key)}: {key}: expected {expected}, got {value!r}")
-
-    if kind.endswith("?") and value is None:
-        return None
-    base = kind.rstrip("?")
-    if base == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            bad()
-    elif base == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            bad()
-        value = float(value)
-    elif base == "bool":
-        if not isinstance(value, bool):
-            bad()
-    elif base == "temp":
-        if value == "auto":
-            return value
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            bad()
-        return float(value)
-    elif base == "choice":
-        if value not in check:
-            bad()
-        return value
-    elif base in ("str", "path"):
-        if not isinstance(value, str) or not value:
-            bad()
-        return value
-    elif base == "name":
-        if not isinstance(value, str) or not value or any(
-                not (c.isalnum() or c in "-_.") for c in value) or value.startswith("."):
-            bad()
-        return value
-    if check is not None and base in ("int", "float"):
-        lo, hi, lo_allowed = (*check, True)[:3]
-        if value < lo or value > hi or (not lo_allowed and value == lo):
-            bad()
-    return value
-
-
 def _unknown(where, key: str, known, section: str = "") -> GolfError:
     pre = f"{section}." if section else ""
     hint = difflib.get_close_matches(key, list(known), n=1)
@@ -187,38 +149,55 @@ def _unknown(where, key: str, known, section: str = "") -> GolfError:
                      + f"; known{' in ' + section if section else ''}: {', '.join(known)}")
 
 
+def _section(raw: dict, key: str, spec: dict, where, fill: bool = True) -> dict:
+    """One section checked against ``spec``; absent keys get their defaults (``fill``) or
+    stay absent."""
+    section = raw.get(key) or {}
+    if not isinstance(section, dict):
+        raise GolfError(f"{where(key)}: {key}: expected a mapping, got {section!r}")
+    for sub in section:
+        if sub not in spec:
+            raise _unknown(where, str(sub), spec, key)
+    out = {}
+    for sub, subspec in spec.items():
+        dotted = f"{key}.{sub}"
+        if sub in section:
+            out[sub] = check_value(dotted, section[sub], subspec, where)
+        elif subspec.required:  # n, d
+            raise GolfError(f"{where(key)}: missing {dotted}: expected {subspec.expected}")
+        elif fill or sub == "backend":
+            out[sub] = subspec.default
+    return out
+
+
 def validate(raw: dict, where, *, need_name=True) -> dict:
-    """Fill defaults and check every key of one run's config; returns a new dict."""
+    """Fill defaults and check every key of one run's config; returns a new dict. The
+    evaluator section keeps only the options that are set (each backend has its own
+    defaults); with a named backend, an option it does not take is an error."""
     if not isinstance(raw, dict):
         raise GolfError(f"{where('')}: expected a mapping of settings, got {type(raw).__name__}")
-    out = {}
     for key in raw:
         if key not in SCHEMA:
             raise _unknown(where, str(key), SCHEMA)
+    out = {}
     for key, spec in SCHEMA.items():
-        if isinstance(spec, dict):
-            section = raw.get(key) or {}
-            if not isinstance(section, dict):
-                raise GolfError(f"{where(key)}: {key}: expected a mapping, got {section!r}")
-            for sub in section:
-                if sub not in spec:
-                    raise _unknown(where, str(sub), spec, key)
-            out[key] = {}
-            for sub, subspec in spec.items():
-                dotted = f"{key}.{sub}"
-                if sub in section:
-                    out[key][sub] = _check_value(dotted, section[sub], subspec, where)
-                elif subspec[1] is None and not subspec[0].endswith("?"):  # n, d: required
-                    raise GolfError(f"{where(key)}: missing {dotted}: expected {subspec[3]}")
-                else:
-                    out[key][sub] = subspec[1]
-        else:
-            if key in raw:
-                out[key] = _check_value(key, raw[key], spec, where)
-            elif need_name:
-                raise GolfError(f"{where('')}: missing '{key}': expected {spec[3]}")
-    # relations between keys
-    p, s = out["problem"], out["search"]
+        if key == "evaluator":
+            out[key] = _section(raw, key, evaluator_schema(), where, fill=False)
+        elif isinstance(spec, dict):
+            out[key] = _section(raw, key, spec, where)
+        elif key in raw:
+            out[key] = check_value(key, raw[key], spec, where)
+        elif need_name:
+            raise GolfError(f"{where('')}: missing '{key}': expected {spec.expected}")
+    _check_relations(out, where)
+    return out
+
+
+def _check_relations(out: dict, where) -> None:
+    """The rules that tie several keys together."""
+    from golf.evaluators import check_options
+
+    p, s, e = out["problem"], out["search"], out["evaluator"]
     n, d, g = p["n"], p["d"], p["g"]
     if n % g:
         raise GolfError(f"{where('problem.g')}: problem.g: {g} does not divide n={n}")
@@ -234,16 +213,15 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
     if s["steps"] == 0 and s["time_limit"] is None:
         raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
                         f"a run with neither would never stop")
-    if s["batch"] > 1 and out["evaluator"]["backend"] != "gpu-bitset":
-        raise GolfError(f"{where('search.batch')}: search.batch: {s['batch']} chains are scored "
-                        f"together by the GPU; set evaluator.backend: gpu-bitset")
+    if e["backend"] != "auto":
+        check_options(e["backend"], {k: v for k, v in e.items() if k != "backend"},
+                      lambda key: where(f"evaluator.{key}"))
     if s["batch"] > 1 and out["parallel"]["mode"] == "chains":
         raise GolfError(f"{where('search.batch')}: search.batch > 1 with parallel.mode: chains "
                         f"is not supported; use one or the other")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
-    return out
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -313,7 +291,7 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
                             f"list of problem settings")
         if "name" not in raw:
             raise GolfError(f"{path}: missing 'name' (the competition's folder)")
-        top = _check_value("name", raw["name"], SCHEMA["name"], _Where(src, lines))
+        top = check_value("name", raw["name"], SCHEMA["name"], _Where(src, lines))
         runs = []
         seen = set()
         for i, entry in enumerate(problems):

@@ -14,3 +14,12 @@ class GolfError(Exception):
 class AgreedError(GolfError):
     """A GolfError that every MPI rank raised together (after a collective check): one rank
     prints it and every rank exits cleanly."""
+
+
+class Interrupted(Exception):
+    """SIGINT/SIGTERM stopped a run after it wrote a checkpoint; ``code`` is the exit status
+    (128 + the signal)."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code

@@ -45,6 +45,22 @@ class EdgeList:
     def max_id(self) -> int:
         return int(self.edges.max()) if len(self.edges) else -1
 
+    def graph(self, n: int | None = None, g=1, d: int | None = None):
+        """The edges as a :class:`golf.graph.Graph` on ``n`` vertices (default: largest id
+        + 1) with symmetry ``g`` (an integer that must hold, or ``"auto"``: the largest that
+        does) and row width ``d`` (default: the largest degree). Errors name the file and
+        line of the offending edge."""
+        from golf.graph import Graph, detect_symmetry
+
+        if n is None:
+            n = self.max_id + 1
+        elif self.max_id >= n:
+            k = int(self.edges.max(axis=1).argmax())
+            raise GolfError(f"{self.path}:{self.lines[k]}: vertex id {self.max_id} >= n={n}")
+        if g == "auto":
+            g = detect_symmetry(self.edges, n)
+        return Graph.from_edges(self.edges, n=n, g=g, d=d, source=self.path, lines=self.lines)
+
 
 def _open_text(path: str):
     p = str(path)

@@ -13,7 +13,7 @@ import pytest
 
 from golf.anneal import FL, P, SC, Annealer, accept_move
 from golf.bounds import moore_bounds
-from golf.evaluators import make_evaluator
+from golf.evaluators import backend_class, make_evaluator, names
 from golf.generate import random_graph
 from golf.graph import Graph
 from golf.io import read_edges
@@ -78,7 +78,8 @@ def test_peripheral_tiebreak_counts_while_above_bound():
 
 # -- the annealer ---------------------------------------------------------------------------
 def anneal(graph, backend="bitset", steps=3000, seed=5, **kw):
-    ev = make_evaluator(backend, graph.n, graph.d, graph.g, threads=1)
+    opts = {"threads": 1} if "threads" in backend_class(backend).options else {}
+    ev = make_evaluator(backend, graph.n, graph.d, graph.g, **opts)
     a = Annealer(graph, ev, steps=steps, seed=seed, trace_every=100, **kw)
     a.set_temperatures(5.0, 0.05)
     while not a.stop_reason:
@@ -130,38 +131,18 @@ def test_cooling_follows_steps_not_the_clock_when_there_is_a_step_budget():
     assert late.fl[FL.T] == pytest.approx(5.0 * 0.01 ** 0.9)
 
 
-class _OneByOne:
-    """A CPU stand-in for a batched GPU evaluator: ``evaluate_many`` scores the K graphs one
-    after another with the bitset backend (what gpu-bitset does in one launch)."""
-
-    def __init__(self, n, d, g):
-        self.ev = make_evaluator("bitset", n, d, g, threads=1)
-        self.comm, self.name = None, "one-by-one"
-
-    def evaluate(self, graph, max_level=0):
-        return self.ev.evaluate(graph, max_level)
-
-    def raw(self, graph, max_level=0):
-        return self.ev.raw(graph, max_level)
-
-    def evaluate_many(self, adjs, max_levels):
-        g = self.ev
-        return np.stack([g.raw(Graph(g.n, g.d, g.g, a), int(lv)) for a, lv in
-                         zip(adjs, max_levels)])
-
-
 def test_k_chains_scored_together_walk_the_single_chains():
     """Without exchanges, chain k of a BatchAnnealer is exactly the Annealer of seed + k;
     with them, the worst chains restart from the best graph; state round-trips."""
-    from golf.anneal import BatchAnnealer
+    from golf.population import BatchAnnealer
 
     graph = random_graph(60, 4, 2, seed=5)
-    batch = BatchAnnealer(graph, _OneByOne(60, 4, 2), 3, exchange_every=0, steps=400, seed=7)
+    ev = make_evaluator("bitset", 60, 4, 2, threads=1)
+    batch = BatchAnnealer(graph, ev, 3, exchange_every=0, steps=400, seed=7)
     batch.set_temperatures(3.0, 0.1)
     batch.run(400)
     for k in range(3):
-        one = Annealer(graph, make_evaluator("bitset", 60, 4, 2, threads=1), steps=400,
-                       seed=7 + k)
+        one = Annealer(graph, ev, steps=400, seed=7 + k)
         one.set_temperatures(3.0, 0.1)
         one.run(400)
         assert np.array_equal(batch.scs[k], one.sc) and np.array_equal(batch.adjs[k],
@@ -174,12 +155,12 @@ def test_k_chains_scored_together_walk_the_single_chains():
     assert batch.scs[lead, SC.BEST_TOTAL] == batch.scs[:, SC.BEST_TOTAL][
         batch.scs[:, SC.BEST_D] == batch.scs[:, SC.BEST_D].min()].min()
     saved = batch.state()
-    again = BatchAnnealer(graph, _OneByOne(60, 4, 2), 3, exchange_every=0, steps=400, seed=7)
+    again = BatchAnnealer(graph, ev, 3, exchange_every=0, steps=400, seed=7)
     again.load_state(saved)
     assert np.array_equal(again.scs, batch.scs) and np.array_equal(again.adjs, batch.adjs)
     with pytest.raises(Exception, match="search.batch=3"):
-        BatchAnnealer(graph, _OneByOne(60, 4, 2), 2, steps=400, seed=7).load_state(saved)
-    ex = BatchAnnealer(graph, _OneByOne(60, 4, 2), 4, exchange_every=50, steps=400, seed=7)
+        BatchAnnealer(graph, ev, 2, steps=400, seed=7).load_state(saved)
+    ex = BatchAnnealer(graph, ev, 4, exchange_every=50, steps=400, seed=7)
     ex.set_temperatures(3.0, 0.1)
     ex.run(100)  # two exchanges: the worst half took the leader's best graph
     lead = ex._lead
@@ -343,14 +324,31 @@ def test_live_lock_refuses_second_process(tmp_path):
     assert proc.returncode == 143
 
 
-def test_every_cpu_backend_has_its_kernel_in_the_search_table():
-    """The compiled loop picks the kernel from the length of the argument tuple."""
-    import importlib
-
-    from golf.anneal import CPU_KERNELS
-
+@pytest.mark.parametrize("backend", [name for name in names()
+                                     if backend_class(name).supports.compiled])
+def test_compiled_loop_reaches_every_compiled_backend_by_its_tag(backend):
+    """The compiled loop calls the kernel of the backend its tag names: it walks exactly the
+    chain of the Python path (one evaluate() a step) with the same backend."""
     graph = random_graph(64, 4, 2, seed=1)
-    for backend in ("bitset", "bfs"):
-        ev = make_evaluator(backend, 64, 4, 2)
-        module, name = CPU_KERNELS[len(ev.kernel_args(graph.adj))]
-        assert getattr(importlib.import_module(module), name) is type(ev).kernel
+    compiled = anneal(graph, backend, steps=300, seed=3)
+    assert compiled.compiled and compiled.evaluator.tag.backend == backend
+
+    class Python:  # the same evaluator without its kernel: the Python path
+        def __init__(self, ev):
+            self.ev, self.comm, self.name = ev, None, ev.name
+            self.supports = ev.supports._replace(compiled=False)
+
+        def evaluate(self, g, max_level=0):
+            return self.ev.evaluate(g, max_level)
+
+        def raw(self, g, max_level=0):
+            return self.ev.raw(g, max_level)
+
+    ev = Python(make_evaluator(backend, 64, 4, 2, threads=1))
+    slow = Annealer(graph, ev, steps=300, seed=3, trace_every=100)
+    slow.set_temperatures(5.0, 0.05)
+    while not slow.stop_reason:
+        slow.run(700)
+    assert not slow.compiled
+    assert np.array_equal(slow.sc, compiled.sc) and np.array_equal(slow.best_adj,
+                                                                    compiled.best_adj)

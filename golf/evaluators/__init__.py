@@ -1,149 +1,160 @@
-"""The evaluator registry: one name per backend, one call shape, and ``auto``.
+"""The backend registry: one line a backend, one call shape, and ``auto``.
 
->>> ev = make_evaluator("bitset", n, d, g)      # doctest: +SKIP
->>> score = ev.evaluate(graph)                    # doctest: +SKIP
->>> score.diameter, score.total                   # doctest: +SKIP
+>>> from golf.evaluators import make_evaluator
+>>> from golf.generate import random_graph
+>>> graph = random_graph(50, 4, seed=1)
+>>> ev = make_evaluator("bitset", 50, 4)
+>>> ev.evaluate(graph).diameter
+5
 
-Backends are imported lazily, so ``golf`` without SciPy or CuPy still works for the others.
+A backend is its module, holding one subclass of :class:`Evaluator` that declares its name,
+options, capabilities and cost estimate (see :mod:`golf.evaluators.base`), plus one line in
+:data:`REGISTRY` below. The command line's choices, the config schema, ``auto``, the search
+(which calls a compiled backend's kernel through its tag) and the conformance tests all read
+this registry. Modules are imported when a backend is first asked for (and this package
+imports none at all until then: the command line reads the names without Numba), so that golf
+without SciPy or CuPy still works for the others.
 """
 
 from __future__ import annotations
 
 import importlib
-import math
 
 from golf.errors import GolfError
-from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Evaluator, Score, cpu_threads
 
-__all__ = ["BACKENDS", "make_evaluator", "choose_backend", "Evaluator", "Score", "OK",
-           "DISCONNECTED", "EXCEEDED"]
+__all__ = ["REGISTRY", "names", "backend_class", "backends", "make_evaluator",
+           "build_evaluator", "choose_backend", "check_options", "Evaluator", "Score",
+           "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED"]
 
-BACKENDS = {
-    "reference": ("golf.evaluators.reference", "ReferenceEvaluator"),
-    "bfs": ("golf.evaluators.bfs", "BfsEvaluator"),
-    "bitset": ("golf.evaluators.bitset", "BitsetEvaluator"),
-    "gpu-bitset": ("golf.evaluators.gpu_bitset", "GpuBitsetEvaluator"),
-    "seidel": ("golf.evaluators.seidel", "SeidelEvaluator"),
+# name -> "module:class". The order breaks ties between equal estimates.
+REGISTRY = {
+    "bitset": "golf.evaluators.bitset:BitsetEvaluator",
+    "bfs": "golf.evaluators.bfs:BfsEvaluator",
+    "gpu-bitset": "golf.evaluators.gpu_bitset:GpuBitsetEvaluator",
+    "seidel": "golf.evaluators.seidel:SeidelEvaluator",
+    "reference": "golf.evaluators.reference:ReferenceEvaluator",
 }
 
-_GPU = None
+
+def names() -> list[str]:
+    """The registered backend names (no module is imported)."""
+    return list(REGISTRY)
 
 
-def gpu_available() -> bool:
-    """CuPy imports and sees an NVIDIA GPU (checked once)."""
-    global _GPU
-    if _GPU is None:
-        try:
-            import cupy
-
-            _GPU = cupy.cuda.runtime.getDeviceCount() > 0
-        except Exception:
-            _GPU = False
-    return _GPU
-
-
-def backend_class(name: str):
+def backend_class(name: str) -> type:
+    """The evaluator class of backend ``name``; a GolfError naming the choices if unknown."""
     try:
-        module, cls = BACKENDS[name]
+        module, cls = REGISTRY[name].split(":")
     except KeyError:
         raise GolfError(f"unknown backend '{name}'; expected one of: auto, "
-                        f"{', '.join(BACKENDS)}") from None
+                        f"{', '.join(REGISTRY)}") from None
     return getattr(importlib.import_module(module), cls)
 
 
-def estimate_diameter(n: int, d: int) -> int:
-    """Rough diameter of a random graph of degree ``d``: the Moore bound plus two levels
-    (what random and annealed graphs reach in practice), or ``n/2`` for paths and cycles."""
-    from golf.bounds import moore_bounds
-
-    if d <= 2:
-        return max(1, n // 2)
-    b = moore_bounds(n, d).diameter
-    return (b or n) + 2
+def backends() -> dict[str, type]:
+    """Every registered backend's class, by name (imports their modules)."""
+    return {name: backend_class(name) for name in REGISTRY}
 
 
-# Measured on the 2-core Zen 4 machine (results/bench/eval_cpu.md): BFS costs ~3.6 ns per edge
-# and source, the bit matrix ~0.15 ns per 64 sources, edge and level. Per 64 sources the bit
-# matrix is therefore faster while the diameter stays below ~64 * 3.6 / 0.15 ~ 1500 levels; we
-# switch to BFS well before that, at 1000.
-BFS_DIAMETER = 1000
-# per-rank estimates under MPI (same measurements): BFS 1.7-3.6 ns per edge and source; the
-# bit matrix per 64-bit word, edge and level 0.15 ns at 8+ words a row, ~0.4 ns at 2-7 and
-# ~0.8 ns at one word ((1000000,32,25000): 123 ms for 5 levels)
-NS_PER_BFS_EDGE = 2.0
+def option_specs() -> dict:
+    """Every backend option, by name, as a :class:`golf.options.Spec` (a name several
+    backends take has one spec)."""
+    out: dict = {}
+    for cls in backends().values():
+        out.update(cls.options)
+    return out
 
 
-def _bitset_ns(n: int, d: int, D: int, words: int) -> float:
-    """Estimated CPU nanoseconds of one bit-matrix evaluation over ``words`` column words."""
-    per = 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
-    return per * n * d * D * words
+def check_options(name: str, options: dict, where=lambda key: "") -> dict:
+    """``options`` checked against backend ``name``'s specs (values converted); an option it
+    does not take is a GolfError naming the ones it does."""
+    from golf.options import check_value
+
+    cls = backend_class(name)
+    out = {}
+    for key, value in options.items():
+        if key not in cls.options:
+            takes = ", ".join(cls.options) or "none"
+            raise GolfError(f"{where(key) + ': ' if where(key) else ''}backend '{name}' has no "
+                            f"option '{key}'; its options: {takes}")
+        out[key] = check_value(key, value, cls.options[key], where)
+    return out
 
 
-# GPU estimates, measured on an H200 (results/gpu/bench_gpu.md): the bit matrix handles
-# ~8.4e11 word x edge x level per second on mid-sized graphs ((65536,6,1): 3.6e9 in 4.3 ms)
-# and ~1.2e12 on the largest ((1000000,32,1): 2.5e12 in 2.09 s); the lower rate is used. An
-# evaluation costs ~0.06-0.12 ms of launches and the result read whatever its size;
-# Seidel's int8 products run at ~4e14 multiply-adds per second ((16384, 2048): 2 in 20 ms)
-GPU_WORD_EDGES_PER_S = 8e11
-GPU_INT8_MACS_PER_S = 4e14
-GPU_FIXED_SECONDS = 1e-4
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
 
 
 def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
-                   ranks: int = 1, gpu: bool | None = None) -> tuple[str, str]:
-    """Pick the backend for a problem and say why (the second element is the reason).
+                   ranks: int = 1) -> tuple[str, str]:
+    """The backend ``auto`` picks for graphs of shape ``(n, d, g)`` and why: the one whose own
+    estimate of an evaluation (with ``threads`` CPU threads, split over ``ranks`` MPI ranks)
+    is smallest. Returns ``(name, reason)``; the reason gives the winner's estimate and what it
+    is made of, and the others' estimates or why they were not considered."""
+    from golf.evaluators.base import cpu_threads
 
-    ``ranks`` > 1: the evaluation is split over that many MPI ranks. The bit matrix splits
-    into ``ceil(m/64)`` column words, BFS into ``m`` sources, so with many ranks and few words
-    BFS can win: each backend is estimated at its per-rank share, from the measured costs."""
     threads = threads or cpu_threads()
-    m = n // g
-    D = estimate_diameter(n, d)
-    words = (m + 63) // 64
-    if gpu is None:
-        gpu = gpu_available() and D <= BFS_DIAMETER
-    if gpu:
-        cpu = _bitset_ns(n, d, D, words) * 1e-9 / max(1, threads) / max(1, ranks)
-        gbit = GPU_FIXED_SECONDS + n * d * D * words / GPU_WORD_EDGES_PER_S / max(1, ranks)
-        seid = (GPU_FIXED_SECONDS + 2 * max(1, math.ceil(math.log2(max(D, 2))))
-                * float(n) ** 3 / GPU_INT8_MACS_PER_S)
-        if min(gbit, seid) < cpu:
-            if seid < gbit:
-                return "seidel", (f"seidel: dense graph (d={d} of n={n}): ~{seid * 1e3:.3g} ms "
-                                  f"of int8 tensor-core products vs ~{gbit * 1e3:.3g} ms for the "
-                                  f"GPU bit matrix and ~{cpu * 1e3:.3g} ms on the CPU")
-            return "gpu-bitset", (f"gpu-bitset: ~{gbit * 1e3:.3g} ms on the GPU vs ~"
-                                  f"{cpu * 1e3:.3g} ms on the CPU (estimates from measured "
-                                  f"rates, results/gpu/bench_gpu.md)")
-    if D > BFS_DIAMETER:
-        return "bfs", (f"bfs: expected diameter ~{D} levels > {BFS_DIAMETER}: the bit matrix "
-                       f"pays for every level, BFS only for every edge")
-    if ranks > 1:
-        per_rank = -(-words // ranks)
-        bit = _bitset_ns(n, d, D, per_rank)
-        bfs = NS_PER_BFS_EDGE * n * d * -(-m // ranks)
-        name = "bfs" if bfs < bit else "bitset"
-        return name, (f"{name}: split over {ranks} ranks, BFS's {m} sources "
-                      f"({-(-m // ranks)} per rank) or the bit matrix's {words} column words "
-                      f"({per_rank} per rank): estimated {bfs / 1e6:.3g} ms (bfs) vs "
-                      f"{bit / 1e6:.3g} ms (bitset) per evaluation")
-    return "bitset", (f"bitset: the {m} base sources pack into {words} 64-bit words and the "
-                      f"expected diameter is ~{D} levels, so one pass over a neighbour row "
-                      f"serves up to 64 sources; measured 13-320x faster than bfs at such "
-                      f"diameters (results/bench/eval_cpu.md); threads <= {threads}")
+    estimates, others = {}, []
+    for name, cls in backends().items():
+        why_not = cls.unavailable()
+        est = None if why_not else cls.estimate(n, d, g, threads=threads, ranks=ranks)
+        if est is not None:
+            estimates[name] = est
+        else:
+            others.append(f"{name}: {why_not or 'not estimated for this shape'}")
+    if not estimates:  # pragma: no cover - bitset and bfs always estimate
+        raise GolfError(f"no backend can evaluate n={n}, d={d}, g={g} here")
+    best = min(estimates, key=lambda k: estimates[k].seconds)
+    est = estimates[best]
+    rest = [f"{k} ~{_ms(e.seconds)}" for k, e in estimates.items() if k != best]
+    reason = (f"{best}: ~{_ms(est.seconds)} per evaluation estimated from measured rates "
+              f"({est.note}); threads={threads}" + (f", ranks={ranks}" if ranks > 1 else "")
+              + (f"; vs {', '.join(rest)}" if rest else "")
+              + (f"; not considered: {'; '.join(others)}" if others else ""))
+    return best, reason
 
 
-def make_evaluator(name: str, n: int, d: int, g: int = 1, **options) -> Evaluator:
+def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1,
+                   **options):
     """Build the evaluator ``name`` (or ``auto``) for graphs of shape ``(n, d, g)``.
 
-    Options unknown to a backend are an error naming the option.
+    ``comm`` splits the work over the ranks of an MPI communicator; ``batch`` is the number
+    of graphs one ``evaluate_many`` call may hold. ``options`` are the backend's own (see its
+    ``options``): one it does not take is an error naming it, except under ``auto``, where
+    the options of other backends are left out (the evaluator's ``auto_reason`` says what was
+    chosen and why, and ``dropped_options`` what was left out).
     """
+    reason, dropped = None, []
     if name == "auto":
-        comm = options.get("comm")
-        name, _ = choose_backend(n, d, g, options.get("threads"),
-                                 comm.size if comm is not None else 1)
-    cls = backend_class(name)
-    try:
-        return cls(n, d, g, **options)
-    except TypeError as exc:
-        raise GolfError(f"backend '{name}': {exc}") from None
+        name, reason = choose_backend(n, d, g, options.get("threads"),
+                                      comm.size if comm is not None else 1)
+        takes = backend_class(name).options
+        dropped = sorted(k for k in options if k not in takes)
+        options = {k: v for k, v in options.items() if k in takes}
+    options = check_options(name, {k: v for k, v in options.items() if v is not None})
+    ev = backend_class(name)(n, d, g, comm=comm, batch=batch, **options)
+    ev.auto_reason = reason
+    ev.dropped_options = dropped
+    return ev
+
+
+def build_evaluator(cfg, comm=None):
+    """The evaluator of a validated run config (``problem``, ``evaluator``, ``search.batch``
+    and ``parallel.mode``): the work is split over ``comm``'s ranks only with
+    ``parallel.mode: evaluator``."""
+    p, e = cfg["problem"], dict(cfg["evaluator"])
+    split = comm if cfg["parallel"]["mode"] == "evaluator" else None
+    backend = e.pop("backend")
+    return make_evaluator(backend, p["n"], p["d"], p["g"], comm=split,
+                          batch=cfg["search"]["batch"], **e)
+
+
+_BASE = ("Evaluator", "Score", "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED")
+
+
+def __getattr__(name):  # the base classes on first use, without importing Numba before
+    if name in _BASE:
+        from golf.evaluators import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module 'golf.evaluators' has no attribute '{name}'")

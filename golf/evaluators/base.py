@@ -1,4 +1,5 @@
-"""What every evaluator shares: the score, the call shape, and how partial results combine.
+"""What every backend shares: the score, the call shape, what a backend declares about itself,
+and how partial results combine.
 
 Every backend computes, for a range of its *work units* (base sources for ``bfs``, 64-bit
 column words for ``bitset``), four integers::
@@ -11,27 +12,44 @@ eccentricity ``ecc``, and ``status`` (``OK``, ``DISCONNECTED``, or ``EXCEEDED`` 
 ``max_level`` cut the search short). :func:`combine` merges such partial results, whether they
 come from threads, chunks or MPI ranks, and :meth:`Evaluator.finish` turns the merged base-source
 sums into the exact score of the whole graph: ``total = g * dist_sum / 2``.
+
+A backend is one class, a subclass of :class:`Evaluator`, that declares in one place:
+
+``name``        its registry name
+``summary``     one line on what it is
+``options``     its constructor options, as :class:`golf.options.Spec` (the config schema, the
+                command line and ``make_evaluator`` check them with the same rules)
+``supports``    :class:`Capabilities`: batched evaluation in one launch, a compiled kernel the
+                search loop calls in place, work split over MPI ranks, a GPU
+``estimate``    its own cost estimate, from measured rates, that ``auto`` compares
+``unavailable`` why it cannot run here (a missing package or device), or None
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from golf.errors import GolfError
-
-__all__ = ["Score", "Evaluator", "CompiledEvaluator", "combine", "OK", "DISCONNECTED", "EXCEEDED", "cpu_threads"]
-
 from golf.kernels.merge import DISCONNECTED, EXCEEDED, OK, merge_parts
+from golf.options import INF, Spec
+
+__all__ = ["Score", "Evaluator", "CompiledEvaluator", "Capabilities", "Estimate", "combine",
+           "OK", "DISCONNECTED", "EXCEEDED", "THREADS", "CHUNK_WORDS", "cpu_threads", "expected_diameter", "gpu_unavailable",
+           "GPU_MAX_LEVELS"]
+
+# options that several backends take: CPU threads, and the bit matrices' column chunk
+THREADS = Spec("int?", None, (1, INF), "an integer >= 1, or null (all usable cores)")
+CHUNK_WORDS = Spec("int?", None, (1, INF), "an integer >= 1 (64-bit words), or null (automatic)")
 
 
-@dataclass(frozen=True)
-class Score:
+class Score(NamedTuple):
     """The exact score of a graph.
 
+    n : int, the number of vertices
     diameter : int or None (None: disconnected, or above the ``max_level`` asked for)
     total : int or None, the sum of the distances over all ``n(n-1)/2`` unordered pairs
     peripheral : int, vertices whose eccentricity equals the diameter (0 if disconnected)
@@ -69,6 +87,28 @@ class Score:
                 "connected": self.connected, "peripheral": self.peripheral}
 
 
+class Capabilities(NamedTuple):
+    """What a backend supports beyond ``evaluate``.
+
+    batched : ``evaluate_many`` scores K graphs in one launch (without it, one after another)
+    compiled : a Numba kernel that the search loop calls in place, without Python per step
+    mpi_split : its work units split over MPI ranks (``parallel: {mode: evaluator}``)
+    gpu : it runs on an NVIDIA GPU
+    """
+
+    batched: bool = False
+    compiled: bool = False
+    mpi_split: bool = False
+    gpu: bool = False
+
+
+class Estimate(NamedTuple):
+    """A backend's estimate of one evaluation: ``seconds``, and ``note`` on what it is made of."""
+
+    seconds: float
+    note: str
+
+
 def combine(parts) -> np.ndarray:
     """Merge partial results ``[ecc, dist_sum, n_at_ecc, status]`` (the rows of ``parts``)."""
     out = np.zeros(4, dtype=np.int64)
@@ -92,29 +132,88 @@ def cpu_threads() -> int:
     return max(1, cores // local_ranks())
 
 
+_GPU_REASON: list = []
+
+
+def gpu_unavailable() -> str | None:
+    """Why the GPU backends cannot run here (no CuPy, no device), or None; checked once."""
+    if not _GPU_REASON:
+        reason = None
+        try:
+            import cupy
+
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                reason = "CuPy sees no NVIDIA GPU"
+        except ImportError:
+            reason = "CuPy is not installed (pip install 'golf[gpu]')"
+        except Exception as exc:  # a driver or runtime error: no usable GPU
+            reason = f"no usable GPU: {exc}"
+        _GPU_REASON.append(reason)
+    return _GPU_REASON[0]
+
+
+# level-synchronous GPU kernels pay a device-wide barrier a level: beyond this many expected
+# levels their estimates (rates measured on graphs of <= 12 levels) do not hold
+GPU_MAX_LEVELS = 1000
+
+
+def expected_diameter(n: int, d: int) -> int:
+    """Rough diameter of a random graph of degree ``d``, for cost estimates: the Moore bound
+    plus two levels (what random and annealed graphs reach in practice), or ``n/2`` for paths
+    and cycles."""
+    from golf.bounds import moore_bounds
+
+    if d <= 2:
+        return max(1, n // 2)
+    b = moore_bounds(n, d).diameter
+    return (b or n) + 2
+
+
 class Evaluator:
     """Base class of the backends: ``Evaluator(n, d, g, **options).evaluate(graph)``.
 
     An evaluator is built once for a problem shape ``(n, d, g)`` and then called many times on
     graphs of that shape (the search calls it every step); it allocates its work space once.
+    ``batch`` is the number of graphs one :meth:`evaluate_many` call may hold (backends that
+    score a batch in one launch size their buffers for it).
 
-    Subclasses set ``name`` and ``units`` (how many work units the problem has) and implement
-    :meth:`partial`, which computes the result for the unit range ``[u0, u1)``. With an MPI
-    communicator ``comm`` the units are split among the ranks and the parts are combined with
-    ``Allreduce`` (see :mod:`golf.parallel`).
+    Subclasses declare what the module docstring lists, set ``units`` (how many work units the
+    problem has) and implement :meth:`partial`, which computes the result for the unit range
+    ``[u0, u1)``. With an MPI communicator ``comm`` the units are split among the ranks and the
+    parts are combined with ``Allreduce`` (see :mod:`golf.parallel`).
     """
 
     name = "?"
+    summary = ""
+    options: dict = {}
+    supports = Capabilities()
+    kernel = None
 
-    def __init__(self, n: int, d: int, g: int = 1, *, comm=None):
+    def __init__(self, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1):
         n, d, g = int(n), int(d), int(g)
         if n < 1 or d < 0 or g < 1 or n % g:
             raise GolfError(f"bad problem shape n={n}, d={d}, g={g} (need g | n)")
         self.n, self.d, self.g, self.m = n, d, g, n // g
         self.comm = comm
+        self.batch = max(1, int(batch))
         self.units = self.m
         self.unit_range = (0, self.m)
+        self.auto_reason = None  # set by make_evaluator when 'auto' chose this backend
 
+    # -- what a backend declares ------------------------------------------------------------
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why this backend cannot run on this machine (a missing package or device), or None."""
+        return None
+
+    @classmethod
+    def estimate(cls, n: int, d: int, g: int, *, threads: int, ranks: int) -> Estimate | None:
+        """Seconds of one evaluation of a graph of shape ``(n, d, g)`` with ``threads`` CPU
+        threads and the work split over ``ranks`` MPI ranks; None: never chosen by ``auto``
+        (not available here, or not a backend for production runs)."""
+        return None
+
+    # -- the interface ----------------------------------------------------------------------
     def _split_units(self) -> None:
         """Set ``unit_range``: all of ``units``, or this rank's share under MPI."""
         self.unit_range = (0, self.units)
@@ -123,7 +222,6 @@ class Evaluator:
 
             self.unit_range = share(self.units, self.comm.rank, self.comm.size)
 
-    # -- the interface ----------------------------------------------------------------------
     def partial(self, graph, u0: int, u1: int, max_level: int = 0) -> np.ndarray:
         raise NotImplementedError
 
@@ -147,8 +245,41 @@ class Evaluator:
             part = allreduce_parts(self.comm, part)
         return part
 
+    def evaluate_many(self, adjs, max_levels=None) -> np.ndarray:
+        """Score K graphs of this shape: ``adjs`` holds their base rows, shape ``(K, m, d')``
+        with ``d' <= d``; ``max_levels`` one level cap a graph (default none). Returns the
+        merged results, shape ``(K, 4)`` (``finish`` turns a row into a :class:`Score`).
+        Backends with ``supports.batched`` score them in one launch; the others one after
+        another."""
+        adjs = self.batch_rows(adjs)
+        levels = self.batch_levels(adjs.shape[0], max_levels)
+        from golf.graph import Graph
+
+        out = np.empty((adjs.shape[0], 4), dtype=np.int64)
+        for k, adj in enumerate(adjs):
+            out[k] = self.raw(Graph(self.n, adj.shape[1], self.g, adj), levels[k])
+        return out
+
+    def batch_rows(self, adjs) -> np.ndarray:
+        """``adjs`` as a C-contiguous int32 array ``(K, m, d')``, or a GolfError."""
+        adjs = np.ascontiguousarray(adjs, dtype=np.int32)
+        if adjs.ndim != 3 or adjs.shape[1] != self.m or adjs.shape[2] > self.d:
+            raise GolfError(f"{self.name}: evaluate_many needs base rows of shape (K, {self.m}, "
+                            f"<= {self.d}), got {adjs.shape}")
+        return adjs
+
+    @staticmethod
+    def batch_levels(K: int, max_levels) -> list[int]:
+        if max_levels is None:
+            return [0] * K
+        levels = [int(x) for x in max_levels]
+        if len(levels) != K:
+            raise GolfError(f"{len(levels)} level caps for {K} graphs")
+        return levels
+
     def finish(self, part) -> Score:
-        ecc, dist_sum, n_at, status = (int(x) for x in part)
+        """The :class:`Score` of a merged result ``[ecc, dist_sum, n_at_ecc, status]``."""
+        ecc, dist_sum, n_at, status = part.tolist() if isinstance(part, np.ndarray) else part
         if status != OK:
             return Score(self.n, None, None, 0, status)
         if self.n == 1:
@@ -169,25 +300,52 @@ class Evaluator:
 class CompiledEvaluator(Evaluator):
     """A backend whose work is one compiled kernel call with the shape
 
-        kernel(adj, ctrl, out, *backend_arrays)
+        kernel(adj, ctrl, out, n, *scratch)
 
     ``ctrl = [max_level, u0, u1]`` (int64) says what to compute, ``out`` (4 int64) receives
-    ``[ecc, dist_sum, n_at_ecc, status]``. ``kernel_args(adj)`` builds that tuple once; the
-    search keeps it and calls the kernel from its compiled loop after each move, setting
-    ``ctrl[0]`` as it goes, with no Python and no allocation per step.
+    ``[ecc, dist_sum, n_at_ecc, status]``, ``n`` is the vertex count and ``scratch`` the
+    backend's work space (:meth:`scratch`). ``kernel_args(adj)`` builds that tuple once; the
+    search keeps it and calls the kernel from its compiled loop after each move (through
+    ``tag``, see :mod:`golf.kernels.dispatch`), setting ``ctrl[0]`` as it goes, with no Python
+    and no allocation per step.
     """
 
-    def __init__(self, n, d, g=1, *, comm=None):
-        super().__init__(n, d, g, comm=comm)
+    supports = Capabilities(compiled=True, mpi_split=True)
+
+    def __init__(self, n, d, g=1, *, comm=None, batch=1):
+        from golf.kernels.dispatch import KernelTag
+
+        super().__init__(n, d, g, comm=comm, batch=batch)
         self.ctrl = np.zeros(3, dtype=np.int64)
         self.out = np.zeros(4, dtype=np.int64)
+        self.tag = KernelTag(self.name)
+        self._tail = None  # kernel_args(adj)[1:], built at the first evaluation
 
     def _split_units(self) -> None:
         super()._split_units()
         self.ctrl[1:] = self.unit_range
 
-    def kernel_args(self, adj) -> tuple:
+    def scratch(self) -> tuple:
+        """The kernel's arguments after ``(adj, ctrl, out, n)``."""
         raise NotImplementedError
+
+    def kernel_args(self, adj) -> tuple:
+        return (adj, self.ctrl, self.out, self.n, *self.scratch())
+
+    def evaluate(self, graph, max_level=0):
+        # the common case without MPI straight to the kernel: what a Python caller pays per
+        # evaluation beyond the kernel is a shape check, the call and the Score
+        if self.comm is not None:
+            return self.finish(self.raw(graph, max_level))
+        adj = graph.adj
+        if graph.n != self.n or graph.g != self.g or adj.shape[1] > self.d:
+            self.check_shape(graph)
+        tail = self._tail
+        if tail is None:
+            tail = self._tail = self.kernel_args(adj)[1:]
+        self.ctrl[0] = max_level
+        self.kernel(adj, *tail)
+        return self.finish(self.out)
 
     def partial(self, graph, u0, u1, max_level=0):
         if u1 <= u0:

@@ -16,11 +16,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, CompiledEvaluator, cpu_threads
+from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, THREADS, CompiledEvaluator,
+                                  Estimate, cpu_threads)
 from golf.kernels.merge import merge_parts
 from golf.kernels.symmetry import base_of, rotated
 
 __all__ = ["BfsEvaluator", "bfs_one"]
+
+# nanoseconds per edge and source on one thread: 1.8-4.6 measured on a Zen 4 core (from
+# (10^6,32,25000) to (65536,6,64), results/bench/eval_cpu.md), a random access a neighbour
+NS_PER_EDGE_SOURCE = 3.0
 
 
 @njit(cache=True)
@@ -126,9 +131,12 @@ class BfsEvaluator(CompiledEvaluator):
     """
 
     name = "bfs"
+    summary = "one top-down BFS per base source, visited bitmap, threads over sources (CPU)"
+    options = {"threads": THREADS}
+    kernel = staticmethod(score)
 
-    def __init__(self, n, d, g=1, *, threads=None, comm=None):
-        super().__init__(n, d, g, comm=comm)
+    def __init__(self, n, d, g=1, *, threads=None, comm=None, batch=1):
+        super().__init__(n, d, g, comm=comm, batch=batch)
         self._split_units()
         s0, s1 = self.unit_range
         threads = int(threads or cpu_threads())
@@ -138,11 +146,15 @@ class BfsEvaluator(CompiledEvaluator):
         self._queue = np.zeros((T, n + 1), dtype=np.int32)
         self._res = np.zeros((T, 4), dtype=np.int64)
 
-    kernel = staticmethod(score)
+    @classmethod
+    def estimate(cls, n, d, g, *, threads, ranks):
+        per_rank = -(-(n // g) // max(1, ranks))
+        seconds = NS_PER_EDGE_SOURCE * 1e-9 * n * d * per_rank / max(1, threads)
+        return Estimate(seconds, f"{n // g} sources" + (f" ({per_rank} per rank)" if ranks > 1
+                                                         else "") + ", one pass over the edges each")
 
-    def kernel_args(self, adj):
-        return (adj, self.ctrl, self.out, self.n, self.threads, self._visited, self._queue,
-                self._res)
+    def scratch(self):
+        return (self.threads, self._visited, self._queue, self._res)
 
     def describe(self) -> str:
         s0, s1 = self.unit_range

@@ -28,12 +28,21 @@ import numpy as np
 from numba import njit, prange
 
 from golf.errors import GolfError
-from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, CompiledEvaluator, cpu_threads
+from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, EXCEEDED, OK, THREADS,
+                                  CompiledEvaluator, Estimate, cpu_threads, expected_diameter)
 from golf.kernels.bits import aligned_zeros, or_row, popcount
 from golf.kernels.merge import merge_parts
 from golf.kernels.symmetry import base_of, rotated
+from golf.options import INF, Spec
 
 __all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
+
+
+def ns_per_word(words: int) -> float:
+    """Nanoseconds per 64-bit word, edge and level of a bit-matrix level on one Zen 4 core
+    (results/bench/eval_cpu.md): 0.15 with rows of 8+ words (full cache lines, AVX-512), ~0.4
+    with 2-7 words, ~0.8 with one word ((10^6,32,25000): 123 ms for 5 levels)."""
+    return 0.15 if words >= 8 else (0.4 if words >= 2 else 0.8)
 
 
 # ------------------------------------------------------------------------------------------
@@ -368,10 +377,20 @@ class BitsetEvaluator(CompiledEvaluator):
     """
 
     name = "bitset"
+    summary = ("bit-matrix ADJ-APSP: bit (v, s) = source s reaches v within k hops; a level is "
+               "an OR over neighbours plus a popcount; columns in cache-sized chunks (CPU)")
+    options = {
+        "threads": THREADS,
+        "chunk_words": CHUNK_WORDS,
+        "memory": Spec("int?", None, (1, INF), "bytes > 0, or null (2 GiB)"),
+        "thread_mode": Spec("choice?", None, ("serial", "chunks", "rows"),
+                            "serial, chunks, rows, or null (chosen by size)"),
+    }
+    kernel = staticmethod(score)
 
     def __init__(self, n, d, g=1, *, threads=None, chunk_words=None, memory=None,
-                 thread_mode=None, comm=None):
-        super().__init__(n, d, g, comm=comm)
+                 thread_mode=None, comm=None, batch=1):
+        super().__init__(n, d, g, comm=comm, batch=batch)
         self.units = (self.m + 63) // 64
         self._split_units()
         w0, w1 = self.unit_range
@@ -426,11 +445,18 @@ class BitsetEvaluator(CompiledEvaluator):
                         aligned_zeros((workers, max(cw, 8)), np.uint64, align=64))
         self._res = np.zeros((nchunks, 4), dtype=np.int64)
 
-    def kernel_args(self, adj):
-        return (adj, self.ctrl, self.out, self.n, self.cw, self._bufs, self._counts,
-                self._per_thread, self._sparse, self._res)
+    @classmethod
+    def estimate(cls, n, d, g, *, threads, ranks):
+        words = (n // g + 63) // 64
+        per_rank = -(-words // max(1, ranks))
+        D = expected_diameter(n, d)
+        seconds = ns_per_word(per_rank) * 1e-9 * n * d * D * per_rank / max(1, threads)
+        return Estimate(seconds, f"{n // g} base sources in {words} 64-bit words"
+                        + (f" ({per_rank} per rank)" if ranks > 1 else "")
+                        + f", ~{D} levels; one pass over a neighbour row serves 64 sources")
 
-    kernel = staticmethod(score)
+    def scratch(self):
+        return (self.cw, self._bufs, self._counts, self._per_thread, self._sparse, self._res)
 
     def describe(self) -> str:
         w0, w1 = self.unit_range

@@ -33,11 +33,20 @@ import os
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import OK, Evaluator
+from golf.evaluators.base import (CHUNK_WORDS, GPU_MAX_LEVELS, OK, Capabilities, Estimate,
+                                  Evaluator, expected_diameter, gpu_unavailable)
 from golf.kernels.changes import changed_slots
 from golf.kernels.merge import merge_many
+from golf.options import INF, Spec
 
 __all__ = ["GpuBitsetEvaluator", "cupy_or_error", "select_device"]
+
+# Measured on an H200 (results/gpu/bench_gpu.md): the bit matrix handles ~8.4e11 word x edge
+# x level per second on mid-sized graphs ((65536,6,1): 3.6e9 in 4.3 ms) and ~1.2e12 on the
+# largest ((1000000,32,1): 2.5e12 in 2.09 s); the lower rate is used. An evaluation costs
+# ~0.06-0.12 ms of launches and the result read whatever its size.
+GPU_WORD_EDGES_PER_S = 8e11
+GPU_FIXED_SECONDS = 1e-4
 
 _COMMON = r"""
 typedef unsigned long long u64;
@@ -756,6 +765,20 @@ class GpuBitsetEvaluator(Evaluator):
     """
 
     name = "gpu-bitset"
+    summary = ("the bit matrix on an NVIDIA GPU (CuPy): shared-memory blocks for small graphs "
+               "and batches, a cooperative grid over wide chunks for large ones")
+    options = {
+        "device": Spec("int?", None, (0, INF), "a GPU index >= 0, or null"),
+        "chunk_words": CHUNK_WORDS,
+        "kernel": Spec("choice", "auto", ("auto", "block", "grid"), "auto, block or grid"),
+        "dense_frac": Spec("float?", None, (0, INF), "a number >= 0, or null"),
+        "group": Spec("choice?", None, (2, 4), "2 or 4, or null"),
+        "piece": Spec("choice?", None, (1, 2, 4, 8), "1, 2, 4 or 8, or null"),
+        "min_blocks": Spec("int?", None, (1, 32), "an integer from 1 to 32, or null"),
+        "scatter": Spec("int?", None, (0, INF), "an integer >= 0, or null"),
+        "late": Spec("float?", None, (0, 1), "a number from 0 to 1, or null"),
+    }
+    supports = Capabilities(batched=True, mpi_split=True, gpu=True)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
     DENSE_FRAC = 0.5
     PIECE = 8
@@ -763,9 +786,9 @@ class GpuBitsetEvaluator(Evaluator):
     SCATTER_COST = 0.5
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
-                 threads=None, kernel="auto", dense_frac=None, group=None, min_blocks=None,
-                 piece=None, scatter=None, late=None):
-        super().__init__(n, d, g, comm=comm)
+                 kernel="auto", dense_frac=None, group=None, min_blocks=None, piece=None,
+                 scatter=None, late=None):
+        super().__init__(n, d, g, comm=comm, batch=batch)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
         self.units = (self.m + 63) // 64
@@ -858,6 +881,20 @@ class GpuBitsetEvaluator(Evaluator):
         self._maxlev = cp.zeros(self.batch, dtype=cp.int64)
         self._res = cp.zeros((self.batch * self.words, 4), dtype=cp.int64)
         self._maxlev_host = np.zeros(self.batch, dtype=np.int64)
+
+    @classmethod
+    def unavailable(cls):
+        return gpu_unavailable()
+
+    @classmethod
+    def estimate(cls, n, d, g, *, threads, ranks):
+        D = expected_diameter(n, d)
+        if gpu_unavailable() or D > GPU_MAX_LEVELS:
+            return None
+        work = n * d * D * ((n // g + 63) // 64)
+        return Estimate(GPU_FIXED_SECONDS + work / GPU_WORD_EDGES_PER_S / max(1, ranks),
+                        f"{work:.3g} word x edge x level products at the rate measured on an "
+                        f"H200 (results/gpu/bench_gpu.md)")
 
     def _scatter_depth(self, want) -> int:
         """Levels of the scatter start. At most the Moore bound allows: with degree <= d a

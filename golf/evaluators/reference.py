@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import DISCONNECTED, OK, Evaluator
+from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Capabilities, Evaluator
+from golf.options import INF, Spec
 
 __all__ = ["ReferenceEvaluator", "distance_matrix"]
 
@@ -44,11 +45,22 @@ class ReferenceEvaluator(Evaluator):
     """
 
     name = "reference"
+    summary = "scipy.sparse.csgraph BFS on the expanded graph; slow and obvious, for checks"
+    options = {"block": Spec("int", 256, (1, INF), "an integer >= 1 (sources per SciPy call)")}
+    supports = Capabilities(mpi_split=True)
 
-    def __init__(self, n, d, g=1, *, block=256, comm=None, threads=None):
-        super().__init__(n, d, g, comm=comm)
+    def __init__(self, n, d, g=1, *, block=256, comm=None, batch=1):
+        super().__init__(n, d, g, comm=comm, batch=batch)
         self.block = max(1, int(block))
         self._split_units()
+
+    @classmethod
+    def unavailable(cls):
+        try:
+            import scipy.sparse.csgraph  # noqa: F401
+        except ImportError:
+            return "SciPy is not installed (pip install 'golf[test]')"
+        return None
 
     def partial(self, graph, u0, u1, max_level=0):
         ecc, dist_sum, n_at = -1, 0, 0
@@ -59,6 +71,8 @@ class ReferenceEvaluator(Evaluator):
             rows = dist.max(axis=1).astype(np.int64)
             dist_sum += int(dist.sum(dtype=np.float64))
             top = int(rows.max())
+            if 0 < max_level < top:  # as the level-by-level backends report a cap
+                return np.array([max_level, 0, 0, EXCEEDED], dtype=np.int64)
             if top > ecc:
                 ecc, n_at = top, 0
             if top == ecc:

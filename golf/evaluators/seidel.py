@@ -17,14 +17,22 @@ Dense graphs only: the products cost ``n^3`` whatever ``d`` is, where the bit ma
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import DISCONNECTED, EXCEEDED, OK, Evaluator
-from golf.evaluators.gpu_bitset import cupy_or_error, select_device
+from golf.evaluators.base import (DISCONNECTED, EXCEEDED, GPU_MAX_LEVELS, OK, Capabilities,
+                                  Estimate, Evaluator, expected_diameter, gpu_unavailable)
+from golf.evaluators.gpu_bitset import GPU_FIXED_SECONDS, cupy_or_error, select_device
 from golf.kernels.changes import changed_slots
+from golf.options import INF, Spec
 
 __all__ = ["SeidelEvaluator"]
+
+# int8 tensor-core products measured on an H200 (results/gpu/bench_gpu.md): ~4e14
+# multiply-adds per second ((16384, 2048): 2 products in 20 ms)
+GPU_INT8_MACS_PER_S = 4e14
 
 _SOURCE = r"""
 // B = (A or Z > 0) off the diagonal and inside n; flags[0] |= an edge was added,
@@ -84,9 +92,16 @@ class SeidelEvaluator(Evaluator):
     """
 
     name = "seidel"
+    summary = ("Seidel's APD recursion with int8 tensor-core products on an NVIDIA GPU "
+               "(CuPy + cuBLAS); for dense graphs")
+    options = {
+        "device": Spec("int?", None, (0, INF), "a GPU index >= 0, or null"),
+        "precision": Spec("choice", "auto", ("auto", "fp16", "fp32"), "auto, fp16 or fp32"),
+    }
+    supports = Capabilities(gpu=True)
 
-    def __init__(self, n, d, g=1, *, device=None, precision="auto", comm=None, threads=None):
-        super().__init__(n, d, g, comm=comm)
+    def __init__(self, n, d, g=1, *, device=None, precision="auto", comm=None, batch=1):
+        super().__init__(n, d, g, comm=comm, batch=batch)
         if precision not in ("auto", "fp16", "fp32"):
             raise GolfError(f"seidel: precision must be auto, fp16 or fp32, got {precision!r}")
         self.cp = cupy_or_error()
@@ -107,6 +122,20 @@ class SeidelEvaluator(Evaluator):
         self._A = None  # the dense adjacency on the device, patched after each swap
         self._mirror = None  # host copy of the rows it was built from
         self._changed = np.zeros(64, dtype=np.int64)  # slots changed since (a swap: <= 4)
+
+    @classmethod
+    def unavailable(cls):
+        return gpu_unavailable()
+
+    @classmethod
+    def estimate(cls, n, d, g, *, threads, ranks):
+        D = expected_diameter(n, d)
+        if gpu_unavailable() or D > GPU_MAX_LEVELS:
+            return None
+        products = 2 * max(1, math.ceil(math.log2(max(D, 2))))
+        return Estimate(GPU_FIXED_SECONDS + products * float(n) ** 3 / GPU_INT8_MACS_PER_S,
+                        f"{products} products of {n} x {n} matrices on int8 tensor cores "
+                        f"(whatever d is: dense graphs only)")
 
     # -- products ---------------------------------------------------------------------------
     def _gemm(self, a, b, kind):

@@ -1,0 +1,122 @@
+"""How the ranks of an MPI run act as one: set-up errors agreed by all, one decision a chunk
+of steps (stop? checkpoint? how many steps next?), the best graph over all chains, every
+chain's state for the checkpoint. Without MPI (``comm`` None) every call is the serial
+answer, so the driver has one code path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golf.errors import AgreedError, GolfError
+
+__all__ = ["collective", "Coordinator"]
+
+
+def collective(comm, fn):
+    """``fn()`` on every rank; a GolfError on any rank becomes the same AgreedError on all
+    (printed once, no rank left waiting)."""
+    from golf.parallel import agree
+
+    out, err = None, None
+    try:
+        out = fn()
+    except GolfError as exc:
+        err = str(exc)
+    err = agree(comm, err)
+    if err is not None:
+        raise (AgreedError if comm is not None else GolfError)(err)
+    return out
+
+
+class Coordinator:
+    """The collective steps of one run. ``chains``: every rank anneals its own chain (else
+    the ranks walk one chain together, or there is one process)."""
+
+    def __init__(self, comm, chains: bool):
+        self.comm = comm
+        self.chains = bool(chains and comm is not None)
+        self.rank0 = comm is None or comm.rank == 0
+
+    def first(self, fn) -> None:
+        """Run ``fn`` on rank 0 only; a GolfError there is raised on every rank."""
+        collective(self.comm, lambda: fn() if self.rank0 else None)
+
+    def decide(self, interrupted: bool, stop: int, chunk: int, frac: float,
+               checkpoint: bool) -> tuple[int, int, float, bool]:
+        """One decision for all ranks: rank 0's ``(stop, chunk, frac, checkpoint)``, with the
+        stop raised to INTERRUPTED if a signal reached any rank."""
+        from golf.anneal import StopReason
+
+        local = int(StopReason.INTERRUPTED) if interrupted else 0
+        if self.comm is not None:
+            from mpi4py import MPI
+
+            local = self.comm.allreduce(local, op=MPI.MAX)
+            stop, chunk, frac, checkpoint = self.comm.bcast((stop, chunk, frac, checkpoint), 0)
+        return (local or stop), chunk, frac, checkpoint
+
+    def stop_reason(self, mine: int) -> int:
+        """The largest stop reason over the ranks (any rank done stops all)."""
+        if self.comm is None:
+            return mine
+        from mpi4py import MPI
+
+        return self.comm.allreduce(mine, op=MPI.MAX)
+
+    def rate(self, mine: float) -> float:
+        """Evaluations a second of the whole run (the chains add up)."""
+        return self.comm.allreduce(mine) if self.chains else mine
+
+    def best(self, ann):
+        """``(rows, (diameter, total, peripheral), rank)`` of the best graph over all chains;
+        rank 0 gets the rows, the others None."""
+        from golf.anneal import SC
+
+        mine = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]), int(ann.sc[SC.BEST_PER]))
+        if not self.chains:
+            return ann.best_adj, mine, 0
+        comm = self.comm
+        allbest = comm.allgather(mine)
+        root = min(range(comm.size), key=lambda r: allbest[r][:2])
+        rows = None
+        if root == 0 and comm.rank == 0:
+            rows = ann.best_adj.copy()
+        elif comm.rank == root:
+            comm.Send(ann.best_adj.copy(), dest=0, tag=77)
+        elif comm.rank == 0:
+            rows = np.empty_like(ann.best_adj)
+            comm.Recv(rows, source=root, tag=77)
+        return rows, allbest[root], root
+
+    def states(self, ann) -> list[dict] | None:
+        """Every chain's state, on rank 0 (None elsewhere)."""
+        mine = ann.state()
+        if not self.chains:
+            return [mine]
+        return self.comm.gather(mine, root=0)
+
+    def my_state(self, states: list, path) -> dict:
+        """This rank's state from a checkpoint's ``states`` (chains: one a rank)."""
+        if self.chains:
+            if len(states) != self.comm.size:
+                raise GolfError(f"{path} holds {len(states)} chains; resume it with "
+                                f"{len(states)} MPI ranks (got {self.comm.size})")
+            return states[self.comm.rank]
+        if len(states) != 1:
+            raise GolfError(f"{path} holds {len(states)} chains; resume it under mpiexec -n "
+                            f"{len(states)} with parallel.mode=chains")
+        return states[0]
+
+    def chain_reports(self, ann, seed: int, evaluations: int):
+        """Each chain's seed, best and evaluations (rank 0, chains only), and the evaluations
+        of the whole run."""
+        from golf.anneal import SC
+
+        if not self.chains:
+            return None, evaluations
+        comm = self.comm
+        per_chain = comm.gather({"rank": comm.rank, "seed": seed,
+                                 "best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])],
+                                 "evaluations": evaluations}, root=0)
+        return per_chain, comm.allreduce(evaluations)

@@ -1,0 +1,126 @@
+"""What a run leaves behind besides its checkpoint: the trace, the convergence plot, the
+re-check of the best graph, and the submission file ``golf export`` writes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from golf.errors import GolfError
+
+__all__ = ["write_trace", "plot_trace", "recheck_graph", "export_run", "submission_name"]
+
+
+def write_trace(path, rows) -> None:
+    """trace.csv from the trace rows (columns :data:`golf.anneal.TRACE_COLUMNS`), atomically."""
+    from golf.anneal import TRACE_COLUMNS
+    from golf.io import atomic_write
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(TRACE_COLUMNS)
+    for r in rows:
+        w.writerow([int(r[0]), f"{r[1]:.6g}", *(int(x) for x in r[2:8]), f"{r[8]:.3f}"])
+    atomic_write(path, buf.getvalue())
+
+
+def plot_trace(path, rows, n) -> str:
+    """convergence.png from the trace; returns 'written' or why not."""
+    if not rows:
+        return "no trace rows"
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install 'golf[plot]')"
+    from golf.io import atomic_write
+
+    a = np.asarray(rows)
+    pairs = n * (n - 1) / 2
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    ax.plot(a[:, 0], a[:, 3] / pairs, lw=0.6, alpha=0.6, label="current ASPL")
+    ax.plot(a[:, 0], a[:, 5] / pairs, lw=1.4, label="best ASPL")
+    ax.set_xlabel("step")
+    ax.set_ylabel("ASPL")
+    ax2 = ax.twinx()
+    ax2.step(a[:, 0], a[:, 4], where="post", color="tab:red", lw=1, label="best diameter")
+    ax2.set_ylabel("diameter")
+    ax2.yaxis.get_major_locator().set_params(integer=True)
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    atomic_write(path, buf.getvalue())
+    return "written"
+
+
+def recheck_backend(graph, backend: str) -> str:
+    """The backend that re-checks a result of ``backend``: the SciPy reference where it is
+    installed and the graph is small enough for it (~2e9 edge visits), else a compiled CPU
+    backend other than ``backend``."""
+    from golf.evaluators import backend_class, backends
+
+    if (graph.m * graph.n * max(graph.d, 1) <= 2_000_000_000
+            and backend_class("reference").unavailable() is None):
+        return "reference"
+    return next(name for name, cls in backends().items()
+                if cls.supports.compiled and name != backend)
+
+
+def recheck_graph(graph, d, backend) -> dict:
+    """Re-score a result with another backend than the one that found it (see
+    :func:`recheck_backend`) and apply the validation rules; raise on any problem."""
+    from golf.evaluators import make_evaluator
+
+    if graph.max_degree > d:
+        raise GolfError(f"internal error: best graph has degree {graph.max_degree} > d={d}")
+    graph.check()
+    name = recheck_backend(graph, backend)
+    t = time.perf_counter()
+    score = make_evaluator(name, graph.n, graph.d, graph.g).evaluate(graph)
+    if not score.connected:
+        raise GolfError("internal error: the best graph is disconnected")
+    return {"backend": name, "diameter": score.diameter, "total": score.total,
+            "seconds": round(time.perf_counter() - t, 3)}
+
+
+def submission_name(n: int, d: int, diameter: int, total: int) -> str:
+    """The competition's file name ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges``."""
+    aspl = total / (n * (n - 1) / 2)
+    return f"n{n}d{d}k{diameter}l{math.floor(100 * aspl)}.edges"
+
+
+def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
+    """Copy a run's best graph into a submission file, re-checked; named in the competition's
+    style (:func:`submission_name`) when ``output`` is a folder or None (None: the current
+    folder). Returns the file written and the re-check."""
+    from golf.io import read_edges, write_edges
+    from golf.run.folder import RunDir, read_run_config
+
+    rd = RunDir(run_dir)
+    best = rd.file("best.edges")
+    if not best.exists():
+        raise GolfError(f"{run_dir}: no best.edges (has this run written a checkpoint yet?)")
+    p = read_run_config(run_dir).data["problem"]
+    graph = read_edges(best).graph(n=p["n"], g=p["g"], d=p["d"])
+    check = recheck_graph(graph, p["d"], "bitset")
+    name = submission_name(graph.n, p["d"], check["diameter"], check["total"])
+    if output is None:
+        target = Path(name)
+    else:
+        target = Path(output)
+        if target.is_dir() or str(output).endswith(os.sep):
+            target = target / name
+    if gz and target.suffix != ".gz":
+        target = target.with_name(target.name + ".gz")
+    write_edges(target, graph.edges())
+    return target, check
