@@ -300,10 +300,15 @@ def markdown(r):
                              x.get("group", "-"), x.get("min_blocks", 1), x.get("regs", "-"),
                              x.get("blocks_per_sm", "-"), f"{x['seconds']:.4g}",
                              x.get("agrees", "-")) for x in rows])
-    notes = r.get("notes", {})
-    for key, title in (("bounds", "What bounds it"), ("dropped", "Tried and dropped")):
+    notes = r.get("notes", {})  # kept by hand in the JSON; each item names its commands
+    for key, title, intro in (
+            ("bounds", "What bounds it", []),
+            ("dropped", "Tried and dropped", [
+                "Each: the variant against the default of the same code on the same GPU, "
+                "(65536, 6, 1) unless said; absolute times are those of the code it was tried "
+                "on (git history of this folder).", ""])):
         if notes.get(key):
-            lines += ["", f"## {title}", "", *(f"- {x}" for x in notes[key])]
+            lines += ["", f"## {title}", "", *intro, *(f"- {x}" for x in notes[key])]
     return "\n".join(lines) + "\n"
 
 
