@@ -282,9 +282,10 @@ def markdown(r):
                              f"{x['graphs_per_s'] / one[nkey(x)]:.0f}x" if nkey(x) in one
                              else "-") for x in rows])
         elif p == "seidel":
-            lines += table(["n", "d", "mean degree", "diameter", "products", "median", "min"],
+            lines += table(["n", "d", "mean degree", "diameter", "levels", "products", "median",
+                            "min"],
                            [(x["n"], x["d"], f"{x['mean_degree']:.0f}", x["diameter"],
-                             ", ".join(x["products"]), fmt_s(x["median_s"]),
+                             x["levels"], ", ".join(x["products"]), fmt_s(x["median_s"]),
                              fmt_s(x["min_s"])) for x in rows])
             lines += [f"\nn = {x['n']}, d = {x['d']} checked against gpu-bitset on the same "
                       f"graph: {'equal' if x['gpu_bitset_agrees'] else 'DIFFERENT'} diameter "
