@@ -2,14 +2,22 @@
 """GPU benchmark (run on the GPU machine): gpu-bitset per evaluation, batched throughput,
 Seidel APD, and K chains against one chain.
 
-* single evaluation: a swap, then ``evaluate`` (so the time includes patching the device rows,
-  the launches and the read of the result): median over repetitions;
+* single evaluation: a swap, then ``evaluate`` (so the time includes finding the changed slots,
+  the launches and the read of the result): median over repetitions, against a target time;
 * batched: ``evaluate_many`` of K different graphs per launch, graphs per second;
 * Seidel APD on Erdos-Renyi graphs of mean degree d (generated on the GPU), the matrix on the
   device: median seconds; n=4096 is checked against gpu-bitset;
-* chains: ``golf run`` with gpu-bitset, 1 chain against 64 chains scored per launch, equal time.
+* chains: ``golf run`` with gpu-bitset, 1 chain against 64 chains scored per launch, equal time;
+* variants (only when asked for): layouts of the cooperative kernel.
 
-    PYTHONPATH=. python3 scripts/bench_gpu.py --out results/gpu/bench_gpu
+    PYTHONPATH=. python3 scripts/bench_gpu.py                   # all parts
+    PYTHONPATH=. python3 scripts/bench_gpu.py --parts single    # one part, the others kept
+
+Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/bench_gpu``), the page whole:
+every part with its own date, command, commit and machine (the GPU's name, driver, CUDA and
+CuPy versions too). A run of some parts replaces those and keeps the others, and the
+hand-kept ``notes`` (what bounds the kernel, what was tried and dropped), from the JSON that is
+there. ``python3 scripts/bench_gpu.py --page`` rewrites the page from the JSON alone.
 """
 
 from __future__ import annotations
@@ -17,13 +25,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import tempfile
 import time
 
 import numpy as np
-from benchlib import ROOT, header, new_record, save, table
+from benchlib import ROOT, describe_machine, load, machine, new_record, save, table
 
-# (n, d, g): the best CUDA library on an H200 (issue 5), seconds per single evaluation
+# (n, d, g): seconds per single evaluation of the best CUDA library on an H200
 SINGLE = [((1024, 4, 1), 177e-6), ((4096, 8, 1), 149e-6), ((65536, 6, 1), 10.7e-3),
           ((65536, 6, 1024), 200e-6), ((1000000, 32, 25000), 1.59e-3),
           ((1000000, 32, 1), 5.13)]
@@ -195,59 +204,154 @@ def chains(args):
     return rows
 
 
+PARTS = ("single", "batched", "seidel", "chains", "variants")
+WHAT = {
+    "single": ("gpu-bitset, one evaluation after a swap",
+               "Time of `evaluate()` right after a random swap (finding the changed slots on "
+               "the host, the launches, the read of the result), median of 30 (2 for g = 1 "
+               "and n d >= 3.2e7) after one untimed evaluation, default options. Target: the "
+               "time of the best CUDA library on an H200; ratio = median / target."),
+    "batched": ("Batched evaluation: K graphs per launch (`evaluate_many`)",
+                "K different random graphs a launch, two sets alternated so that every launch "
+                "uploads changed graphs; mean of 20 launches."),
+    "seidel": ("Seidel APD",
+               "Erdos-Renyi graphs of mean degree d generated on the device, the matrix on the "
+               "device; median (min) of 5 after one untimed run."),
+    "chains": ("K chains scored per launch vs one chain, (1024, 8, 8)",
+               "`golf run` with gpu-bitset and `search: {batch: K}`, equal wall time."),
+    "variants": ("Layouts of the cooperative kernel",
+                 "Median of a few evaluations of one graph per layout; every layout must give "
+                 "the same score."),
+}
+
+
+def fmt_s(s: float) -> str:
+    if s < 1e-3:
+        return f"{s * 1e6:.4g} us"
+    if s < 1:
+        return f"{s * 1e3:.4g} ms"
+    return f"{s:.4g} s"
+
+
+def nkey(x):
+    return f"({x['n']}, {x['d']}, {x['g']})"
+
+
 def markdown(r):
-    lines = header("GPU benchmark", r, f"GPU: {r['gpu']}; CuPy {r['cupy']}")
-    lines += ["## gpu-bitset, one evaluation after a swap (patch + launches + result read)", ""]
-    lines += table(["(n, d, g)", "D", "median", "min", "target (H200)", "ratio", "layout"],
-                   [(f"({x['n']}, {x['d']}, {x['g']})", x["diameter"],
-                     f"{x['median_s'] * 1e3:.4g} ms", f"{x['min_s'] * 1e3:.4g} ms",
-                     f"{x['target_s'] * 1e3:.4g} ms", f"{x['ratio']:.3f}", x["describe"])
-                    for x in r["single"]])
-    lines += ["", "## Batched evaluation (`evaluate_many`, one launch for K graphs)", ""]
-    lines += table(["(n, d, g)", "K", "per launch", "graphs/s"],
-                   [(f"({x['n']}, {x['d']}, {x['g']})", x["K"],
-                     f"{x['seconds_per_launch'] * 1e6:.1f} us", f"{x['graphs_per_s']:,.0f}")
-                    for x in r["batched"]])
-    lines += ["", "## Seidel APD (Erdos-Renyi graphs of mean degree d, matrix on the device)", ""]
-    lines += table(["n", "d", "diameter", "levels", "products", "median", "min"],
-                   [(x["n"], x["d"], x["diameter"], x["levels"], ", ".join(x["products"]),
-                     f"{x['median_s'] * 1e3:.2f} ms", f"{x['min_s'] * 1e3:.2f} ms")
-                    for x in r["seidel"]])
-    if r.get("variants"):
-        lines += ["", "## Layouts of the cooperative kernel (median of a few evaluations)", ""]
-        lines += table(["(n, d, g)", "chunk words", "dense from", "group", "min blocks",
-                        "registers", "blocks/SM", "seconds", "same score"],
-                       [(f"({x['n']}, {x['d']}, {x['g']})", x["chunk_words"],
-                         x.get("dense_frac", "-"), x.get("group", "-"), x.get("min_blocks", 1),
-                         x.get("regs", "-"), x.get("blocks_per_sm", "-"), f"{x['seconds']:.4g}",
-                         x.get("agrees", "-")) for x in r["variants"]])
-    lines += ["", "## K chains scored per launch vs one chain, (1024, 8, 8), equal time", ""]
-    lines += table(["chains", "evaluations/s", "best D", "best ASPL"],
-                   [(x["K"], f"{x['evaluations_per_s']:,.0f}", x["best_diameter"],
-                     f"{x['best_aspl']:.6f}") for x in r["chains"]])
+    """The whole page from a record: what was measured, each part's runs (date, command,
+    commit, machine), the tables, and the notes kept in the record."""
+    parts = [p for p in PARTS if r.get(p)]
+    lines = ["# GPU benchmark (`scripts/bench_gpu.py`)", "",
+             "gpu-bitset's time for one evaluation after a swap against the best CUDA "
+             "library, its batched throughput, Seidel APD on dense graphs, and annealing "
+             "chains scored per launch. Data: `bench_gpu.json` beside this page. On a GPU "
+             "machine, in the repository root: `PYTHONPATH=. python3 scripts/bench_gpu.py` "
+             "(all parts) or `--parts single` (one part; the others are kept from the JSON).",
+             "", "## Runs", ""]
+    groups = []  # parts measured by one run share a line
+    for p in parts:
+        key = (r[p]["date"], r[p]["command"], json.dumps(r[p]["machine"], sort_keys=True))
+        for g in groups:
+            if g[0] == key:
+                g[1].append(p)
+                break
+        else:
+            groups.append((key, [p]))
+    for (date, command, _), ps in groups:
+        m = r[ps[0]]["machine"]
+        lines.append(f"- {', '.join(ps)}: {date}, commit {m.get('commit', '?')}, "
+                     f"`{command}`; {describe_machine(m)}")
+    for p in parts:
+        title, what = WHAT[p]
+        rows = r[p]["rows"]
+        lines += ["", f"## {title}", "", what, ""]
+        if p == "single":
+            lines += table(["(n, d, g)", "D", "median", "min", "target", "ratio", "kernel"],
+                           [(nkey(x), x["diameter"], fmt_s(x["median_s"]), fmt_s(x["min_s"]),
+                             fmt_s(x["target_s"]), f"{x['ratio']:.3f}",
+                             x["describe"].split(": ", 1)[-1]) for x in rows])
+            met = [x for x in rows if x["ratio"] < 1]
+            twice = [f"{nkey(x)} {x['ratio']:.3f}" for x in rows if x["ratio"] <= 0.5]
+            lines += ["", f"Below the target: {len(met)} of {len(rows)}; at least 2x faster "
+                      f"(ratio <= 0.5): {', '.join(twice) or 'none'}."]
+        elif p == "batched":
+            one = {nkey(x): x["graphs_per_s"] for x in rows if x["K"] == 1}
+            lines += table(["(n, d, g)", "K", "per launch", "graphs/s", "vs K = 1"],
+                           [(nkey(x), x["K"], fmt_s(x["seconds_per_launch"]),
+                             f"{x['graphs_per_s']:,.0f}",
+                             f"{x['graphs_per_s'] / one[nkey(x)]:.0f}x" if nkey(x) in one
+                             else "-") for x in rows])
+        elif p == "seidel":
+            lines += table(["n", "d", "mean degree", "diameter", "levels", "products", "median",
+                            "min"],
+                           [(x["n"], x["d"], f"{x['mean_degree']:.0f}", x["diameter"],
+                             x["levels"], ", ".join(x["products"]), fmt_s(x["median_s"]),
+                             fmt_s(x["min_s"])) for x in rows])
+            lines += [f"\nn = {x['n']}, d = {x['d']} checked against gpu-bitset on the same "
+                      f"graph: {'equal' if x['gpu_bitset_agrees'] else 'DIFFERENT'} diameter "
+                      "and total." for x in rows if "gpu_bitset_agrees" in x]
+        elif p == "chains":
+            lines += table(["chains", "evaluations/s", "best D", "best ASPL", "seconds"],
+                           [(x["K"], f"{x['evaluations_per_s']:,.0f}", x["best_diameter"],
+                             f"{x['best_aspl']:.6f}", f"{x['seconds']:.1f}") for x in rows])
+        else:
+            lines += table(["(n, d, g)", "chunk words", "dense from", "group", "min blocks",
+                            "registers", "blocks/SM", "seconds", "same score"],
+                           [(nkey(x), x["chunk_words"], x.get("dense_frac", "-"),
+                             x.get("group", "-"), x.get("min_blocks", 1), x.get("regs", "-"),
+                             x.get("blocks_per_sm", "-"), f"{x['seconds']:.4g}",
+                             x.get("agrees", "-")) for x in rows])
+    notes = r.get("notes", {})  # kept by hand in the JSON; each item names its commands
+    for key, title, intro in (
+            ("bounds", "What bounds it", []),
+            ("dropped", "Tried and dropped", [
+                "Each: the variant against the default of the same code on the same GPU, "
+                "(65536, 6, 1) unless said; absolute times are those of the code it was tried "
+                "on (git history of this folder).", ""])):
+        if notes.get(key):
+            lines += ["", f"## {title}", "", *intro, *(f"- {x}" for x in notes[key])]
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
-    import cupy as cp
+def gpu_machine(cp) -> dict:
+    """:func:`benchlib.machine` plus GPU 0's name, the driver, CUDA runtime and CuPy versions."""
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    rt = cp.cuda.runtime.runtimeGetVersion()
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                                 "--format=csv,noheader", "-i", "0"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        driver = ""
+    return {**machine(), "gpu": name, "driver": driver or None,
+            "cuda": f"{rt // 1000}.{rt % 1000 // 10}", "cupy": cp.__version__}
 
+
+def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "bench_gpu"))
     p.add_argument("--parts", default="single,batched,seidel,chains")
+    p.add_argument("--page", action="store_true",
+                   help="only rewrite <out>.md from <out>.json (no GPU needed)")
     p.add_argument("--chain-ks", default="1,64")
     p.add_argument("--chain-seconds", type=float, default=15.0)
     p.add_argument("--variants-max-n", type=int, default=10**7)
     args = p.parse_args(argv)
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    rec = new_record(gpu=name, cupy=cp.__version__, single=[], batched=[], seidel=[],
-                     chains=[], variants=[])
+    rec = load(args.out) or {}
+    if args.page:
+        save(args.out, rec, markdown(rec))
+        return
+    import cupy as cp
+
+    mach = gpu_machine(cp)
     parts = args.parts.split(",")
     for part, fn in (("single", lambda: single(cp, args)), ("variants", lambda: variants(cp, args)),
                      ("batched", lambda: batched(cp, args)),
                      ("seidel", lambda: seidel(cp, args)), ("chains", lambda: chains(args))):
         if part in parts:
-            rec[part] = fn()
+            run = {**new_record(), "machine": mach}  # dated at the part's start
+            rec[part] = {**run, "rows": fn()}
             save(args.out, rec, markdown(rec))  # after each part: a cut-off run keeps the rest
 
 

@@ -1,5 +1,6 @@
 """What the benchmark scripts share: the machine description, a record's header, markdown
-tables, and writing a record as JSON and markdown (atomically, with the date and command).
+tables, and writing a record as JSON and markdown (atomically, with the date and command) or
+reading it back.
 
 Importing it puts the repository root on ``sys.path``, so that the scripts run from a checkout
 without installing golf (``python scripts/bench_eval.py``)."""
@@ -52,6 +53,18 @@ def new_record(**parts) -> dict:
             "command": " ".join(["python"] + sys.argv), "machine": machine(), **parts}
 
 
+def describe_machine(m: dict) -> str:
+    """One line from a :func:`machine` dict: the GPU where the record has one, the CPU and
+    cores, the Python, NumPy and Numba versions."""
+    gpu = ""
+    if m.get("gpu"):
+        extra = [f"{label} {m[k]}" for k, label in (("driver", "driver"), ("cuda", "CUDA"),
+                                                     ("cupy", "CuPy")) if m.get(k)]
+        gpu = f"{m['gpu']}" + (f" ({', '.join(extra)})" if extra else "") + "; host "
+    return (f"{gpu}{m.get('cpu', '?')}, {m.get('cores', '?')} cores; Python "
+            f"{m.get('python', '?')}, NumPy {m.get('numpy', '?')}, Numba {m.get('numba', '?')}")
+
+
 def header(title: str, record: dict, *notes: str) -> list[str]:
     """Markdown title and the record's date and command, then ``notes`` as list items."""
     return [f"# {title}", "", f"- date: {record['date']}", f"- command: `{record['command']}`",
@@ -62,6 +75,15 @@ def table(columns, rows) -> list[str]:
     """A markdown table: ``columns`` names, ``rows`` sequences of cells (already formatted)."""
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns),
             *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)]
+
+
+def load(out: str) -> dict | None:
+    """The record in ``<out>.json``, or None where there is none."""
+    try:
+        with open(out + ".json") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
 
 
 def save(out: str, record: dict, markdown: str) -> None:
