@@ -3,10 +3,41 @@
 Find the graph on ``n`` vertices with every degree ``<= d`` that has the smallest diameter and,
 among those, the smallest average shortest path length. Scores are the exact integer pair
 ``(diameter, total)`` where ``total`` is the sum of the distances over all unordered pairs.
+
+>>> import golf
+>>> graph = golf.random_graph(256, 8, g=4, seed=1)
+>>> score = golf.evaluate(graph)
+>>> score.diameter, golf.bounds(256, 8).diameter
+(5, 3)
+
+The functions below are loaded on first use, so that ``import golf`` (and the command line)
+stays quick.
 """
 
 from golf.errors import GolfError
 from golf.graph import Graph
 
 __version__ = "0.1.0"
-__all__ = ["Graph", "GolfError", "__version__"]
+__all__ = ["Graph", "GolfError", "Score", "Bounds", "Result", "evaluate", "make_evaluator",
+           "search", "bounds", "random_graph", "read_edges", "write_edges", "__version__"]
+
+_LAZY = {
+    "evaluate": "golf.api", "make_evaluator": "golf.api", "search": "golf.api",
+    "bounds": "golf.api", "random_graph": "golf.api", "read_edges": "golf.api",
+    "write_edges": "golf.api", "Result": "golf.api", "Score": "golf.evaluators.base",
+    "Bounds": "golf.lower_bounds",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'golf' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -228,13 +228,13 @@ class Annealer:
     method : 'sa' or 'hill'
     aspl_priority, tiebreak, peripheral_weight : see the module docstring
     seed : int
-    bounds : golf.bounds.Bounds of the problem
+    bounds : golf.lower_bounds.Bounds of the problem
     trace_every : steps between trace rows
     """
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
                  tiebreak=True, peripheral_weight=1.0, seed=0, bounds=None, trace_every=1000):
-        from golf.bounds import moore_bounds
+        from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()
         self.evaluator = evaluator

@@ -82,7 +82,7 @@ def _backend_options(args) -> dict:
 
 
 def cmd_eval(args) -> int:
-    from golf.bounds import moore_bounds
+    from golf.lower_bounds import moore_bounds
     from golf.evaluators import make_evaluator
 
     graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
@@ -212,7 +212,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_bounds(args) -> int:
-    from golf.bounds import moore_bounds
+    from golf.lower_bounds import moore_bounds
 
     b = moore_bounds(args.n, args.d)
     if args.json:
@@ -259,8 +259,9 @@ def cmd_export(args) -> int:
     from golf.run import export_run
 
     target, check = export_run(args.run_dir, args.output, gz=args.gzip)
-    print(f"wrote {target}: diameter {check['diameter']}, total {check['total']} (re-checked "
-          f"with {check['backend']})")
+    here = " (the current folder; -o chooses another)" if args.output is None else ""
+    print(f"wrote {target.resolve()}{here}: diameter {check['diameter']}, total "
+          f"{check['total']} (re-checked with {check['backend']})")
     return 0
 
 
@@ -335,8 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("export", help="write a run's best graph as a submission file")
     s.add_argument("run_dir")
-    s.add_argument("-o", "--output", help="file or folder (default: competition-style name "
-                   "n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges here)")
+    s.add_argument("-o", "--output", help="file or folder (default: the current folder, "
+                   "under the competition's name n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges)")
     s.add_argument("--gzip", action="store_true", help="gzip the file (adds .gz)")
     s.set_defaults(func=cmd_export)
     return p

@@ -18,7 +18,7 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["Graph", "rotate_key", "sort_rows", "detect_symmetry"]
+__all__ = ["Graph", "rotate_key", "sort_rows", "detect_symmetry", "edge_array"]
 
 
 def rotate_key(u, v, shift, n):
@@ -32,6 +32,29 @@ def sort_rows(adj) -> np.ndarray:
     big = np.iinfo(np.int64).max
     s = np.sort(np.where(a < 0, big, a), axis=1)
     return np.ascontiguousarray(np.where(s == big, -1, s).astype(np.int32))
+
+
+def edge_array(edges, source: str = "<edges>") -> np.ndarray:
+    """``edges`` (any array-like of shape ``(k, 2)`` holding integers: a list of pairs, an
+    integer NumPy array of any width, an empty list) as an int64 ``(k, 2)`` array; a
+    GolfError naming ``source`` for another shape, non-integers or ids beyond int64."""
+    arr = np.asarray(edges)
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise GolfError(f"{source}: expected a (k, 2) array of vertex ids, got shape "
+                        f"{arr.shape}")
+    if arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
+        raise GolfError(f"{source}: vertex id {arr.max()} is too large")
+    if arr.dtype.kind not in "iu":
+        whole = arr.dtype.kind == "O" and all(
+            isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in arr.flat)
+        if not whole:
+            raise GolfError(f"{source}: expected integer vertex ids, got {arr.dtype} values "
+                            f"(first pair {arr[0].tolist()})")
+        if any(not -2**63 <= x < 2**63 for x in arr.flat):
+            raise GolfError(f"{source}: a vertex id does not fit 64 bits")
+    return arr.astype(np.int64)
 
 
 def detect_symmetry(edges, n: int) -> int:
@@ -167,25 +190,38 @@ class Graph:
 
         Parameters
         ----------
-        edges : array_like of shape ``(E, 2)``
-            Vertex ids from 0; each undirected edge once, no self-loops, no duplicates
+        edges : array_like of shape ``(k, 2)``
+            Integer vertex ids from 0 (a list of pairs, or a NumPy array of any integer
+            type); each undirected edge once, no self-loops, no duplicates
             (:func:`golf.io.read_edges` reports and removes those).
         n : int, optional
             Number of vertices (default: largest id + 1).
-        g : int
-            Symmetry to verify and exploit.
+        g : int or "auto"
+            Symmetry to verify and exploit (``"auto"``: the largest that holds).
         d : int, optional
             Row width (default: the largest degree).
         source, lines :
             File name and per-edge line numbers, used in error messages.
 
+        Returns
+        -------
+        Graph
+
         Raises
         ------
         GolfError
-            On an id out of range, a self-loop, a duplicate edge, a degree above ``d``, or,
-            for ``g > 1``, an edge whose rotation by ``n/g`` is missing (named in the message).
+            On another shape than ``(k, 2)``, non-integer ids, an id out of range, a
+            self-loop, a duplicate edge, a degree above ``d``, or, for ``g > 1``, an edge
+            whose rotation by ``n/g`` is missing (named in the message).
+
+        Examples
+        --------
+        >>> from golf import Graph
+        >>> c5 = Graph.from_edges([(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)], g="auto")
+        >>> c5.n, c5.g, c5.num_edges
+        (5, 5, 5)
         """
-        e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+        e = edge_array(edges, source)
         where = (lambda k: f"{source}:{int(lines[k])}") if lines is not None else (
             lambda k: f"{source}: edge #{k + 1}")
         if n is None:
@@ -193,7 +229,9 @@ class Graph:
         n = int(n)
         if n < 1:
             raise GolfError(f"{source}: n must be >= 1, got {n}")
-        if g < 1 or n % g:
+        if g == "auto":
+            g = detect_symmetry(e, n)
+        if not isinstance(g, (int, np.integer)) or g < 1 or n % g:
             raise GolfError(f"{source}: g={g} does not divide n={n}")
         if len(e):
             bad = np.flatnonzero((e < 0).any(axis=1) | (e >= n).any(axis=1))
@@ -245,6 +283,71 @@ class Graph:
         adj[su, slot] = sv
         return cls(n, d, g, adj)
 
+    @classmethod
+    def from_networkx(cls, G, g=1, d: int | None = None) -> "Graph":
+        """Build a graph from a networkx graph (networkx is optional: a GolfError says how
+        to install it when it is missing).
+
+        The vertices are numbered in the order ``G.nodes()`` lists them (the ids themselves
+        when they are ``0 .. n-1``); self-loops are an error.
+
+        Parameters
+        ----------
+        G : networkx.Graph
+            An undirected simple graph.
+        g : int or "auto"
+            Symmetry to verify and exploit, as in :meth:`from_edges`.
+        d : int, optional
+            Row width (default: the largest degree).
+
+        Returns
+        -------
+        Graph
+
+        Raises
+        ------
+        GolfError
+            For a directed graph or a multigraph, a self-loop, or a symmetry ``g`` that does
+            not hold.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from golf import Graph
+        >>> Graph.from_networkx(nx.petersen_graph())
+        Graph(n=10, d=3, g=1, edges=15)
+        """
+        if G.is_directed() or G.is_multigraph():
+            raise GolfError("from_networkx: expected an undirected simple graph (nx.Graph), "
+                            f"got a {type(G).__name__}")
+        nodes = list(G.nodes())
+        n = len(nodes)
+        if n == 0:
+            raise GolfError("from_networkx: the graph has no vertices")
+        if nodes == list(range(n)):
+            edges = list(G.edges())
+        else:
+            index = {v: i for i, v in enumerate(nodes)}
+            edges = [(index[u], index[v]) for u, v in G.edges()]
+        return cls.from_edges(np.array(edges, dtype=np.int64).reshape(-1, 2), n=n, g=g, d=d,
+                              source="from_networkx")
+
+    def to_networkx(self):
+        """The full graph as a ``networkx.Graph`` on the vertices ``0 .. n-1``.
+
+        Examples
+        --------
+        >>> from golf import random_graph
+        >>> G = random_graph(12, 3, seed=1).to_networkx()
+        >>> G.number_of_nodes(), G.number_of_edges()
+        (12, 18)
+        """
+        nx = _networkx()
+        G = nx.Graph()
+        G.add_nodes_from(range(self.n))
+        G.add_edges_from(self.edges().tolist())
+        return G
+
     # -- checks -----------------------------------------------------------------------------
     def check(self) -> None:
         """Verify the invariants of the base rows; raise GolfError naming the first violation.
@@ -275,3 +378,12 @@ class Graph:
         if len(bad):
             k = bad[0]
             raise GolfError(f"row {i[k]} holds {w[k]} but row {i2[k]} lacks its reverse {w2[k]}")
+
+
+def _networkx():
+    try:
+        import networkx
+    except ImportError:
+        raise GolfError("networkx is not installed: pip install networkx (or "
+                        "'golf[test]')") from None
+    return networkx

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gzip
 import io as _io
 import os
-import tempfile
+import secrets
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,17 +223,30 @@ def format_edges(edges) -> bytes:
     return format_pairs(e).tobytes()
 
 
+def _create_temp(folder: Path, name: str) -> tuple[int, str]:
+    """A new file beside ``name`` in ``folder``, created with mode 0666 less the umask (the
+    permissions any other file of the user gets; ``tempfile.mkstemp`` would make it 0600)."""
+    for _ in range(100):
+        tmp = folder / f".{name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666), str(tmp)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {folder / name}")
+
+
 def atomic_write(path, data: bytes | str) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed
     and synced, then renamed over ``path``. A reader sees the old file or the new one, never
-    a half-written one. ``.gz`` paths are compressed."""
+    a half-written one. ``.gz`` paths are compressed. The file gets the mode of any new file
+    under the user's umask."""
     path = Path(path)
     if isinstance(data, str):
         data = data.encode()
     if path.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_temp(path.parent, path.name)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -249,8 +262,22 @@ def atomic_write(path, data: bytes | str) -> None:
 
 
 def write_edges(path, edges) -> None:
-    """Write an edge list sorted (each edge as ``u < v``, by ``u`` then ``v``), atomically."""
-    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    r"""Write a graph's edges (a :class:`golf.graph.Graph`, or a ``(k, 2)`` array of ids) in
+    the competition's format, sorted (each edge as ``u < v``, by ``u`` then ``v``),
+    atomically; ``.gz`` paths are compressed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import golf
+    >>> path = os.path.join(tempfile.mkdtemp(), "c4.edges")
+    >>> golf.write_edges(path, [(0, 1), (1, 2), (2, 3), (3, 0)])
+    >>> open(path).read()
+    '0 1\n0 3\n1 2\n2 3\n'
+    """
+    from golf.graph import Graph, edge_array
+
+    e = edges.edges() if isinstance(edges, Graph) else edge_array(edges, str(path))
     e = np.sort(e, axis=1)
     e = e[np.lexsort((e[:, 1], e[:, 0]))]
     atomic_write(path, format_edges(e))

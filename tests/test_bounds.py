@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from golf.bounds import moore_bounds
+from golf.lower_bounds import moore_bounds
 from golf.errors import GolfError
 
 from naive import apsp_score, brute_min_aspl

@@ -21,15 +21,20 @@ def petersen(tmp_path):
     return p
 
 
-def test_random_then_eval_json_end_to_end(tmp_path):
+def test_random_then_eval_json_end_to_end(tmp_path, capsys):
+    """The entry point in a subprocess, then every backend that runs here in-process."""
+    from golf.evaluators import backend_class, names
+
     out = tmp_path / "r.edges"
     proc = run_golf("random", 120, 5, "--g", 4, "--seed", 3, "-o", out, check=True)
     assert "wrote" in proc.stdout
     e = np.loadtxt(out, dtype=np.int64)
     want = apsp_score(120, e)
-    for backend in ("bitset", "bfs", "reference", "auto"):
-        proc = run_golf("eval", out, "--g", 4, "--backend", backend, "--json", check=True)
-        o = json.loads(proc.stdout)
+    o = json.loads(run_golf("eval", out, "--g", 4, "--json", check=True).stdout)
+    assert (o["diameter"], o["total"]) == want[:2] and o["backend"] == "bitset"
+    for backend in [b for b in names() if backend_class(b).unavailable() is None] + ["auto"]:
+        assert main(["eval", str(out), "--g", "4", "--backend", backend, "--json"]) == 0
+        o = json.loads(capsys.readouterr().out)
         assert {"n", "d", "g", "diameter", "total", "aspl", "diameter_bound", "aspl_bound",
                 "backend", "seconds"} <= set(o)
         assert (o["n"], o["d"], o["g"]) == (120, 5, 4)
@@ -51,7 +56,7 @@ def test_eval_text_output(petersen, capsys):
 def test_eval_repeat_reports_mean(petersen, capsys):
     assert main(["eval", str(petersen), "--json", "--repeat", "5", "--backend", "bfs"]) == 0
     o = json.loads(capsys.readouterr().out)
-    assert o["repeat"] == 5 and 0 < o["seconds"] < 1
+    assert o["repeat"] == 5 and o["seconds"] > 0
 
 
 def test_eval_symmetry_auto_and_wrong_g(tmp_path, capsys):

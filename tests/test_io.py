@@ -109,3 +109,21 @@ def test_atomic_write_creates_folders(tmp_path):
     p = tmp_path / "a" / "b" / "x.txt"
     atomic_write(p, "hi")
     assert p.read_text() == "hi"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_written_files_get_the_umask_modes(tmp_path, umask):
+    """Atomic writes create files as any other program would (0666 less the umask), not 0600."""
+    import stat
+
+    old = os.umask(umask)
+    try:
+        atomic_write(tmp_path / "a.txt", "x")
+        atomic_write(tmp_path / "a.txt", "y")  # replaced: still the same mode
+        with open(tmp_path / "plain.txt", "w") as f:
+            f.write("z")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE(os.stat(tmp_path / "a.txt").st_mode)
+    assert mode == 0o666 & ~umask == stat.S_IMODE(os.stat(tmp_path / "plain.txt").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "plain.txt"]

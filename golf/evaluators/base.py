@@ -161,7 +161,7 @@ def expected_diameter(n: int, d: int) -> int:
     """Rough diameter of a random graph of degree ``d``, for cost estimates: the Moore bound
     plus two levels (what random and annealed graphs reach in practice), or ``n/2`` for paths
     and cycles."""
-    from golf.bounds import moore_bounds
+    from golf.lower_bounds import moore_bounds
 
     if d <= 2:
         return max(1, n // 2)

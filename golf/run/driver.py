@@ -66,7 +66,7 @@ class Search:
         self.comm = comm
         self.co = Coordinator(comm, run.data["parallel"]["mode"] == "chains")
         self.rank0 = self.co.rank0
-        self.best_graph = None
+        self.best_graph = self.best_score = None
         self.trace_rows: list = []
 
     # -- entry points -----------------------------------------------------------------------
@@ -151,7 +151,7 @@ class Search:
     def _set_up(self, resume) -> None:
         """Evaluator, annealer (from the checkpoint when resuming), exchange, temperatures;
         every rank builds its own, then all agree (a bad config stops all, printed once)."""
-        from golf.bounds import moore_bounds
+        from golf.lower_bounds import moore_bounds
         from golf.evaluators import build_evaluator
 
         cfg, comm, log = self.cfg, self.comm, self.log
@@ -334,7 +334,7 @@ class Search:
         """Re-check the best graph, write summary.json and the plot (rank 0); returns the
         summary (None on the other ranks)."""
         ann = self.ann
-        rows, (best_d, best_total, _), best_rank = self.co.best(ann)
+        rows, (best_d, best_total, best_per), best_rank = self.co.best(ann)
         per_chain, evals = self.co.chain_reports(ann, self.seed, int(ann.sc[SC.EVALS]))
         if not self.rank0:
             return None
@@ -344,6 +344,9 @@ class Search:
             raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
                             f"disagrees with the search ({best_d}, {best_total}); best.edges "
                             f"kept from the last checkpoint")
+        from golf.evaluators.base import Score
+
+        self.best_score = Score(best.n, best_d, best_total, best_per)
         summary = self._summary(stop, elapsed, evals, (best_d, best_total), best_rank, recheck)
         if self.comm is not None:
             summary["mpi"] = {"ranks": self.comm.size, "mode": self.cfg["parallel"]["mode"]}

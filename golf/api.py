@@ -1,0 +1,321 @@
+"""golf from Python: score graphs and search for better ones.
+
+>>> import golf
+>>> graph = golf.random_graph(50, 4, seed=1)
+>>> golf.evaluate(graph).diameter
+5
+
+Everything here is also reachable as ``golf.<name>``; the command line and these functions run
+the same code (:func:`search` is the engine of ``golf run``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from golf.errors import GolfError
+from golf.graph import Graph
+
+__all__ = ["evaluate", "make_evaluator", "search", "Result", "bounds", "random_graph",
+           "read_edges", "write_edges"]
+
+# evaluators that evaluate() keeps for the next call with the same shape and options
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 8
+
+
+def make_evaluator(backend: str, n: int, d: int, g: int = 1, **options):
+    """An evaluator for graphs of shape ``(n, d, g)``, to call many times.
+
+    Parameters
+    ----------
+    backend : str
+        ``"auto"`` or a registered backend (``golf.evaluators.names()``): ``bitset``,
+        ``bfs``, ``gpu-bitset``, ``seidel``, ``reference``.
+    n, d, g : int
+        Vertices, largest degree (row width), symmetry (``g`` divides ``n``).
+    **options
+        The backend's options (its ``options`` attribute), e.g. ``threads=2``; ``comm`` (an
+        MPI communicator) splits the work over its ranks, ``batch`` sizes
+        ``evaluate_many``.
+
+    Returns
+    -------
+    golf.evaluators.base.Evaluator
+        ``.evaluate(graph, max_level=0) -> Score``, ``.evaluate_many(adjs)``, ``.describe()``.
+
+    Raises
+    ------
+    GolfError
+        An unknown backend or option, a bad option value, a backend that cannot run here.
+
+    Examples
+    --------
+    >>> import golf
+    >>> ev = golf.make_evaluator("bitset", 50, 4, threads=1)
+    >>> [ev.evaluate(golf.random_graph(50, 4, seed=s)).diameter for s in range(3)]
+    [5, 5, 5]
+    """
+    from golf.evaluators import make_evaluator as make
+
+    return make(backend, n, d, g, **options)
+
+
+def _as_graph(graph):
+    if isinstance(graph, Graph):
+        return graph
+    if hasattr(graph, "is_directed") and hasattr(graph, "nodes"):
+        return Graph.from_networkx(graph)
+    return Graph.from_edges(graph)
+
+
+def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
+    """The exact score of a graph: diameter, total distance, ASPL.
+
+    Parameters
+    ----------
+    graph : Graph, networkx.Graph or (k, 2) array of edges
+        The graph; its symmetry ``g`` is used (a :class:`~golf.graph.Graph` built with
+        ``g > 1`` is scored from its ``n/g`` base sources).
+    backend : str
+        ``"auto"`` (picked from measured rates) or a backend name.
+    max_level : int
+        Stop once the diameter is known to exceed it (``status`` EXCEEDED); 0: no cap.
+    **options
+        Backend options, as for :func:`make_evaluator`.
+
+    Returns
+    -------
+    Score
+        ``diameter``, ``total`` (sum over the ``n(n-1)/2`` pairs), ``aspl``, ``peripheral``,
+        ``connected``, ``status``; ``diameter`` and ``total`` are None when disconnected.
+
+    Raises
+    ------
+    GolfError
+        A malformed graph, or an unknown backend or option.
+
+    Notes
+    -----
+    The evaluator is kept for the next call with the same shape and options (up to 8 of
+    them), so a loop over graphs pays for it once; for full control build one with
+    :func:`make_evaluator`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import golf
+    >>> s = golf.evaluate(nx.petersen_graph())
+    >>> s.diameter, s.total, round(s.aspl, 4)
+    (2, 75, 1.6667)
+    """
+    if not isinstance(graph, Graph):
+        graph = _as_graph(graph)
+    key = (backend, graph.n, graph.d, graph.g, *sorted(options.items()))
+    ev = _CACHE.get(key)
+    if ev is None:
+        ev = _CACHE[key] = make_evaluator(backend, graph.n, graph.d, graph.g, **options)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return ev.evaluate(graph, max_level)
+
+
+def bounds(n: int, d: int):
+    """The Moore lower bounds on the diameter and the ASPL of ``n`` vertices of degree
+    ``<= d``.
+
+    Returns
+    -------
+    Bounds
+        ``diameter`` (int), ``aspl`` (an exact ``fractions.Fraction``), ``total``; None
+        where no connected graph exists.
+
+    Examples
+    --------
+    >>> import golf
+    >>> b = golf.bounds(256, 8)
+    >>> b.diameter, b.aspl, b.total
+    (3, Fraction(231, 85), 88704)
+    """
+    from golf.lower_bounds import moore_bounds
+
+    return moore_bounds(n, d)
+
+
+def random_graph(n: int, d: int, g: int = 1, seed: int = 0):
+    """A random simple connected g-symmetric graph, every degree ``d`` (one class of ``g``
+    vertices at ``d - 1`` where parity forces it); the same seed gives the same graph.
+
+    Examples
+    --------
+    >>> import golf
+    >>> graph = golf.random_graph(256, 8, g=4, seed=1)
+    >>> graph.n, graph.m, graph.max_degree
+    (256, 64, 8)
+    """
+    from golf.generate import random_graph as build
+
+    return build(n, d, g, seed)
+
+
+def read_edges(path):
+    """Read an edge list in the competition's format (``.gz`` too).
+
+    Returns
+    -------
+    EdgeList
+        ``edges`` (k, 2), ``lines`` (each edge's line number), ``duplicates``; its
+        ``graph(n=None, g=1, d=None)`` makes the :class:`~golf.graph.Graph`.
+
+    Raises
+    ------
+    GolfError
+        A missing file or a malformed line (named with its number).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import golf
+    >>> path = os.path.join(tempfile.mkdtemp(), "k4.edges")
+    >>> golf.write_edges(path, golf.Graph.from_edges([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3),
+    ...                                               (2, 3)]))
+    >>> golf.read_edges(path).graph(g="auto")
+    Graph(n=4, d=3, g=4, edges=6)
+    """
+    from golf.io import read_edges as read
+
+    return read(path)
+
+
+def write_edges(path, graph) -> None:
+    """Write a :class:`~golf.graph.Graph` (or a ``(k, 2)`` array of edges) in the
+    competition's format, atomically (``.gz``: compressed). See :func:`golf.io.write_edges`."""
+    from golf.io import write_edges as write
+
+    write(path, graph)
+
+
+@dataclass
+class Result:
+    """What :func:`search` found.
+
+    graph : Graph, the best graph (re-checked by a second backend)
+    score : Score, its score
+    trace : ndarray of shape (rows, 9), the columns of ``golf.anneal.TRACE_COLUMNS`` (step,
+        temperature, diameter, total, best_diameter, best_total, accepted, evaluations,
+        seconds) every ``trace_every`` steps
+    summary : dict, what ``golf run`` writes to summary.json
+    path : Path or None, the run folder (None: nothing was written)
+    columns : the names of the trace's columns
+    """
+
+    graph: object
+    score: object
+    trace: np.ndarray
+    summary: dict
+    path: Path | None = None
+    columns: list = field(default_factory=list)
+
+    def plot(self, path) -> str:
+        """Write the convergence plot (best and current ASPL, best diameter) to ``path``
+        (needs matplotlib); returns "written" or why not."""
+        from golf.run.outputs import plot_trace
+
+        return plot_trace(path, self.trace.tolist(), self.graph.n)
+
+
+def _config(n, d, g, seconds, steps, seed, backend, plot, settings) -> dict:
+    """A run config from search()'s arguments: every other keyword goes to the section of the
+    schema that has it (search, evaluator, output, parallel, problem)."""
+    from golf.config import SCHEMA, evaluator_schema
+
+    cfg = {"name": "search", "problem": {"n": n, "d": d, "g": g},
+           "search": {"seed": seed, "steps": steps, "time_limit": seconds},
+           "evaluator": {"backend": backend}, "parallel": {}, "output": {"plot": plot}}
+    sections = {name: (evaluator_schema() if name == "evaluator" else spec)
+                for name, spec in SCHEMA.items() if isinstance(spec, dict)}
+    for key, value in settings.items():
+        home = [name for name, spec in sections.items() if key in spec]
+        if not home or key in ("n", "d", "g", "dir"):
+            known = sorted({k for spec in sections.values() for k in spec}
+                           - {"n", "d", "g", "dir"})
+            raise GolfError(f"search: unknown setting '{key}'; known: {', '.join(known)}")
+        cfg[home[0]][key] = value
+    return cfg
+
+
+def search(n: int, d: int, g: int = 1, *, seconds: float | None = None, steps: int = 0,
+           seed: int = 0, backend: str = "auto", progress: bool = True, output=None,
+           force: bool = False, comm=None, **settings) -> Result:
+    """Search for a graph of ``n`` vertices and degree ``<= d`` with the smallest diameter and
+    ASPL: simulated annealing over g-symmetric swaps, the engine of ``golf run``.
+
+    Parameters
+    ----------
+    n, d, g : int
+        The problem, and the symmetry searched in (``g`` divides ``n``).
+    seconds : float, optional
+        Time limit. With ``steps`` as well, the step budget drives the cooling (the same
+        result on any machine) and the time limit only stops early.
+    steps : int
+        Step budget (0: none; then ``seconds`` drives the cooling). One of them is needed.
+    seed : int
+        Seed of the start graph and of the chain.
+    backend : str
+        The evaluator (``"auto"``: picked from measured rates).
+    progress : bool
+        Print the start, a progress line every ``progress_every`` seconds and the result
+        (False: silent).
+    output : str or Path, optional
+        A run folder to write, as ``golf run`` does (``best.edges``, ``summary.json``,
+        checkpoints, ...; ``golf resume`` continues it). None: nothing is written.
+    force : bool
+        Start over in an ``output`` folder that already holds a run.
+    comm : MPI communicator, optional
+        Run under MPI (``parallel={"mode": ...}`` in ``settings`` says how).
+    **settings
+        Any other key of the YAML config's ``search``, ``evaluator``, ``parallel``,
+        ``output`` or ``problem`` sections, e.g. ``method="hill"``, ``threads=2``,
+        ``t0=5.0``, ``trace_every=100``, ``start="graph.edges"``.
+
+    Returns
+    -------
+    Result
+        ``graph``, ``score``, ``trace``, ``summary`` and ``path``.
+
+    Raises
+    ------
+    GolfError
+        A bad setting (named), an unusable start graph, an ``output`` folder that holds a run.
+
+    Examples
+    --------
+    >>> import golf
+    >>> r = golf.search(64, 4, g=2, steps=3000, seed=1, progress=False)
+    >>> r.score.diameter, r.score.total < r.summary["start"]["total"]
+    (4, True)
+    >>> r.graph.max_degree <= 4
+    True
+    """
+    from golf.anneal import TRACE_COLUMNS
+    from golf.config import RunConfig, validate
+    from golf.run import Search
+
+    if seconds is None and not steps:
+        raise GolfError("search: give seconds or steps (or both)")
+    cfg = validate(_config(n, d, g, seconds, steps, seed, backend, output is not None,
+                           settings), lambda key: "search()")
+    path = Path(output) if output is not None else None
+    run = RunConfig(str(path.name) if path else "search", cfg, path, "search()")
+    engine = Search(run, quiet=not progress, comm=comm)
+    summary = engine.start(force=force)
+    if summary is None:  # an MPI rank other than 0
+        return None
+    trace = np.asarray(engine.trace_rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS))
+    return Result(engine.best_graph, engine.best_score, trace, summary, path,
+                  list(TRACE_COLUMNS))
+
