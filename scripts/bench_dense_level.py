@@ -10,6 +10,7 @@ a random n x C bit matrix: ``plain`` reads the d neighbours' 16-byte pieces of e
 two at a time, ORs them, writes the piece and counts its bits; ``level_pass`` is the kernel's
 own dense level (neighbours only: what levels 2 onwards do). The time a level is the
 difference of launches with 6 and 1 levels, divided by 5; "TB/s" counts d reads and a write.
+The two kernels are in ``scripts/dense_level.cu``, compiled after the grid kernel's sources.
 """
 
 import os

@@ -44,7 +44,7 @@ def fetched_kernels(module):
             and node.func.attr == "get_function" and isinstance(node.args[0], ast.Constant)}
 
 
-def test_every_source_is_shipped_and_compiled():
+def test_every_source_is_found_and_used():
     files = shipped()
     assert {"common.cuh", "bitset_block.cu", "bitset_grid.cu", "seidel.cu"} <= set(files)
     used = {f for names in MODULES.values() for f in names}
