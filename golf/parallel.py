@@ -4,7 +4,8 @@ Serial runs never import mpi4py. Under ``mpiexec``/``mpirun``/``srun`` with more
 rank, :func:`world_if_launched` returns ``MPI.COMM_WORLD``; pass any other communicator where
 a ``comm`` is taken.
 
-Split evaluation (the core paper's Figs. 3, 8, 9): an evaluator's work units (base sources for
+Split evaluation (Figs. 3, 8 and 9 of Nakao, Murai and Sato's parallel APSP paper, see
+:mod:`golf.evaluators.bitset`): an evaluator's work units (base sources for
 ``bfs``, 64-bit column words for ``bitset``) are cut into contiguous shares, one per rank;
 each rank computes ``[ecc, dist_sum, n_at_ecc, status]`` for its share and
 :func:`allreduce_parts` combines them with two ``Allreduce`` calls of a few int64 each: the

@@ -1,8 +1,8 @@
 """K chains whose steps are scored together: one ``evaluate_many`` call a step.
 
 On a GPU that is one launch for the K graphs of a step (the "bulk computation" of Takafuji,
-Nakano and Ito, "Accelerating GPU implementation of All Pairs Shortest Path Algorithm"); on
-the CPU the backends score them one after another. Each chain walks exactly the chain of a
+Nakano and Ito, "Accelerating GPU implementation of All Pairs Shortest Path Algorithm",
+undated copy, see CITATION.cff); on the CPU the backends score them one after another. Each chain walks exactly the chain of a
 single :class:`golf.anneal.Annealer` with its own seed, apart from the periodic restarts of
 the worst chains from the best graph found.
 """

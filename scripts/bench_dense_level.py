@@ -10,64 +10,19 @@ a random n x C bit matrix: ``plain`` reads the d neighbours' 16-byte pieces of e
 two at a time, ORs them, writes the piece and counts its bits; ``level_pass`` is the kernel's
 own dense level (neighbours only: what levels 2 onwards do). The time a level is the
 difference of launches with 6 and 1 levels, divided by 5; "TB/s" counts d reads and a write.
+The two kernels are in ``scripts/dense_level.cu``, compiled after the grid kernel's sources.
 """
 
 import os
 import sys
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 
-from golf.evaluators.gpu_bitset import _GRID_SOURCE, cupy_or_error  # noqa: E402
+from golf.evaluators.cuda import cupy_or_error, load_module  # noqa: E402
 from golf.generate import random_graph  # noqa: E402
-
-DRIVER = r"""
-template <bool PLAIN>
-__device__ void levels(int* adj, u64* A, u64* B, int n, int lgC, int d, int count, u64* cnt) {
-    cg::grid_group grid = cg::this_grid();
-    const u32 tid = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
-    const u32 lane = threadIdx.x & 31u;
-    const u32 L = 1u << (lgC - 1), items = (u32)n << (lgC - 1);
-    __shared__ u64 blk, andb[256];
-    if (threadIdx.x == 0) blk = 0;
-    __syncthreads();
-    for (int lev = 0; lev < count; lev++) {
-        u64 local = 0, changed = 0;
-        if (PLAIN) {
-            for (u32 q = tid; q < items; q += stride) {
-                u32 v = q >> (lgC - 1), piece = q & (L - 1);
-                ulonglong2 acc = make_ulonglong2(0, 0);
-                for (int j0 = 0; j0 + 1 < d; j0 += 2) {
-                    ulonglong2 t[2];
-#pragma unroll
-                    for (int jj = 0; jj < 2; jj++)
-                        t[jj] = __ldcg(reinterpret_cast<const ulonglong2*>(
-                            A + ((u64)adj[(u64)v * d + j0 + jj] << lgC)) + piece);
-#pragma unroll
-                    for (int jj = 0; jj < 2; jj++) { acc.x |= t[jj].x; acc.y |= t[jj].y; }
-                }
-                reinterpret_cast<ulonglong2*>(B + ((u64)v << lgC))[piece] = acc;
-                local += __popcll(acc.x) + __popcll(acc.y);
-            }
-        } else {
-            level_pass<2, 2, true, 0, false>(adj, n, d, n, lgC, A, B, nullptr, nullptr, 1,
-                                          nullptr, nullptr, tid - lane, lane, stride, false,
-                                          false, false, andb, local, changed);
-        }
-        for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(FULL, local, o);
-        if (lane == 0) atomicAdd(&blk, local);
-        __syncthreads();
-        if (threadIdx.x == 0) { atomicAdd(cnt + lev % 3, blk); blk = 0; }
-        grid.sync();
-        u64* t = A; A = B; B = t;
-    }
-}
-extern "C" __global__ void __launch_bounds__(256, 4) plain(int* adj, u64* A, u64* B, int n,
-        int lgC, int d, int count, u64* cnt) { levels<true>(adj, A, B, n, lgC, d, count, cnt); }
-extern "C" __global__ void __launch_bounds__(256, 4) pass(int* adj, u64* A, u64* B, int n,
-        int lgC, int d, int count, u64* cnt) { levels<false>(adj, A, B, n, lgC, d, count, cnt); }
-"""
 
 
 def main():
@@ -76,8 +31,8 @@ def main():
     if d % 2:
         raise SystemExit("d must be even (the plain loop reads neighbours two at a time)")
     cp = cupy_or_error()
-    mod = cp.RawModule(code=_GRID_SOURCE + DRIVER, options=("-std=c++17",),
-                       enable_cooperative_groups=True)
+    driver = Path(__file__).resolve().with_name("dense_level.cu")
+    mod = load_module(("common.cuh", "bitset_grid.cu", driver), cooperative=True)
     sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     rng = np.random.default_rng(1)
     adj = cp.asarray(random_graph(n, d, 1, seed=1).adj.astype(np.int32))

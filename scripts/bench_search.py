@@ -24,7 +24,7 @@ from benchlib import header, new_record, save, table
 from golf.config import RunConfig, validate
 from golf.run import Search
 
-# (n, d, g): a tuned C annealer on this machine type, one thread, 30 s (issue 3)
+# (n, d, g): a tuned C annealer on this machine type, one thread, 30 s
 TARGETS = {(256, 8, 1): (87000, 4, 2.7642), (256, 8, 4): (49000, 4, 2.7599),
            (1024, 8, 8): (9000, 5, 3.5347), (4096, 8, 64): (2100, 6, 4.2815)}
 GOLF2016 = {(36, 3, 1): 4, (64, 8, 1): 3, (96, 3, 1): 6, (256, 8, 1): 4}

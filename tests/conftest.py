@@ -63,6 +63,20 @@ def mpiexec_cmd(n):
     return cmd
 
 
+def gpu_skip_reason():
+    """Why the GPU tests cannot run here (no CuPy, no GPU), or None."""
+    try:
+        import cupy
+    except ImportError:
+        return "CuPy is not installed (pip install 'golf[gpu]')"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "CuPy sees no GPU"
+    except Exception as exc:  # no driver
+        return f"no usable GPU: {exc}"
+    return None
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

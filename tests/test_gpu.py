@@ -11,24 +11,11 @@ from golf.evaluators import make_evaluator
 from golf.generate import random_graph
 from golf.graph import Graph
 
-from conftest import run_golf
+from conftest import gpu_skip_reason, run_golf
 from naive import symmetric_edges
 
 
-def _gpu_reason():
-    try:
-        import cupy
-    except ImportError:
-        return "CuPy is not installed (pip install 'golf[gpu]')"
-    try:
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            return "CuPy sees no GPU"
-    except Exception as exc:  # no driver
-        return f"no usable GPU: {exc}"
-    return None
-
-
-REASON = _gpu_reason()
+REASON = gpu_skip_reason()
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REASON or "")]
 
 

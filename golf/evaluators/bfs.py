@@ -1,9 +1,11 @@
-"""``bfs``: BFS-APSP in Numba: one top-down BFS per base source (the core paper's Figs. 2-3).
+"""``bfs``: BFS-APSP in Numba: one top-down BFS per base source (BFS-APSP, Figs. 2-3 of
+Nakao, Murai and Sato, "Parallelization of all-pairs shortest path algorithms in unweighted
+graphs for the Order/Degree problem", in Japanese, IPSJ, undated copy; see CITATION.cff).
 
 Only the ``m = n/g`` base sources are searched: every vertex ``k*m + i`` has the distance profile
 of base vertex ``i``. Each BFS keeps a bitmap of visited vertices and a queue of frontiers, and
 computes neighbours of rotated vertices from the base rows on the fly. Threads take sources
-(the OpenMP role of the paper); under MPI the ranks split the sources (work units = sources).
+(the paper's OpenMP loop); under MPI the ranks split the sources (work units = sources).
 
 Slower than ``bitset`` when the diameter is small (it does one random access per edge and per
 source where the bit matrix handles 64 sources per access), but its work does not grow with the

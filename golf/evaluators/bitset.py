@@ -8,7 +8,9 @@ One level is::
 
 and the number of bits still zero after level ``k`` is the number of (source, vertex) pairs at
 distance ``> k``; summing those counts over the levels gives the total distance, and the level at
-which every bit is set is the eccentricity of the chunk's sources (the core paper's Figs. 4, 7).
+which every bit is set is the eccentricity of the chunk's sources (ADJ-APSP, Figs. 4 and 7 of
+Nakao, Murai and Sato, "Parallelization of all-pairs shortest path algorithms in unweighted
+graphs for the Order/Degree problem", in Japanese, IPSJ, undated copy; see CITATION.cff).
 The level stops when all bits are set (done) or none changed (disconnected).
 
 The columns are cut into chunks of ``chunk_words`` words ("divided ADJ-APSP"), so memory is

@@ -1,5 +1,8 @@
-"""``seidel``: Seidel's APSP for unweighted undirected graphs, matrix products on tensor cores
-(seed paper ``002_...``).
+"""``seidel``: Seidel's APSP for unweighted undirected graphs (R. Seidel, "On the
+all-pairs-shortest-path problem in unweighted undirected graphs", J. Comput. Syst. Sci., 1995),
+its matrix products on tensor cores as in Takeuchi and Fujimoto, "A CUDA implementation of
+Seidel's algorithm for the all-pairs shortest path problem using Tensor Cores" (in Japanese,
+IPSJ SIG Technical Report, undated copy; see CITATION.cff).
 
 APD(A): square the graph (``Z = A A``; ``B = A or Z > 0``); if ``B`` is complete the distances
 are ``2B - A``; else ``T = APD(B)``, ``X = T A`` and, with the degree vector ``deg``,
@@ -24,57 +27,17 @@ import numpy as np
 from golf.errors import GolfError
 from golf.evaluators.base import (DISCONNECTED, EXCEEDED, GPU_MAX_LEVELS, OK, Capabilities,
                                   Estimate, Evaluator, expected_diameter, gpu_unavailable)
-from golf.evaluators.gpu_bitset import GPU_FIXED_SECONDS, cupy_or_error, select_device
+from golf.evaluators.cuda import cupy_or_error, load_module, select_device
+from golf.evaluators.gpu_bitset import GPU_FIXED_SECONDS
 from golf.kernels.changes import changed_slots
 from golf.options import INF, Spec
 
 __all__ = ["SeidelEvaluator"]
 
+FILES = ("seidel.cu",)  # the source of its two element-wise kernels (golf/evaluators/cuda/)
 # int8 tensor-core products measured on an H200 (results/gpu/bench_gpu.md): ~4e14
 # multiply-adds per second ((16384, 2048): 2 products in 20 ms)
 GPU_INT8_MACS_PER_S = 4e14
-
-_SOURCE = r"""
-// B = (A or Z > 0) off the diagonal and inside n; flags[0] |= an edge was added,
-// flags[1] |= B is not complete. One row per blockIdx.y.
-extern "C" __global__ void square_step(const signed char* A, const int* Z, signed char* B,
-                                       int n, int N, int* flags) {
-    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
-    long long idx = (long long)i * N + j;
-    int added = 0, missing = 0;
-    if (j < N) {
-        signed char b = 0;
-        if (i < n && j < n && i != j) {
-            signed char a = A[idx];
-            b = (a != 0 || Z[idx] > 0) ? 1 : 0;
-            added = b && !a;
-            missing = !b;
-        }
-        B[idx] = b;
-    }
-    added = __syncthreads_or(added);
-    missing = __syncthreads_or(missing);
-    if (threadIdx.x == 0) {
-        if (added) atomicOr(flags, 1);
-        if (missing) atomicOr(flags + 1, 1);
-    }
-}
-
-// the parity rule, in place: D = 2T - [X < T deg(j)] off the diagonal (0 elsewhere)
-extern "C" __global__ void parity_step(int* T, const int* Xi, const float* Xf, int use_float,
-                                       const int* deg, int n, int N) {
-    int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
-    if (j >= N) return;
-    long long idx = (long long)i * N + j;
-    int out = 0;
-    if (i < n && j < n && i != j) {
-        long long t = T[idx];
-        long long x = use_float ? (long long)Xf[idx] : (long long)Xi[idx];
-        out = (int)(2 * t - (x < t * deg[j] ? 1 : 0));
-    }
-    T[idx] = out;
-}
-"""
 
 # cudaDataType and cublasComputeType values (cuda_runtime / cublas_api.h)
 _R_8I, _R_32I, _R_16F, _R_32F = 3, 10, 2, 0
@@ -110,7 +73,7 @@ class SeidelEvaluator(Evaluator):
         self.units = 1  # one product chain: under MPI, rank 0 computes and the others idle
         self._split_units()
         self.np_ = -(-n // 64) * 64  # padded so that int8 GEMM operands are aligned
-        mod = self.cp.RawModule(code=_SOURCE, options=("-std=c++17",))
+        mod = load_module(FILES)
         self._k_square = mod.get_function("square_step")
         self._k_parity = mod.get_function("parity_step")
         self._flags = self.cp.zeros(2, dtype=self.cp.int32)
