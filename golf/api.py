@@ -113,15 +113,18 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
     >>> s.diameter, s.total, round(s.aspl, 4)
     (2, 75, 1.6667)
     """
-    if not isinstance(graph, Graph):
+    try:  # the common case first: a Graph of a shape seen before (its rows fit the scorer)
+        score = _CACHE[backend, graph.n, graph.d, graph.g, tuple(options.items())]
+    except (KeyError, AttributeError):
         graph = _as_graph(graph)
-    key = (backend, graph.n, graph.d, graph.g, *sorted(options.items()))
-    ev = _CACHE.get(key)
-    if ev is None:
-        ev = _CACHE[key] = make_evaluator(backend, graph.n, graph.d, graph.g, **options)
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return ev.evaluate(graph, max_level)
+        key = (backend, graph.n, graph.d, graph.g, tuple(options.items()))
+        score = _CACHE.get(key)
+        if score is None:
+            ev = make_evaluator(backend, graph.n, graph.d, graph.g, **options)
+            score = _CACHE[key] = ev.scorer()
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return score(graph.adj, max_level)
 
 
 def bounds(n: int, d: int):

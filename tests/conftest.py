@@ -65,16 +65,9 @@ def mpiexec_cmd(n):
 
 def gpu_skip_reason():
     """Why the GPU tests cannot run here (no CuPy, no GPU), or None."""
-    try:
-        import cupy
-    except ImportError:
-        return "CuPy is not installed (pip install 'golf[gpu]')"
-    try:
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            return "CuPy sees no GPU"
-    except Exception as exc:  # no driver
-        return f"no usable GPU: {exc}"
-    return None
+    from golf.evaluators.base import gpu_unavailable
+
+    return gpu_unavailable()
 
 
 @pytest.fixture

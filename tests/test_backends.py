@@ -234,3 +234,16 @@ def test_partial_ranges_combine_to_the_whole(backend):
         cuts = np.linspace(0, ev.units, parts + 1).astype(int)
         merged = combine([ev.partial(graph, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
         assert ev.finish(merged) == whole, parts
+
+
+def test_readme_lists_every_backend_and_option():
+    """README's backend table names each registered backend with all of its options."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = text.split("## Backends", 1)[1].split("\n\n", 2)[1]
+    rows = {line.split("|")[1].strip().strip("`"): line for line in table.splitlines()[2:]}
+    for name in names():
+        assert name in rows, name
+        for option in backend_class(name).options:
+            assert f"`{option}`" in rows[name].split("|")[5], (name, option)
