@@ -337,8 +337,8 @@ class Annealer:
         if self.trace.shape[0] < need:
             self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
         if self.compiled:
-            k = run_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc, self.fl, self.params,
-                          self.undo, self.trace, int(nsteps))
+            k = run_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
+                          self.fl, self.params, self.undo, self.trace, int(nsteps))
         else:
             k = self._run_python(int(nsteps))
         return self.trace[:k].copy()

@@ -117,8 +117,10 @@ def cmd_eval(args) -> int:
         "diameter_bound": b.diameter,
         "aspl_bound": float(b.aspl) if b.aspl is not None else None,
         "aspl_bound_fraction": str(b.aspl) if b.aspl is not None else None,
-        "diameter_gap": (score.diameter - b.diameter) if score.connected and b.diameter is not None else None,
-        "aspl_gap": (score.aspl - float(b.aspl)) if score.connected and b.aspl is not None else None,
+        "diameter_gap": (score.diameter - b.diameter)
+        if score.connected and b.diameter is not None else None,
+        "aspl_gap": (score.aspl - float(b.aspl)) if score.connected and b.aspl is not None
+        else None,
         "backend": ev.name, "seconds": seconds, "repeat": args.repeat,
         "ranks": comm.size if comm is not None else 1,
     }

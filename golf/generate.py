@@ -127,22 +127,133 @@ def _gcd(a, b):
     return a
 
 
+@njit(cache=True, inline="always")
+def _push(oa, ob, ot, no, a, b, t):
+    """Append the orbit ``(a, b, t)`` to the orbit list; returns its new length."""
+    oa[no] = a
+    ob[no] = b
+    ot[no] = t
+    return no + 1
+
+
+@njit(cache=True)
+def _cycle(adj, fill, cap, bits, use_bits, n, m, g, st, perm, oa, ob, ot):
+    """Step 1: a g-symmetric Hamiltonian cycle through all ``n`` vertices (base classes in
+    random order, random voltages whose sum is a unit mod ``g``). Returns the number of
+    orbits placed, or -1 if one did not fit."""
+    for i in range(m):
+        perm[i] = i
+    for i in range(m - 1, 0, -1):
+        j = rng_below(st, i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    vsum = 0
+    no = 0
+    for i in range(m):
+        a = perm[i]
+        b = perm[(i + 1) % m]
+        if i < m - 1:
+            t = rng_below(st, g)
+            vsum += t
+        else:  # close the cycle with a total voltage that is a unit mod g
+            while True:  # (m = 1: the orbit 0 -- T*m must not be a half orbit)
+                u = rng_below(st, g)
+                if _gcd(u, g) == 1 and (m > 1 or g == 1 or 2 * u != g):
+                    break
+            t = (u - vsum) % g
+        if not _try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
+            return -1
+        no = _push(oa, ob, ot, no, a, b, t)
+    return no
+
+
+@njit(cache=True)
+def _pair_stubs(adj, fill, cap, bits, use_bits, n, m, g, st, stubs, oa, ob, ot, no, pa, pb):
+    """Step 2: the remaining slots paired at random, each pair with a random voltage (an odd
+    slot count, even ``g`` only, takes one orbit ``i -- i + n/2``). Pairs that fit nowhere go
+    to ``pa``/``pb``. Returns ``(orbits, pending pairs)``, or ``(-1, 0)`` if the half orbit
+    did not fit."""
+    ns = 0
+    for i in range(m):
+        for _ in range(cap[i] - fill[i]):
+            stubs[ns] = i
+            ns += 1
+    for i in range(ns - 1, 0, -1):
+        j = rng_below(st, i + 1)
+        stubs[i], stubs[j] = stubs[j], stubs[i]
+    if ns % 2 == 1:
+        a = stubs[ns - 1]
+        ns -= 1
+        if not _try_orbit(adj, fill, cap, bits, use_bits, a, a, -1, n, m, g):
+            return -1, 0
+        no = _push(oa, ob, ot, no, a, a, -1)
+    npend = 0
+    for p in range(0, ns, 2):
+        a = stubs[p]
+        b = stubs[p + 1]
+        t = _place_pair(adj, fill, cap, bits, use_bits, a, b, n, m, g, st, 8)
+        if t == -3:
+            pa[npend] = a
+            pb[npend] = b
+            npend += 1
+        elif t == -2:
+            no = _push(oa, ob, ot, no, a, a, -1)
+            no = _push(oa, ob, ot, no, b, b, -1)
+        else:
+            no = _push(oa, ob, ot, no, a, b, t)
+    return no, npend
+
+
+@njit(cache=True)
+def _repair(adj, fill, cap, bits, use_bits, n, m, g, st, oa, ob, ot, no, nfixed, pa, pb,
+            npend):
+    """Step 3: each pending pair swapped with a random placed orbit (not one of the cycle's
+    ``nfixed``). Returns the number of orbits, or -1 if a pair found no partner."""
+    for p in range(npend):
+        a = pa[p]
+        b = pb[p]
+        placed = False
+        for _ in range(2000):
+            if no == nfixed:
+                break
+            r = nfixed + rng_below(st, no - nfixed)
+            c, e, t2 = oa[r], ob[r], ot[r]
+            if t2 < 0:
+                continue
+            _remove_orbit(adj, fill, bits, use_bits, c, e, t2, n, m, g)
+            if rng_below(st, 2) == 1:
+                c, e = e, c
+            t3 = _place_pair(adj, fill, cap, bits, use_bits, a, c, n, m, g, st, 4)
+            if t3 >= 0:
+                t4 = _place_pair(adj, fill, cap, bits, use_bits, b, e, n, m, g, st, 4)
+                if t4 >= 0:
+                    oa[r], ob[r], ot[r] = a, c, t3
+                    no = _push(oa, ob, ot, no, b, e, t4)
+                    placed = True
+                    break
+                _remove_orbit(adj, fill, bits, use_bits, a, c, t3, n, m, g)
+            # put the old orbit back (its slots are free again)
+            _try_orbit(adj, fill, cap, bits, use_bits, oa[r], ob[r], t2, n, m, g)
+        if not placed:
+            return -1
+    return no
+
+
 @njit(cache=True)
 def _build(n, g, cap, seed, attempts, use_bits):
-    """Random simple connected g-symmetric graph with row ``i`` filled to ``cap[i]`` slots.
-    Returns ``(adj, ok)``."""
+    """Random simple connected g-symmetric graph with row ``i`` filled to ``cap[i]`` slots,
+    in the three steps of the module docstring, retried up to ``attempts`` times. Returns
+    ``(adj, ok)``."""
     m = n // g
     d = 0
+    total = 0
     for i in range(m):
         d = max(d, cap[i])
+        total += cap[i]
     st = rng_seed(seed)
     adj = np.full((m, d), -1, dtype=np.int32)
     fill = np.zeros(m, dtype=np.int64)
     bits = np.zeros((m if use_bits else 1, (n + 63) // 64 if use_bits else 1), dtype=np.uint64)
-    total = 0
-    for i in range(m):
-        total += cap[i]
-    # orbit list: (a, b, t); t = -1 marks a half orbit; the first `nfixed` are the cycle
+    # the orbit list: (a, b, t), t = -1 a half orbit; the cycle's orbits come first
     oa = np.empty(total + 2, dtype=np.int64)
     ob = np.empty(total + 2, dtype=np.int64)
     ot = np.empty(total + 2, dtype=np.int64)
@@ -150,112 +261,19 @@ def _build(n, g, cap, seed, attempts, use_bits):
     perm = np.empty(m, dtype=np.int64)
     pa = np.empty(total, dtype=np.int64)
     pb = np.empty(total, dtype=np.int64)
-    for attempt in range(attempts):
+    for _attempt in range(attempts):
         adj[:, :] = -1
         fill[:] = 0
         bits[:, :] = 0
-        no = 0
-        ok = True
-        # 1. the Hamiltonian cycle through all n vertices
-        for i in range(m):
-            perm[i] = i
-        for i in range(m - 1, 0, -1):
-            j = rng_below(st, i + 1)
-            perm[i], perm[j] = perm[j], perm[i]
-        vsum = 0
-        for i in range(m):
-            a = perm[i]
-            b = perm[(i + 1) % m]
-            if i < m - 1:
-                t = rng_below(st, g)
-                vsum += t
-            else:  # close the cycle with a total voltage that is a unit mod g
-                while True:  # (m = 1: the orbit 0 -- T*m must not be a half orbit)
-                    u = rng_below(st, g)
-                    if _gcd(u, g) == 1 and (m > 1 or g == 1 or 2 * u != g):
-                        break
-                t = (u - vsum) % g
-            if not _try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
-                ok = False
-                break
-            oa[no] = a
-            ob[no] = b
-            ot[no] = t
-            no += 1
-        if not ok:
+        nfixed = _cycle(adj, fill, cap, bits, use_bits, n, m, g, st, perm, oa, ob, ot)
+        if nfixed < 0:
             continue
-        nfixed = no
-        # 2. the remaining slots, paired at random
-        ns = 0
-        for i in range(m):
-            for _ in range(cap[i] - fill[i]):
-                stubs[ns] = i
-                ns += 1
-        for i in range(ns - 1, 0, -1):
-            j = rng_below(st, i + 1)
-            stubs[i], stubs[j] = stubs[j], stubs[i]
-        if ns % 2 == 1:  # only for even g: one orbit i -- i + n/2
-            a = stubs[ns - 1]
-            ns -= 1
-            if not _try_orbit(adj, fill, cap, bits, use_bits, a, a, -1, n, m, g):
-                continue
-            oa[no] = a
-            ob[no] = a
-            ot[no] = -1
-            no += 1
-        npend = 0
-        for p in range(0, ns, 2):
-            a = stubs[p]
-            b = stubs[p + 1]
-            t = _place_pair(adj, fill, cap, bits, use_bits, a, b, n, m, g, st, 8)
-            if t == -3:
-                pa[npend] = a
-                pb[npend] = b
-                npend += 1
-            elif t == -2:
-                oa[no] = a
-                ob[no] = a
-                ot[no] = -1
-                oa[no + 1] = b
-                ob[no + 1] = b
-                ot[no + 1] = -1
-                no += 2
-            else:
-                oa[no] = a
-                ob[no] = b
-                ot[no] = t
-                no += 1
-        # 3. repair: swap each pending pair with a random placed orbit
-        for p in range(npend):
-            a = pa[p]
-            b = pb[p]
-            placed = False
-            for _ in range(2000):
-                if no == nfixed:
-                    break
-                r = nfixed + rng_below(st, no - nfixed)
-                c, e, t2 = oa[r], ob[r], ot[r]
-                if t2 < 0:
-                    continue
-                _remove_orbit(adj, fill, bits, use_bits, c, e, t2, n, m, g)
-                if rng_below(st, 2) == 1:
-                    c, e = e, c
-                t3 = _place_pair(adj, fill, cap, bits, use_bits, a, c, n, m, g, st, 4)
-                if t3 >= 0:
-                    t4 = _place_pair(adj, fill, cap, bits, use_bits, b, e, n, m, g, st, 4)
-                    if t4 >= 0:
-                        oa[r], ob[r], ot[r] = a, c, t3
-                        oa[no], ob[no], ot[no] = b, e, t4
-                        no += 1
-                        placed = True
-                        break
-                    _remove_orbit(adj, fill, bits, use_bits, a, c, t3, n, m, g)
-                # put the old orbit back (its slots are free again)
-                _try_orbit(adj, fill, cap, bits, use_bits, oa[r], ob[r], t2, n, m, g)
-            if not placed:
-                ok = False
-                break
-        if ok:
+        no, npend = _pair_stubs(adj, fill, cap, bits, use_bits, n, m, g, st, stubs, oa, ob,
+                                ot, nfixed, pa, pb)
+        if no < 0:
+            continue
+        if _repair(adj, fill, cap, bits, use_bits, n, m, g, st, oa, ob, ot, no, nfixed, pa,
+                   pb, npend) >= 0:
             return adj, True
     return adj, False
 

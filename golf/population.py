@@ -2,9 +2,9 @@
 
 On a GPU that is one launch for the K graphs of a step (the "bulk computation" of Takafuji,
 Nakano and Ito, "Accelerating GPU implementation of All Pairs Shortest Path Algorithm",
-undated copy, see CITATION.cff); on the CPU the backends score them one after another. Each chain walks exactly the chain of a
-single :class:`golf.anneal.Annealer` with its own seed, apart from the periodic restarts of
-the worst chains from the best graph found.
+undated copy, see CITATION.cff); on the CPU the backends score them one after another. Each
+chain walks exactly the chain of a single :class:`golf.anneal.Annealer` with its own seed,
+apart from the periodic restarts of the worst chains from the best graph found.
 """
 
 from __future__ import annotations

@@ -58,7 +58,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     cases = GOLF2016 if args.golf2016 else TARGETS
-    out = args.out or ("results/search/golf2016" if args.golf2016 else "results/search/bench_search")
+    out = args.out or ("results/search/golf2016" if args.golf2016
+                        else "results/search/bench_search")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for (n, d, g), target in cases.items():

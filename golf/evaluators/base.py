@@ -37,9 +37,9 @@ from golf.errors import GolfError
 from golf.kernels.merge import DISCONNECTED, EXCEEDED, OK, merge_parts
 from golf.options import INF, Spec
 
-__all__ = ["Score", "Evaluator", "CompiledEvaluator", "Capabilities", "Estimate", "combine",
-           "OK", "DISCONNECTED", "EXCEEDED", "THREADS", "CHUNK_WORDS", "cpu_threads", "expected_diameter", "gpu_unavailable",
-           "GPU_MAX_LEVELS"]
+__all__ = ["Score", "Evaluator", "CompiledEvaluator", "GpuEvaluator", "Capabilities", "Estimate", "combine",
+           "OK", "DISCONNECTED", "EXCEEDED", "THREADS", "CHUNK_WORDS", "cpu_threads",
+           "expected_diameter", "gpu_unavailable", "GPU_MAX_LEVELS"]
 
 # options that several backends take: CPU threads, and the bit matrices' column chunk
 THREADS = Spec("int?", None, (1, INF), "an integer >= 1, or null (all usable cores)")
@@ -306,6 +306,23 @@ class Evaluator:
     def describe(self) -> str:
         """One line on how this evaluator will run (threads, chunks, ...)."""
         return self.name
+
+
+class GpuEvaluator(Evaluator):
+    """A backend on an NVIDIA GPU (CuPy): available where CuPy sees a GPU."""
+
+    supports = Capabilities(gpu=True)
+
+    @classmethod
+    def unavailable(cls):
+        return gpu_unavailable()
+
+    @classmethod
+    def estimated_levels(cls, n: int, d: int) -> int | None:
+        """The expected diameter, for an estimate; None where no estimate holds (no GPU, or
+        more levels than :data:`GPU_MAX_LEVELS`)."""
+        D = expected_diameter(n, d)
+        return None if gpu_unavailable() or D > GPU_MAX_LEVELS else D
 
 
 class CompiledEvaluator(Evaluator):

@@ -152,8 +152,8 @@ class BfsEvaluator(CompiledEvaluator):
     def estimate(cls, n, d, g, *, threads, ranks):
         per_rank = -(-(n // g) // max(1, ranks))
         seconds = NS_PER_EDGE_SOURCE * 1e-9 * n * d * per_rank / max(1, threads)
-        return Estimate(seconds, f"{n // g} sources" + (f" ({per_rank} per rank)" if ranks > 1
-                                                         else "") + ", one pass over the edges each")
+        split = f" ({per_rank} per rank)" if ranks > 1 else ""
+        return Estimate(seconds, f"{n // g} sources{split}, one pass over the edges each")
 
     def scratch(self):
         return (self.threads, self._visited, self._queue, self._res)

@@ -171,6 +171,31 @@ PUSH_COST = 4
 
 
 @njit(cache=True)
+def _level_zero(A, s0, s1, front):
+    """The matrix before the first level for the sources ``[s0, s1)``: each source's own bit,
+    and the padding columns beyond the real sources set (they count as reached from the
+    start); ``front`` gets the rows that changed (the sources)."""
+    n, cw = A.shape
+    ns = s1 - s0
+    for v in range(n):
+        for w in range(cw):
+            A[v, w] = 0
+    for w in range(cw):
+        lo = w * 64
+        if lo + 64 <= ns:
+            continue
+        pad = np.uint64(0xFFFFFFFFFFFFFFFF)
+        if ns > lo:
+            pad = pad << np.uint64(ns - lo)
+        for v in range(n):
+            A[v, w] = pad
+    for s in range(s0, s1):
+        c = s - s0
+        A[s, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        front[c] = s
+
+
+@njit(cache=True)
 def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, sparse, maxlev, out):
     """All levels for the base sources ``[s0, s1)`` (at most ``64*cw`` of them).
 
@@ -190,23 +215,7 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, sparse, maxlev, o
     front, tlist, touched, chg = sparse
     A = bufA[: n * cw].reshape(n, cw)
     B = bufB[: n * cw].reshape(n, cw)
-    for v in range(n):
-        for w in range(cw):
-            A[v, w] = 0
-    # padding columns (beyond the real sources) count as reached from the start
-    for w in range(cw):
-        lo = w * 64
-        if lo + 64 <= ns:
-            continue
-        pad = np.uint64(0xFFFFFFFFFFFFFFFF)
-        if ns > lo:
-            pad = pad << np.uint64(ns - lo)
-        for v in range(n):
-            A[v, w] = pad
-    for s in range(s0, s1):
-        c = s - s0
-        A[s, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-        front[c] = s
+    _level_zero(A, s0, s1, front)
     nf = ns
     push = PUSH_COST * nf < n
     if push:

@@ -35,8 +35,7 @@ import math
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import (CHUNK_WORDS, GPU_MAX_LEVELS, OK, Capabilities, Estimate,
-                                  Evaluator, expected_diameter, gpu_unavailable)
+from golf.evaluators.base import CHUNK_WORDS, OK, Capabilities, Estimate, GpuEvaluator
 from golf.evaluators.cuda import cupy_or_error, load_module, select_device
 from golf.kernels.changes import changed_slots
 from golf.kernels.merge import merge_many
@@ -81,7 +80,7 @@ def _pow2_floor(x: int) -> int:
     return 1 << (max(1, int(x)).bit_length() - 1)
 
 
-class GpuBitsetEvaluator(Evaluator):
+class GpuBitsetEvaluator(GpuEvaluator):
     """Bit-matrix ADJ-APSP on the GPU.
 
     Options
@@ -145,31 +144,7 @@ class GpuBitsetEvaluator(Evaluator):
         self.gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(
             props["name"])
         self.words = words
-        # shared-memory blocks while 2 matrices of one word per row fit; else a cooperative
-        # grid over wide chunks. Measured on an H200 (results/gpu/bench_gpu.md): wide rows win
-        # although they leave the L2, because a chunk's launch, level barriers and adjacency
-        # reads are paid once for more sources and every 16-byte load is used in full
-        # ((10^6,32,1): 16.2 s with 2-word chunks, 4.98 s with 32). Where 32 words keep both
-        # matrices in L2 and 64 do not, 32: (65536,6,1) 4.68 vs 4.82 ms (one dense level
-        # 15.7 vs 37.2 us).
-        if kernel not in ("auto", "block", "grid"):
-            raise GolfError(f"gpu-bitset kernel must be auto, block or grid, not {kernel!r}")
-        if kernel == "block" and 16 * n > self.SMEM_BYTES:
-            raise GolfError(f"n = {n} is too big for the shared-memory kernel")
-        if kernel == "block" or (kernel == "auto" and 16 * n <= self.SMEM_BYTES):
-            self.mode = "block"
-            cw = min(64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
-        else:
-            self.mode = "grid"
-            cw = 64 if 16 * n * 64 <= (512 << 20) else 32
-            if 16 * n * 64 > self.l2 >= 16 * n * 32:
-                cw = 32
-        if chunk_words:  # an explicit width wins (shared memory still caps the block kernel)
-            cw = _pow2_floor(int(chunk_words))
-            if self.mode == "block":
-                cw = min(cw, 64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
-            cw = min(cw, 256)
-        cw = min(cw, 1 << (words - 1).bit_length())  # no wider than the words (rounded up)
+        self.mode, cw = self._chunk_width(kernel, chunk_words, words)
         self.cw = max(1, cw)
         self.nchunks = -(-words // self.cw)
         normal, coop = _modules(min_blocks or self.MIN_BLOCKS)
@@ -190,6 +165,40 @@ class GpuBitsetEvaluator(Evaluator):
         self._sym = np.int32(1 if g > 1 else 0)
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
+        self._allocate(d)
+
+    def _chunk_width(self, kernel, chunk_words, words) -> tuple[str, int]:
+        """The kernel (``block`` or ``grid``) and the chunk width in words. Shared-memory
+        blocks while 2 matrices of one word per row fit; else a cooperative grid over wide
+        chunks. Measured on an H200 (results/gpu/bench_gpu.md): wide rows win although they
+        leave the L2, because a chunk's launch, level barriers and adjacency reads are paid
+        once for more sources and every 16-byte load is used in full ((10^6,32,1): 16.2 s with
+        2-word chunks, 4.98 s with 32). Where 32 words keep both matrices in L2 and 64 do not,
+        32: (65536,6,1) 4.68 vs 4.82 ms (one dense level 15.7 vs 37.2 us)."""
+        n = self.n
+        if kernel not in ("auto", "block", "grid"):
+            raise GolfError(f"gpu-bitset kernel must be auto, block or grid, not {kernel!r}")
+        if kernel == "block" and 16 * n > self.SMEM_BYTES:
+            raise GolfError(f"n = {n} is too big for the shared-memory kernel")
+        if kernel == "block" or (kernel == "auto" and 16 * n <= self.SMEM_BYTES):
+            mode, cw = "block", min(64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
+        else:
+            mode = "grid"
+            cw = 64 if 16 * n * 64 <= (512 << 20) else 32
+            if 16 * n * 64 > self.l2 >= 16 * n * 32:
+                cw = 32
+        if chunk_words:  # an explicit width wins (shared memory still caps the block kernel)
+            cw = _pow2_floor(int(chunk_words))
+            if mode == "block":
+                cw = min(cw, 64, _pow2_floor(self.SMEM_BYTES // (16 * n)))
+            cw = min(cw, 256)
+        return mode, min(cw, 1 << (words - 1).bit_length())  # no wider than the words
+
+    def _allocate(self, d) -> None:
+        """The device buffers: the rows of ``batch`` graphs (and their group-fastest form),
+        the grid kernel's matrices, bitmaps and counters, the results; the host mirror of the
+        rows that finds a swap's changed slots."""
+        cp, n = self.cp, self.n
         if self.mode == "block":
             self._k_block.max_dynamic_shared_size_bytes = 16 * n * self.cw
             self._threads = 1024 if n >= 1024 else max(32, (n + 31) // 32 * 32)
@@ -219,13 +228,9 @@ class GpuBitsetEvaluator(Evaluator):
         self._maxlev_host = np.zeros(self.batch, dtype=np.int64)
 
     @classmethod
-    def unavailable(cls):
-        return gpu_unavailable()
-
-    @classmethod
     def estimate(cls, n, d, g, *, threads, ranks):
-        D = expected_diameter(n, d)
-        if gpu_unavailable() or D > GPU_MAX_LEVELS:
+        D = cls.estimated_levels(n, d)
+        if D is None:
             return None
         work = n * d * D * ((n // g + 63) // 64)
         return Estimate(GPU_FIXED_SECONDS + work / GPU_WORD_EDGES_PER_S / max(1, ranks),

@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import (DISCONNECTED, EXCEEDED, GPU_MAX_LEVELS, OK, Capabilities,
-                                  Estimate, Evaluator, expected_diameter, gpu_unavailable)
+from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, Capabilities, Estimate,
+                                  GpuEvaluator)
 from golf.evaluators.cuda import cupy_or_error, load_module, select_device
 from golf.evaluators.gpu_bitset import GPU_FIXED_SECONDS
 from golf.kernels.changes import changed_slots
@@ -45,7 +45,7 @@ _COMPUTE_32I, _COMPUTE_32F = 72, 68
 _GEMM_DEFAULT = -1
 
 
-class SeidelEvaluator(Evaluator):
+class SeidelEvaluator(GpuEvaluator):
     """Seidel's APD on the GPU.
 
     Options
@@ -87,13 +87,9 @@ class SeidelEvaluator(Evaluator):
         self._changed = np.zeros(64, dtype=np.int64)  # slots changed since (a swap: <= 4)
 
     @classmethod
-    def unavailable(cls):
-        return gpu_unavailable()
-
-    @classmethod
     def estimate(cls, n, d, g, *, threads, ranks):
-        D = expected_diameter(n, d)
-        if gpu_unavailable() or D > GPU_MAX_LEVELS:
+        D = cls.estimated_levels(n, d)
+        if D is None:
             return None
         products = 2 * max(1, math.ceil(math.log2(max(D, 2))))
         return Estimate(GPU_FIXED_SECONDS + products * float(n) ** 3 / GPU_INT8_MACS_PER_S,

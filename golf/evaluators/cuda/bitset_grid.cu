@@ -120,8 +120,8 @@ __device__ __forceinline__ int lg_of(int P) { return P == 8 ? 3 : P == 4 ? 2 : P
 // is full (a full one reads no neighbour at all). On the levels before those, only where a row
 // has more than 4 groups of neighbours to skip: with few, the pieces that stop only split
 // their warps (on an H200, level 8 of (65536,6,1): 1.00 ms with the stop, 0.79 ms without;
-// (10^6,32,1): 2.21 s with it at every level, 2.32 s without). STOP (a template argument: the checks alone cost
-// ~5% of a level) is whether a piece may stop: full_first or d > 4 G.
+// (10^6,32,1): 2.21 s with it at every level, 2.32 s without). STOP (a template argument:
+// the checks alone cost ~5% of a level) is whether a piece may stop: full_first or d > 4 G.
 //
 // all (sparse levels): write every piece, whatever changed -- the first level after a scatter
 // start, whose other buffer holds nothing yet (see scatter_phase). With full_first, the
@@ -288,13 +288,97 @@ __device__ u64 scatter_phase(const int* adj, int m, int d, int n, int lgC, int s
 // per-level sums of reached bits (dense levels: all, sparse ones: the new) [0..2] and of
 // changed pieces [3..5] (three of each, rotating, so that clearing never races with a level
 // still reading), the new bits of the scattered levels [6..13] and the pieces changed at the
-// last of them [14]; andm[C] scratch; out[4] the result. Sparse levels take pieces of PS words (fewer items to check), dense ones
-// of PD words (more loads in flight, finer early stop); once dense_at pieces change at a
-// level, the rest is dense. Buffers written during the kernel are read with __ldcg (L2): L1
-// is not coherent across SMs.
+// last of them [14]; andm[C] scratch; out[4] the result. Sparse levels take pieces of PS
+// words (fewer items to check), dense ones of PD words (more loads in flight, finer early
+// stop); once dense_at pieces change at a level, the rest is dense. Buffers written during
+// the kernel are read with __ldcg (L2): L1 is not coherent across SMs.
 #define GRID_ARGS int* adj, int m, int d, int n, int lgC, int s0, int s1, int sym, \
     i64 maxlev, u64* A, u64* B, u32* F, u64* counters, u64* andm, i64* out, int g, int tr, \
     int* abase, int* ashift, i64 dense_at, int sdepth, double late_frac, PATCH_ARGS
+// Before level 1: both buffers hold the start (consecutive threads on consecutive words;
+// after a scatter start only A: its first level writes every piece of B), level 0 "changed"
+// the sparse pieces holding a source's own bit (or, before a scatter, Fk is cleared for the
+// scatter to mark), and the counters and the column AND are reset.
+template <int PS>
+__device__ __forceinline__ void grid_start(int m, int n, int lgC, int s0, int s1, int g, int tr,
+        int K, i64 dense_at, u64* A, u64* B, u32* F, u32* Fk, u64* counters, u64* andm,
+        u32 tid, u32 stride, u32 lane, u32 warp_base) {
+    const u32 C = 1u << lgC, ns = (u32)(s1 - s0);
+    const int lgLs = lgC - lg_of(PS);
+    const u32 items = (u32)n << lgLs, nfw = (items + 31u) >> 5;
+    const u64 words = (u64)n << lgC;
+    for (u64 x = tid; x < words; x += stride) {
+        u64 word = init_word(vertex_of((u32)(x >> lgC), (u32)m, g, tr), (u32)x & (C - 1),
+                             (u32)s0, ns);
+        A[x] = word;
+        if (!K) B[x] = word;
+    }
+    if (K && dense_at > 0)
+        for (u32 x = tid; x < nfw; x += stride) Fk[x] = 0;
+    for (u32 base = warp_base; base < items && !K; base += stride) {
+        u32 q = base + lane, v = vertex_of(q >> lgLs, (u32)m, g, tr);
+        bool src = q < items && v >= (u32)s0 && v < (u32)s1 &&
+                   ((v - (u32)s0) >> 6) / PS == (q & ((1u << lgLs) - 1));
+        u32 bal = __ballot_sync(FULL, src);
+        if (lane == 0) F[base >> 5] = bal;
+    }
+    if (tid < 15) counters[tid] = 0;
+    if (tid < C) andm[tid] = ~0ULL;
+}
+
+// One level pass, the variant chosen at run time from compile-time ones: dense (pieces of PD
+// words, all rows) or sparse (pieces of PS words, only the pieces that can change), the row
+// layout, and whether a dense piece may stop once full (late levels, or d > 4 G).
+template <int PS, int PD, int G>
+__device__ __forceinline__ void run_level(bool dense, bool late, bool own, bool all, int lay,
+        const int* adj, int m, int d, int n, int lgC, const u64* A, u64* B, u32* F,
+        const u32* Fp, u32* Fc, int g, const int* abase, const int* ashift, u32 warp_base,
+        u32 lane, u32 stride, u64* andb, u64& local, u64& changed_n) {
+#define DENSE_PASS(LAY, STOP) level_pass<PD, G, true, LAY, STOP>(adj, m, d, n, lgC, A, B, F, \
+        F, g, abase, ashift, warp_base, lane, stride, late, own, all, andb, local, changed_n)
+#define SPARSE_PASS(LAY) level_pass<PS, G, false, LAY, false>(adj, m, d, n, lgC, A, B, Fp, Fc, \
+        g, abase, ashift, warp_base, lane, stride, false, true, all, nullptr, local, changed_n)
+    if (dense && (late || d > 4 * G)) {
+        if (lay == 0) DENSE_PASS(0, true); else if (lay == 1) DENSE_PASS(1, true);
+        else DENSE_PASS(2, true);
+    } else if (dense) {
+        if (lay == 0) DENSE_PASS(0, false); else if (lay == 1) DENSE_PASS(1, false);
+        else DENSE_PASS(2, false);
+    } else {
+        if (lay == 0) SPARSE_PASS(0); else if (lay == 1) SPARSE_PASS(1); else SPARSE_PASS(2);
+    }
+#undef DENSE_PASS
+#undef SPARSE_PASS
+}
+
+// The sources whose eccentricity is the last level: the columns not yet full one level
+// before it (in B), ANDed over the rows by every thread (the stride is a multiple of C: one
+// column a thread; 4 loads in flight) into andm, unless the last level took the AND itself
+// (fused); one warp then counts them (the result is valid in thread 0).
+__device__ __forceinline__ i64 end_columns(cg::grid_group& grid, const u64* B, u64* andm,
+        u64 words, u32 C, u32 tid, u32 stride, bool fused) {
+    u64 acc = ~0ULL;
+    for (u64 x = tid; x < words && !fused; x += 4 * (u64)stride) {
+        u64 a[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            a[k] = x + k * (u64)stride < words ? __ldcg(B + x + k * (u64)stride) : ~0ULL;
+        acc &= a[0] & a[1] & a[2] & a[3];
+    }
+    if (acc != ~0ULL) atomicAnd(andm + (tid & (C - 1)), acc);
+    grid.sync();
+    i64 n_at = 0;
+    if (tid < 32) {
+        for (u32 w = tid; w < C; w += 32) n_at += __popcll(~__ldcg(andm + w));
+        for (int o = 16; o > 0; o >>= 1) n_at += __shfl_down_sync(FULL, n_at, o);
+    }
+    return n_at;
+}
+
+// The level loop of one chunk (the kernel's body): start, scatter levels, level passes until
+// every bit is set (or none changed, or the cap), end pass. The loop's state (level, reached
+// pairs, distance sum, dense or sparse, the rotating counters) lives in registers across the
+// grid barriers, which is why the loop stays in one function; its passes are the helpers above.
 template <int PS, int PD, int G>
 __device__ void grid_levels(GRID_ARGS) {
     cg::grid_group grid = cg::this_grid();
@@ -308,27 +392,9 @@ __device__ void grid_levels(GRID_ARGS) {
     const u32 ns = (u32)(s1 - s0), items = (u32)n << lgLs, nfw = (items + 31u) >> 5;
     const u64 words = (u64)n << lgC;
     const int K = maxlev > 0 && maxlev < sdepth ? (int)maxlev : sdepth;  // scatter levels
-    // both buffers hold the start (consecutive threads on consecutive words; after a scatter
-    // start only A: its first level writes every piece of B) ...
-    for (u64 x = tid; x < words; x += stride) {
-        u64 word = init_word(vertex_of((u32)(x >> lgC), (u32)m, g, tr), (u32)x & (C - 1),
-                             (u32)s0, ns);
-        A[x] = word;
-        if (!K) B[x] = word;
-    }
     u32* Fk = F + (K & 1) * nfw;  // the bitmap the level after the scatter reads
-    if (K && dense_at > 0)
-        for (u32 x = tid; x < nfw; x += stride) Fk[x] = 0;
-    // ... and level 0 "changed" the sparse pieces holding a source's own bit
-    for (u32 base = warp_base; base < items && !K; base += stride) {
-        u32 q = base + lane, v = vertex_of(q >> lgLs, (u32)m, g, tr);
-        bool src = q < items && v >= (u32)s0 && v < (u32)s1 &&
-                   ((v - (u32)s0) >> 6) / PS == (q & ((1u << lgLs) - 1));
-        u32 bal = __ballot_sync(FULL, src);
-        if (lane == 0) F[base >> 5] = bal;
-    }
-    if (tid < 15) counters[tid] = 0;
-    if (tid < C) andm[tid] = ~0ULL;
+    grid_start<PS>(m, n, lgC, s0, s1, g, tr, K, dense_at, A, B, F, Fk, counters, andm, tid,
+                   stride, lane, warp_base);
     __shared__ u64 blk[2], sums[2];
     if (threadIdx.x == 0) { blk[0] = 0; blk[1] = 0; }
     grid.sync();
@@ -377,22 +443,9 @@ __device__ void grid_levels(GRID_ARGS) {
         const u32* Fp = F + ((level - 1) & 1) * nfw;
         u32* Fc = F + (level & 1) * nfw;
         const bool own = late || level == 1;
-#define DENSE_PASS(LAY, STOP) level_pass<PD, G, true, LAY, STOP>(adj, m, d, n, lgC, A, B, F, \
-        F, g, abase, ashift, warp_base, lane, stride, late, own, all, andb, local, changed_n)
-#define SPARSE_PASS(LAY) level_pass<PS, G, false, LAY, false>(adj, m, d, n, lgC, A, B, Fp, Fc, \
-        g, abase, ashift, warp_base, lane, stride, false, true, all, nullptr, local, changed_n)
-        const int lay = tr ? 2 : sym ? 1 : 0;
-        if (dense && (late || d > 4 * G)) {
-            if (lay == 0) DENSE_PASS(0, true); else if (lay == 1) DENSE_PASS(1, true);
-            else DENSE_PASS(2, true);
-        } else if (dense) {
-            if (lay == 0) DENSE_PASS(0, false); else if (lay == 1) DENSE_PASS(1, false);
-            else DENSE_PASS(2, false);
-        } else {
-            if (lay == 0) SPARSE_PASS(0); else if (lay == 1) SPARSE_PASS(1); else SPARSE_PASS(2);
-        }
-#undef DENSE_PASS
-#undef SPARSE_PASS
+        run_level<PS, PD, G>(dense, late, own, all, tr ? 2 : sym ? 1 : 0, adj, m, d, n, lgC, A,
+                             B, F, Fp, Fc, g, abase, ashift, warp_base, lane, stride, andb, local,
+                             changed_n);
         all = false;
         // per warp, per block in shared memory, one global atomic per block; after the
         // barrier one thread a block reads the sums for all of them
@@ -431,24 +484,10 @@ __device__ void grid_levels(GRID_ARGS) {
         if (tid == 0) { counters[(level + 2) % 3] = 0; counters[3 + (level + 2) % 3] = 0; }
     }
     i64 n_at = 0;
-    if (status == ST_OK && level > 0) {   // columns not yet full one level before the last
-        u64 acc = ~0ULL;                  // (the stride is a multiple of C: one column a thread)
-        for (u64 x = tid; x < words && !fused; x += 4 * (u64)stride) {  // 4 loads in flight
-            u64 a[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                a[k] = x + k * (u64)stride < words ? __ldcg(B + x + k * (u64)stride) : ~0ULL;
-            acc &= a[0] & a[1] & a[2] & a[3];
-        }
-        if (acc != ~0ULL) atomicAnd(andm + (tid & (C - 1)), acc);
-        grid.sync();
-        if (tid < 32) {  // one warp counts the columns
-            for (u32 w = tid; w < C; w += 32) n_at += __popcll(~__ldcg(andm + w));
-            for (int o = 16; o > 0; o >>= 1) n_at += __shfl_down_sync(FULL, n_at, o);
-        }
-    } else if (status == ST_OK) {
+    if (status == ST_OK && level > 0)
+        n_at = end_columns(grid, B, andm, words, C, tid, stride, fused);
+    else if (status == ST_OK)
         n_at = ns;
-    }
     if (tid == 0) {
         out[0] = level;
         out[1] = status == ST_OK ? dist : 0;
