@@ -113,17 +113,18 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
     >>> s.diameter, s.total, round(s.aspl, 4)
     (2, 75, 1.6667)
     """
-    try:  # the common case first: a Graph of a shape seen before (its rows fit the scorer)
-        score = _CACHE[backend, graph.n, graph.d, graph.g, tuple(options.items())]
-    except (KeyError, AttributeError):
-        graph = _as_graph(graph)
-        key = (backend, graph.n, graph.d, graph.g, tuple(options.items()))
-        score = _CACHE.get(key)
-        if score is None:
-            ev = make_evaluator(backend, graph.n, graph.d, graph.g, **options)
-            score = _CACHE[key] = ev.scorer()
-            if len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
+    if type(graph) is Graph:  # the common case first: a Graph of a shape seen before
+        score = _CACHE.get((backend, graph.n, graph.d, graph.g, tuple(options.items())))
+        if score is not None:
+            return score(graph.adj, max_level)
+    graph = _as_graph(graph)
+    key = (backend, graph.n, graph.d, graph.g, tuple(options.items()))
+    score = _CACHE.get(key)
+    if score is None:
+        score = _CACHE[key] = make_evaluator(backend, graph.n, graph.d, graph.g,
+                                             **options).scorer()
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return score(graph.adj, max_level)
 
 
@@ -131,11 +132,21 @@ def bounds(n: int, d: int):
     """The Moore lower bounds on the diameter and the ASPL of ``n`` vertices of degree
     ``<= d``.
 
+    Parameters
+    ----------
+    n, d : int
+        Order and largest degree.
+
     Returns
     -------
     Bounds
         ``diameter`` (int), ``aspl`` (an exact ``fractions.Fraction``), ``total``; None
         where no connected graph exists.
+
+    Raises
+    ------
+    GolfError
+        ``n < 1`` or ``d < 0``.
 
     Examples
     --------
@@ -153,6 +164,24 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0):
     """A random simple connected g-symmetric graph, every degree ``d`` (one class of ``g``
     vertices at ``d - 1`` where parity forces it); the same seed gives the same graph.
 
+    Parameters
+    ----------
+    n, d : int
+        Order and degree.
+    g : int
+        Symmetry: the graph is invariant under ``v -> v + n/g`` (``g`` divides ``n``).
+    seed : int
+        The graph is a function of ``(n, d, g, seed)``, on any machine.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    GolfError
+        ``g`` does not divide ``n``, or no connected graph of that shape exists.
+
     Examples
     --------
     >>> import golf
@@ -167,6 +196,11 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0):
 
 def read_edges(path):
     """Read an edge list in the competition's format (``.gz`` too).
+
+    Parameters
+    ----------
+    path : str or Path
+        One edge per line, two vertex ids from 0; blank lines are allowed.
 
     Returns
     -------
@@ -195,8 +229,29 @@ def read_edges(path):
 
 
 def write_edges(path, graph) -> None:
-    """Write a :class:`~golf.graph.Graph` (or a ``(k, 2)`` array of edges) in the
-    competition's format, atomically (``.gz``: compressed). See :func:`golf.io.write_edges`."""
+    """Write a graph in the competition's format, atomically (``.gz``: compressed).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file; its folder is created if missing.
+    graph : Graph or (k, 2) array of edges
+        Written sorted, each edge once as ``u < v``.
+
+    Raises
+    ------
+    GolfError
+        Edges that are not a ``(k, 2)`` integer array.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import golf
+    >>> path = os.path.join(tempfile.mkdtemp(), "petersen.edges.gz")
+    >>> golf.write_edges(path, golf.random_graph(10, 3, seed=1))
+    >>> golf.read_edges(path).edges.shape
+    (15, 2)
+    """
     from golf.io import write_edges as write
 
     write(path, graph)

@@ -92,7 +92,7 @@ class Graph:
         the invariants, :meth:`from_edges` to build from an edge list.
     """
 
-    __slots__ = ("n", "d", "g", "adj")
+    __slots__ = ("n", "d", "g", "_adj")
 
     def __init__(self, n: int, d: int, g: int, adj):
         n, d, g = int(n), int(d), int(g)
@@ -102,10 +102,24 @@ class Graph:
             raise GolfError(f"g must be a positive divisor of n={n}, got {g}")
         if d < 0:
             raise GolfError(f"d must be >= 0, got {d}")
-        adj = np.ascontiguousarray(adj, dtype=np.int32)
-        if adj.shape != (n // g, d):
-            raise GolfError(f"base rows must have shape ({n // g}, {d}), got {adj.shape}")
-        self.n, self.d, self.g, self.adj = n, d, g, adj
+        self.n, self.d, self.g = n, d, g
+        self.adj = adj
+
+    @property
+    def adj(self) -> np.ndarray:
+        """The base rows: a C-contiguous, aligned int32 array of shape ``(m, d)`` (the
+        compiled kernels rely on it; assigning another array converts or refuses it)."""
+        return self._adj
+
+    @adj.setter
+    def adj(self, value) -> None:
+        adj = np.ascontiguousarray(value, dtype=np.int32)
+        if not adj.flags.aligned:
+            adj = adj.copy()
+        if adj.shape != (self.n // self.g, self.d):
+            raise GolfError(f"base rows must have shape ({self.n // self.g}, {self.d}), got "
+                            f"{adj.shape}")
+        self._adj = adj
 
     # -- basic properties -------------------------------------------------------------------
     @property
@@ -334,6 +348,15 @@ class Graph:
 
     def to_networkx(self):
         """The full graph as a ``networkx.Graph`` on the vertices ``0 .. n-1``.
+
+        Returns
+        -------
+        networkx.Graph
+
+        Raises
+        ------
+        GolfError
+            networkx is not installed.
 
         Examples
         --------

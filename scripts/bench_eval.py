@@ -10,8 +10,9 @@ on (diameter, total) before anything is timed. Three timings per backend:
 * ``golf.evaluate``: ``golf.evaluate(graph, backend, threads=...)``, the one-line API (it
   keeps the evaluator between calls). Its target is 1.5 x the bare kernel + 1 us.
 
-Each timing is the median (and min) of several trials of at least ``--min-time / --trials``
-seconds. BFS cases that would take longer than ``--bfs-cap`` seconds are timed on a subset of the
+Each timing is the median (and min) of ``--trials`` trials of at least ``--min-time /
+--trials`` seconds each; the three are timed in turn within every trial, so that their ratios
+come from one run. BFS cases that would take longer than ``--bfs-cap`` seconds are timed on a subset of the
 sources and scaled up (BFS cost is the same for every source); the record says so.
 
 Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
@@ -47,19 +48,32 @@ def _repeat(kernel, args, reps):
         kernel(*args)
 
 
-def time_block(fn, min_time: float, trials: int) -> tuple[float, float]:
-    """Median and min seconds per call of ``fn(reps)`` over ``trials`` trials."""
-    fn(1)
-    t = time.perf_counter()
-    fn(1)
-    once = max(time.perf_counter() - t, 1e-7)
-    reps = max(1, int(min_time / trials / once))
-    per = []
-    for _ in range(trials):
+def _calls(fn, args, kwargs, reps):
+    """``fn(*args, **kwargs)`` ``reps`` times from Python, each result dropped (as a caller
+    that uses a score and moves on; a list of millions of results would time the allocator
+    and the garbage collector instead)."""
+    for _ in range(reps):
+        fn(*args, **kwargs)
+
+
+def time_blocks(fns, min_time: float, trials: int) -> list[tuple[float, float]]:
+    """Median and min seconds per call of each ``fn(reps)`` over ``trials`` rounds; a round
+    times every fn once, one after another, so that the machine's drifts (a shared vCPU,
+    clocks) fall on all of them alike and their ratios are measured in one run."""
+    reps = []
+    for fn in fns:
+        fn(1)
         t = time.perf_counter()
-        fn(reps)
-        per.append((time.perf_counter() - t) / reps)
-    return float(np.median(per)), float(min(per))
+        fn(1)
+        once = max(time.perf_counter() - t, 1e-7)
+        reps.append(max(1, int(min_time / trials / once)))
+    per = [[] for _ in fns]
+    for _ in range(trials):
+        for fn, r, out in zip(fns, reps, per):
+            t = time.perf_counter()
+            fn(r)
+            out.append((time.perf_counter() - t) / r)
+    return [(float(np.median(p)), float(min(p))) for p in per]
 
 
 def bench_case(n, d, g, target, backends, threads_list, args) -> list[dict]:
@@ -90,15 +104,15 @@ def bench_case(n, d, g, target, backends, threads_list, args) -> list[dict]:
                     raise SystemExit(f"MISMATCH on {(n, d, g)}: {backend} gave {got}, "
                                      f"expected {want}")
             kargs = ev.kernel_args(graph.adj)
-            med, mn = time_block(lambda r: _repeat(ev.kernel, kargs, r), args.min_time,
-                                 args.trials)
-            api_med = top_med = None
-            if not note:
-                api_med, _ = time_block(lambda r: [ev.evaluate(graph) for _ in range(r)],
-                                        args.min_time / 2, 3)
-                top_med, _ = time_block(
-                    lambda r: [golf.evaluate(graph, backend, threads=threads)
-                               for _ in range(r)], args.min_time / 2, 3)
+            fns = [lambda r: _repeat(ev.kernel, kargs, r)]
+            if not note:  # the Python calls, where they score the whole graph
+                fns += [lambda r: _calls(ev.evaluate, (graph,), {}, r),
+                        lambda r: _calls(golf.evaluate, (graph, backend), {"threads": threads},
+                                         r)]
+            timed = time_blocks(fns, args.min_time, args.trials)
+            med, mn = timed[0]
+            api_med = timed[1][0] if not note else None
+            top_med = timed[2][0] if not note else None
             row = {"n": n, "d": d, "g": g, "diameter": want[0] if want else None,
                    "backend": backend, "threads": threads, "describe": ev.describe(),
                    "loop_median_s": med * scale, "loop_min_s": mn * scale,

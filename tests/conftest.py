@@ -63,6 +63,14 @@ def mpiexec_cmd(n):
     return cmd
 
 
+def cpu_split_backends() -> list[str]:
+    """The registry's CPU backends that split their work over MPI ranks and run here."""
+    from golf.evaluators import backend_class, names
+
+    return [b for b in names() if backend_class(b).supports.mpi_split
+            and not backend_class(b).supports.gpu and backend_class(b).unavailable() is None]
+
+
 def gpu_skip_reason():
     """Why the GPU tests cannot run here (no CuPy, no GPU), or None."""
     from golf.evaluators.base import gpu_unavailable

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from golf.errors import GolfError
+from golf.graph import Graph
 from golf.kernels.merge import DISCONNECTED, EXCEEDED, OK, merge_parts
 from golf.options import INF, Spec
 
@@ -88,6 +89,17 @@ class Score(NamedTuple):
 
 
 _new_tuple = tuple.__new__
+
+
+def _entry_point(dispatcher, args):
+    """The compiled function a Numba dispatcher runs for the types of ``args`` (no typing of
+    the arguments at each call), or None where it cannot be found."""
+    try:
+        from numba import typeof
+
+        return dispatcher.overloads[tuple(typeof(a) for a in args)].entry_point
+    except (KeyError, AttributeError, ValueError):
+        return None
 
 
 class Capabilities(NamedTuple):
@@ -361,7 +373,7 @@ class CompiledEvaluator(Evaluator):
         return (adj, self.ctrl, self.out, self.n, *self.scratch())
 
     def evaluate(self, graph, max_level=0):
-        if self.comm is not None:
+        if self.comm is not None or type(graph) is not Graph:
             return self.finish(self.raw(graph, max_level))
         if graph.n != self.n or graph.g != self.g or graph.adj.shape[1] > self.d:
             self.check_shape(graph)
@@ -370,20 +382,25 @@ class CompiledEvaluator(Evaluator):
         return self._score(graph.adj, max_level)
 
     def scorer(self):
-        """A function ``(adj, max_level) -> Score`` for base rows of this evaluator's shape
-        (unchecked), without MPI: the kernel call with everything else bound beforehand. What
-        a Python caller pays beyond the kernel is then the call and the Score, ~0.5 us of a
-        3 us evaluation of a (50, 4, 1) graph (``golf.evaluate`` uses it directly)."""
-        kernel, ctrl, out, n, g, finish = self.kernel, self.ctrl, self.out, self.n, self.g, \
-            self.finish
-        tail = None
+        """A function ``(adj, max_level) -> Score`` for the base rows of a
+        :class:`~golf.graph.Graph` of this evaluator's shape (unchecked), without MPI: the
+        kernel call with everything else bound beforehand. After the first call it calls the
+        kernel's compiled entry point for those rows' type (a Graph's rows always have it:
+        C-contiguous, aligned int32) instead of the dispatcher, which would type the 10-odd
+        arguments again every time; a Python caller then pays, beyond the kernel, the
+        argument conversion, the call and the Score (``golf.evaluate`` uses it directly)."""
+        ctrl, out, n, g, finish = self.ctrl, self.out, self.n, self.g, self.finish
+        kernel, tail = self.kernel, self.kernel_args(None)[1:]
+        call = None
 
         def score(adj, max_level=0):
-            nonlocal tail
-            if tail is None:
-                tail = self.kernel_args(adj)[1:]
+            nonlocal call
             ctrl[0] = max_level
-            kernel(adj, *tail)
+            if call is None:
+                kernel(adj, *tail)  # compiles or loads the kernel for these types
+                call = _entry_point(kernel, (adj, *tail)) or kernel
+            else:
+                call(adj, *tail)
             ecc, dist_sum, n_at, status = out.tolist()
             if status or n == 1:
                 return finish((ecc, dist_sum, n_at, status))
