@@ -143,3 +143,20 @@ def test_random_writes_atomically_and_reproducibly(tmp_path):
     assert main(["random", "200", "6", "--g", "5", "--seed", "9", "-o", str(b), "--quiet"]) == 0
     assert a.read_bytes() == b.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.edges", "b.edges"]
+
+
+def test_eval_backend_options(petersen, capsys):
+    """--opt passes any option the backend declares; one it does not take is refused with
+    the ones it does; under auto the others' options are left out, and --explain says so."""
+    assert main(["eval", str(petersen), "--backend", "bitset", "--opt", "thread_mode=rows",
+                 "--opt", "chunk_words=1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 75
+    assert main(["eval", str(petersen), "--backend", "bfs", "--opt", "chunk_words=2"]) == 2
+    assert "backend 'bfs' has no option 'chunk_words'; its options: threads" in \
+        capsys.readouterr().err
+    assert main(["eval", str(petersen), "--backend", "bitset", "--opt",
+                 "thread_mode=diagonal"]) == 2
+    assert "thread_mode: expected serial, chunks, rows" in capsys.readouterr().err
+    assert main(["eval", str(petersen), "--opt", "block=4", "--explain", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["total"] == 75 and "left out: block" in err

@@ -110,3 +110,25 @@ def test_bundled_configs_are_valid(name):
         for r in runs:  # m = n/g comfortably above d
             p = r.data["problem"]
             assert p["n"] // p["g"] > p["d"]
+
+
+def test_evaluator_options_come_from_the_registry(tmp_path):
+    """The evaluator section takes 'backend' (auto or a registry name) and the backends'
+    options; only the options that are set are kept; a named backend refuses the options it
+    does not take, naming the file and line."""
+    from golf.evaluators import names
+
+    (run,) = load_config(cfg(tmp_path, BASE + "evaluator: {backend: bitset, chunk_words: 2}\n"))
+    assert run.data["evaluator"] == {"backend": "bitset", "chunk_words": 2}
+    (run,) = load_config(cfg(tmp_path, BASE + "evaluator: {threads: 1, precision: fp16}\n"))
+    assert run.data["evaluator"] == {"backend": "auto", "threads": 1, "precision": "fp16"}
+    with pytest.raises(GolfError, match=r"c\.yaml:6: backend .bfs. has no option "
+                                        r"'chunk_words'; its options: threads"):
+        load_config(cfg(tmp_path, BASE + "evaluator:\n  backend: bfs\n  chunk_words: 2\n"))
+    with pytest.raises(GolfError, match=r"evaluator.thread_mode: expected serial, chunks"):
+        load_config(cfg(tmp_path, BASE + "evaluator: {thread_mode: diagonal}\n"))
+    with pytest.raises(GolfError, match="evaluator.backend: expected auto, " + ", ".join(
+            names()[:-1])):
+        load_config(cfg(tmp_path, BASE + "evaluator: {backend: fortran}\n"))
+    with pytest.raises(GolfError, match="unknown key 'evaluator.treads'.*'evaluator.threads'"):
+        load_config(cfg(tmp_path, BASE + "evaluator: {treads: 2}\n"))
