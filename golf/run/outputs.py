@@ -39,6 +39,7 @@ def plot_trace(path, rows, n) -> str:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         return "matplotlib is not installed (pip install 'golf[plot]')"
     from golf.io import atomic_write
@@ -53,8 +54,11 @@ def plot_trace(path, rows, n) -> str:
     ax2 = ax.twinx()
     ax2.step(a[:, 0], a[:, 4], where="post", color="tab:red", lw=1, label="best diameter")
     ax2.set_ylabel("diameter")
-    ax2.yaxis.get_major_locator().set_params(integer=True)
-    ax.legend(loc="upper right")
+    ax2.set_ylim(a[:, 4].min() - 0.5, a[:, 4].max() + 0.5)  # whole levels, also when flat
+    ax2.yaxis.set_major_locator(matplotlib.ticker.MultipleLocator(1))
+    lines = ax.get_legend_handles_labels()
+    more = ax2.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper right")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
