@@ -12,7 +12,7 @@ the same code (:func:`search` is the engine of ``golf run``).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,8 @@ from golf.graph import Graph
 __all__ = ["evaluate", "make_evaluator", "search", "Result", "bounds", "random_graph",
            "read_edges", "write_edges"]
 
-# evaluators that evaluate() keeps for the next call with the same shape and options
+# the scorers of the evaluators evaluate() built, by backend, shape and options (the first
+# built goes first when there are more)
 _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 8
 
@@ -113,11 +114,8 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
     >>> s.diameter, s.total, round(s.aspl, 4)
     (2, 75, 1.6667)
     """
-    if type(graph) is Graph:  # the common case first: a Graph of a shape seen before
-        score = _CACHE.get((backend, graph.n, graph.d, graph.g, tuple(options.items())))
-        if score is not None:
-            return score(graph.adj, max_level)
-    graph = _as_graph(graph)
+    if type(graph) is not Graph:
+        graph = _as_graph(graph)
     key = (backend, graph.n, graph.d, graph.g, tuple(options.items()))
     score = _CACHE.get(key)
     if score is None:
@@ -268,7 +266,6 @@ class Result:
         seconds) every ``trace_every`` steps
     summary : dict, what ``golf run`` writes to summary.json
     path : Path or None, the run folder (None: nothing was written)
-    columns : the names of the trace's columns
     """
 
     graph: object
@@ -276,7 +273,13 @@ class Result:
     trace: np.ndarray
     summary: dict
     path: Path | None = None
-    columns: list = field(default_factory=list)
+
+    @property
+    def columns(self) -> list[str]:
+        """The names of the trace's columns."""
+        from golf.anneal import TRACE_COLUMNS
+
+        return list(TRACE_COLUMNS)
 
     def plot(self, path) -> str:
         """Write the convergence plot (best and current ASPL, best diameter) to ``path``
@@ -298,9 +301,9 @@ def _config(n, d, g, seconds, steps, seed, backend, plot, settings) -> dict:
                 for name, spec in SCHEMA.items() if isinstance(spec, dict)}
     for key, value in settings.items():
         home = [name for name, spec in sections.items() if key in spec]
-        if not home or key in ("n", "d", "g", "dir"):
-            known = sorted({k for spec in sections.values() for k in spec}
-                           - {"n", "d", "g", "dir"})
+        taken = {"n", "d", "g", "dir", "time_limit"}  # arguments of search() or its output
+        if not home or key in taken:
+            known = sorted({k for spec in sections.values() for k in spec} - taken)
             raise GolfError(f"search: unknown setting '{key}'; known: {', '.join(known)}")
         cfg[home[0]][key] = value
     return cfg
@@ -374,6 +377,5 @@ def search(n: int, d: int, g: int = 1, *, seconds: float | None = None, steps: i
     if summary is None:  # an MPI rank other than 0
         return None
     trace = np.asarray(engine.trace_rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS))
-    return Result(engine.best_graph, engine.best_score, trace, summary, path,
-                  list(TRACE_COLUMNS))
+    return Result(engine.best_graph, engine.best_score, trace, summary, path)
 

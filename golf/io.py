@@ -24,7 +24,8 @@ from numba import njit
 
 from golf.errors import GolfError
 
-__all__ = ["EdgeList", "read_edges", "write_edges", "atomic_write", "format_edges", "format_pairs"]
+__all__ = ["EdgeList", "read_edges", "write_edges", "atomic_write", "format_edges",
+           "format_pairs"]
 
 
 @dataclass
@@ -50,15 +51,8 @@ class EdgeList:
         + 1) with symmetry ``g`` (an integer that must hold, or ``"auto"``: the largest that
         does) and row width ``d`` (default: the largest degree). Errors name the file and
         line of the offending edge."""
-        from golf.graph import Graph, detect_symmetry
+        from golf.graph import Graph
 
-        if n is None:
-            n = self.max_id + 1
-        elif self.max_id >= n:
-            k = int(self.edges.max(axis=1).argmax())
-            raise GolfError(f"{self.path}:{self.lines[k]}: vertex id {self.max_id} >= n={n}")
-        if g == "auto":
-            g = detect_symmetry(self.edges, n)
         return Graph.from_edges(self.edges, n=n, g=g, d=d, source=self.path, lines=self.lines)
 
 

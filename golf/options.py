@@ -72,7 +72,8 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
             bad()
         return float(value)
     elif base == "choice":
-        if not isinstance(value, (str, int, float)) or value not in check:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or \
+                value not in check:
             bad()
         return value
     elif base in ("str", "path"):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from golf.evaluators import EXCEEDED, make_evaluator
+from golf.evaluators import EXCEEDED, check_options, make_evaluator
 from golf.generate import random_graph
 from golf.graph import Graph
 
@@ -119,6 +119,10 @@ def test_wrong_shape_is_an_error():
         make_evaluator("bfs", 10, 3, chunk_words=3)
     with pytest.raises(GolfError, match="chunk_words: expected an integer >= 1"):
         make_evaluator("bitset", 10, 3, chunk_words=0)
+    with pytest.raises(GolfError, match="thread_mode: expected serial"):
+        make_evaluator("bitset", 10, 3, thread_mode=True)
+    with pytest.raises(GolfError, match="piece: expected 1, 2, 4 or 8"):  # True == 1
+        check_options("gpu-bitset", {"piece": True})
     # auto leaves out the options of the backends it did not choose, and says so
     ev = make_evaluator("auto", 64, 4, 2, threads=1, block=3)
     assert ev.name == "bitset" and ev.dropped_options == ["block"] and "bitset" in ev.auto_reason

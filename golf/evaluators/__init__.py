@@ -133,8 +133,8 @@ def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: i
         options = {k: v for k, v in options.items() if k in takes}
     options = check_options(name, {k: v for k, v in options.items() if v is not None})
     ev = backend_class(name)(n, d, g, comm=comm, batch=batch, **options)
-    ev.auto_reason = reason
-    ev.dropped_options = dropped
+    if reason is not None:
+        ev.auto_reason, ev.dropped_options = reason, dropped
     return ev
 
 

@@ -213,7 +213,10 @@ class Evaluator:
         self.batch = max(1, int(batch))
         self.units = self.m
         self.unit_range = (0, self.m)
-        self.auto_reason = None  # set by make_evaluator when 'auto' chose this backend
+        # set by make_evaluator when 'auto' chose this backend: why, and the options of
+        # other backends it left out
+        self.auto_reason = None
+        self.dropped_options: list[str] = []
 
     # -- what a backend declares ------------------------------------------------------------
     @classmethod
@@ -407,6 +410,21 @@ class CompiledEvaluator(Evaluator):
             return _new_tuple(Score, (n, ecc, g * dist_sum // 2, g * n_at, OK))
 
         return score
+
+    def evaluate_many(self, adjs, max_levels=None):
+        # the kernel on each graph's rows in turn, without a Graph or copies per graph (the
+        # K chains of a CPU search call this every step)
+        if self.comm is not None:
+            return super().evaluate_many(adjs, max_levels)
+        adjs = self.batch_rows(adjs)
+        levels = self.batch_levels(adjs.shape[0], max_levels)
+        tail = self.kernel_args(None)[1:]
+        out = np.empty((adjs.shape[0], 4), dtype=np.int64)
+        for k in range(adjs.shape[0]):
+            self.ctrl[0] = levels[k]
+            self.kernel(adjs[k], *tail)
+            out[k] = self.out
+        return out
 
     def partial(self, graph, u0, u1, max_level=0):
         if u1 <= u0:

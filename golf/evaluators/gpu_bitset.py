@@ -380,14 +380,12 @@ class GpuBitsetEvaluator(GpuEvaluator):
         """Score K graphs of this shape in one launch: ``adjs`` (K, m, d) base rows; returns
         (K, 4) rows ``[ecc, dist_sum, n_at_ecc, status]`` over all work units (combine with
         :meth:`finish` for scores). ``K`` may not exceed ``batch``."""
-        adjs = np.ascontiguousarray(adjs, dtype=np.int32)
-        if adjs.ndim != 3 or adjs.shape[1] != self.m:
-            raise GolfError(f"evaluate_many needs (K, {self.m}, d) base rows, got {adjs.shape}")
+        adjs = self.batch_rows(adjs)
         K = adjs.shape[0]
         if K > self.batch:
             raise GolfError(f"{K} graphs for a batch of {self.batch}; build the evaluator "
                             f"with batch={K}")
-        levels = [0] * K if max_levels is None else [int(x) for x in max_levels]
+        levels = self.batch_levels(K, max_levels)
         patch = self._sync_adj(adjs)
         parts = self._merge(self._run(K, *self.unit_range, levels, patch))
         if self.comm is not None:
