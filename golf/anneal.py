@@ -12,6 +12,8 @@ evaluator's compiled kernel, then keep or undo the swap:
   the end of the run optimises the total alone, since the bound may be out of reach);
 * ``sa``: accepted when ``dE <= 0`` or with probability ``exp(-dE / T)``; ``hill``: when
   ``dE <= 0`` (plateau moves included);
+* a move is a symmetric 2-opt swap, or with probability ``voltage_moves`` a voltage move
+  (:mod:`golf.moves`);
 * ``T`` cools geometrically from ``T0`` to ``T1`` over the step budget (without one, over the
   time limit), so that the same seed and backend give the same run on any machine.
 
@@ -35,7 +37,7 @@ from numba import njit
 from golf.kernels.dispatch import call_kernel
 from golf.kernels.merge import OK
 from golf.kernels.rng import rng_random, rng_seed
-from golf.moves import UNDO_SIZE, propose_swap, undo_swap
+from golf.moves import UNDO_SIZE, propose_move, propose_swap, undo_swap
 
 __all__ = ["Annealer", "StopReason", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step",
            "end_step", "accept_move"]
@@ -55,6 +57,7 @@ class FL(IntEnum):
 class P(IntEnum):
     """Slots of the int64 parameter array ``params``."""
     STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
+    VOLTAGE = 8  # voltage moves per 1000 proposals (golf.moves.propose_move)
 
 
 class StopReason(IntEnum):
@@ -97,7 +100,7 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
     frac = progress(sc, fl, params)
     fl[FL.FRAC] = frac
     fl[FL.T] = fl[FL.T0] * (fl[FL.T1] / fl[FL.T0]) ** frac
-    if not propose_swap(adj, n, params[P.G], st, undo):
+    if not propose_move(adj, n, params[P.G], st, undo, params[P.VOLTAGE]):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -227,13 +230,15 @@ class Annealer:
     steps : int, the step budget (0: none; then ``time_limit`` drives the cooling)
     method : 'sa' or 'hill'
     aspl_priority, tiebreak, peripheral_weight : see the module docstring
+    voltage_moves : float, the fraction of proposals that are voltage moves (g > 1)
     seed : int
     bounds : golf.lower_bounds.Bounds of the problem
     trace_every : steps between trace rows
     """
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
-                 tiebreak=True, peripheral_weight=1.0, seed=0, bounds=None, trace_every=1000):
+                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, seed=0, bounds=None,
+                 trace_every=1000):
         from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()
@@ -253,6 +258,7 @@ class Annealer:
         self.params[P.TOTAL_BOUND] = self.bounds.total if self.bounds.total is not None else -1
         self.params[P.G] = graph.g
         self.params[P.TRACE_EVERY] = max(1, int(trace_every))
+        self.params[P.VOLTAGE] = int(round(1000 * float(voltage_moves)))
         self.fl[FL.PW] = float(peripheral_weight) * graph.m / 8.0
         self.best_adj = self.graph.adj.copy()
         if self.compiled:

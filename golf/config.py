@@ -56,9 +56,17 @@ SCHEMA = {
         "aspl_priority": S("bool", False, None, "true or false"),
         "tiebreak": S("bool", True, None, "true or false"),
         "peripheral_weight": S("float", 1.0, (0, INF), "a number >= 0"),
+        "voltage_moves": S("float", 0.3, (0, 1), "a fraction from 0 to 1 (of the proposals "
+                           "that re-target one orbit's rotation; needs g > 1)"),
         "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
         "batch": S("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together, "
                    "one evaluate_many call a step)"),
+        "population": S("choice", "tempering", ("tempering", "annealing", "none"),
+                        "tempering, annealing or none (how the batch's chains interact)"),
+        "population_every": S("int", 100, (1, INF), "an integer >= 1 (steps between the "
+                              "batch's exchanges or resamplings)"),
+        "ladder": S("float", 4.0, (1, INF), "a number >= 1 (the hottest chain's temperature "
+                    "over the coldest's, population: tempering)"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -216,9 +224,11 @@ def _check_relations(out: dict, where) -> None:
     if e["backend"] != "auto":
         check_options(e["backend"], {k: v for k, v in e.items() if k != "backend"},
                       lambda key: where(f"evaluator.{key}"))
-    if s["batch"] > 1 and out["parallel"]["mode"] == "chains":
-        raise GolfError(f"{where('search.batch')}: search.batch > 1 with parallel.mode: chains "
-                        f"is not supported; use one or the other")
+    par = out["parallel"]
+    if s["batch"] > 1 and par["mode"] == "chains" and par["replica_exchange"]:
+        raise GolfError(f"{where('parallel.replica_exchange')}: parallel.replica_exchange "
+                        f"between ranks needs search.batch: 1; with a batch on every rank, "
+                        f"search.population: tempering runs the ladder within each batch")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")

@@ -22,6 +22,13 @@ quotient and voltage assignment can be reached -- with the merge/split moves abo
 between graphs with different numbers of half orbits. (Moves that would pass through a
 self-loop or multi-edge are rejected, as in every 2-switch chain on simple graphs.)
 
+A second kind of move, the **voltage move**, takes one orbit ``a -- b`` and re-targets it to
+another rotation of its far end, ``a -- b + t*m`` (``t != 0``): the quotient multigraph keeps
+its edges and only that edge's voltage changes, so every degree stays the same. A swap can
+change voltages only in pairs around a 4-cycle; the voltage move changes one alone, which
+lets the search move between graphs with the same quotient in one step (it is the move of
+the "voltage graph" view of symmetric graphs). :func:`propose_move` mixes the two kinds.
+
 Everything here is a small Numba function over the ``adj`` array; the search calls them from
 its compiled loop. ``undo`` is a scratch int64 array (at least ``UNDO_SIZE``) that records the
 changed slots so that :func:`undo_swap` restores them exactly.
@@ -34,7 +41,8 @@ from numba import njit
 
 from golf.kernels.rng import rng_below
 
-__all__ = ["UNDO_SIZE", "propose_swap", "undo_swap", "try_swap", "new_undo"]
+__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_move", "undo_swap",
+           "try_swap", "new_undo"]
 
 # undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
 UNDO_SIZE = 48
@@ -188,6 +196,43 @@ def propose_swap(adj, n, g, st, undo, tries=64):
         if ok:
             return True
     return False
+
+
+@njit(cache=True)
+def propose_voltage(adj, n, g, st, undo, tries=64):
+    """Apply one random valid voltage move (re-target a random orbit ``a -- b`` to
+    ``a -- b + t*m``, ``0 < t < g``); returns False if ``tries`` proposals in a row were all
+    invalid or ``g == 1`` (the graph is then unchanged)."""
+    m = adj.shape[0]
+    d = adj.shape[1]
+    if d == 0 or g < 2:
+        return False
+    for _ in range(tries):
+        i = rng_below(st, m)
+        j = rng_below(st, d)
+        t = 1 + rng_below(st, g - 1)
+        b = adj[i, j]
+        if b < 0:
+            continue
+        a = np.int64(i)
+        b = np.int64(b)
+        b2 = (b + t * m) % n
+        if b % m == i and b2 == (2 * a - b) % n:
+            continue  # an orbit inside one class: the same orbit seen from its other end
+        # one orbit out, one in: try_swap with each orbit given twice
+        if try_swap(adj, n, a, b, a, b, a, b2, a, b2, undo):
+            return True
+    return False
+
+
+@njit(cache=True)
+def propose_move(adj, n, g, st, undo, voltage_permille):
+    """A voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a
+    swap; with ``voltage_permille = 0`` it draws exactly what :func:`propose_swap` draws."""
+    if voltage_permille > 0 and g > 1 and rng_below(st, 1000) < voltage_permille:
+        if propose_voltage(adj, n, g, st, undo):
+            return True
+    return propose_swap(adj, n, g, st, undo)
 
 
 @njit(cache=True)

@@ -115,7 +115,8 @@ class Exchange:
     """What the chains share every ``exchange_every`` steps.
 
     * the best graph: the rank with the best ``(diameter, total)`` broadcasts it, and the
-      ``restart_fraction`` of ranks whose current state is worst restart from it;
+      ``restart_fraction`` of ranks whose current state is worst restart from it (with a batch
+      of chains on every rank: the ``restart_fraction`` of every rank's chains);
     * replica exchange (optional): chain ``r`` anneals at ``ladder**r`` times the base
       temperatures, and neighbouring chains swap their current states with the Metropolis
       probability ``min(1, exp((E_r - E_s) (1/T_r - 1/T_s)))`` (even pairs, then odd pairs).
@@ -150,6 +151,12 @@ class Exchange:
         if comm.rank == root:
             per[:] = (sc[SC.BEST_D], sc[SC.BEST_TOTAL], sc[SC.BEST_PER])
         comm.Bcast(per, root=root)
+        if hasattr(ann, "restart_worst"):  # a batch of chains on every rank
+            ann.offer_best(rows, per)
+            mine = ann.restart_worst(rows, per)
+            restarted = [r for r, c in enumerate(comm.allgather(len(mine))) if c]
+            self.round += 1
+            return {"best_rank": root, "restarted": restarted, "swapped": 0}
         # the worst current states restart from the global best
         k = int(self.restart_fraction * comm.size)
         worst = sorted(range(comm.size), key=lambda r: cur[r], reverse=True)[:k]

@@ -2,11 +2,14 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from golf.generate import random_graph
 from golf.graph import Graph
 from golf.kernels.rng import rng_seed
-from golf.moves import new_undo, propose_swap, try_swap, undo_swap
+from golf.moves import (new_undo, propose_move, propose_swap, propose_voltage, try_swap,
+                        undo_swap)
 
 from naive import symmetric_edges
 
@@ -21,16 +24,28 @@ def rebuilt(graph):
     return Graph.from_edges(graph.edges(), n=graph.n, g=graph.g, d=graph.d)
 
 
+MOVES = {
+    "swap": propose_swap,
+    "voltage": propose_voltage,
+    "mixed": lambda adj, n, g, st, undo: propose_move(adj, n, g, st, undo, 300),
+}
+
+
+@pytest.mark.parametrize("kind", MOVES)
 @pytest.mark.parametrize("n,d,g", SHAPES)
-def test_swap_undo_sequences(n, d, g):
+def test_swap_undo_sequences(n, d, g, kind):
     graph = random_graph(n, d, g, seed=n + d + g)
     degrees = graph.degrees().copy()
     st = rng_seed(n * 1000 + g)
     undo = new_undo()
     applied = 0
+    propose = MOVES[kind]
+    if kind == "voltage" and g == 1:
+        assert not propose(graph.adj, n, g, st, undo)  # no other rotation to move to
+        return
     for step in range(1000):
         before = graph.adj.copy()
-        if not propose_swap(graph.adj, n, g, st, undo):
+        if not propose(graph.adj, n, g, st, undo):
             continue
         applied += 1
         graph.check()  # simple, reverse slots present
@@ -40,7 +55,67 @@ def test_swap_undo_sequences(n, d, g):
         if step % 3 == 0:  # undo some, keep others: sequences of accepted moves too
             undo_swap(graph.adj, undo)
             assert np.array_equal(graph.adj, before)
-    assert applied > 300
+    if kind == "voltage" and d == n - 1:
+        assert applied == 0  # complete: every other rotation of an edge is an edge already
+    else:
+        assert applied > (100 if kind == "voltage" and d >= n // 2 else 300)
+
+
+def quotient(graph):
+    """The quotient multigraph: the base classes each edge joins, with multiplicity."""
+    m = graph.m
+    return sorted(tuple(sorted((int(u) % m, int(v) % m))) for u, v in graph.edges())
+
+
+@pytest.mark.parametrize("n,d,g", [s for s in SHAPES if s[2] > 1 and s[1] < s[0] - 1])
+def test_voltage_move_changes_one_orbit_and_keeps_the_quotient(n, d, g):
+    graph = random_graph(n, d, g, seed=7)
+    st = rng_seed(11)
+    undo = new_undo()
+    moved = 0
+    for _ in range(200):
+        before = set(map(tuple, graph.edges().tolist()))
+        q = quotient(graph)
+        if not propose_voltage(graph.adj, n, g, st, undo):
+            continue
+        moved += 1
+        after = set(map(tuple, graph.edges().tolist()))
+        assert quotient(graph) == q
+        gone, new = before - after, after - before
+        # one orbit left (g or g/2 edges) and one came (the same size)
+        assert len(gone) == len(new) and len(gone) in (g, g // 2)
+    assert moved > 20
+
+
+@given(st.sampled_from(SHAPES), st.integers(0, 2**32 - 1), st.integers(0, 1000))
+@settings(max_examples=40, deadline=None)
+def test_mixed_moves_keep_every_invariant(shape, seed, permille):
+    n, d, g = shape
+    graph = random_graph(n, d, g, seed=seed % 1000)
+    degrees = graph.degrees().copy()
+    start = graph.adj.copy()
+    rng = rng_seed(seed)
+    undo = new_undo()
+    for _ in range(50):
+        before = graph.adj.copy()
+        if propose_move(graph.adj, n, g, rng, undo, permille):
+            graph.check()
+            assert (graph.degrees() == degrees).all()
+            assert rebuilt(graph) == graph
+            undo_swap(graph.adj, undo)
+            assert np.array_equal(graph.adj, before)
+            propose_move(graph.adj, n, g, rng, undo, permille)  # keep this one
+    assert start.shape == graph.adj.shape
+
+
+def test_mixed_moves_without_voltage_draw_what_swaps_draw():
+    graph, other = random_graph(40, 3, 4, seed=2), random_graph(40, 3, 4, seed=2)
+    st1, st2 = rng_seed(5), rng_seed(5)
+    undo = new_undo()
+    for _ in range(300):
+        propose_move(graph.adj, 40, 4, st1, undo, 0)
+        propose_swap(other.adj, 40, 4, st2, undo)
+    assert np.array_equal(graph.adj, other.adj) and np.array_equal(st1, st2)
 
 
 def test_non_regular_graph_keeps_degrees():

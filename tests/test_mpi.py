@@ -99,6 +99,28 @@ def test_chains_run_writes_a_valid_best_graph(tmp_path):
     assert proc.stdout.count("done (") == 1  # rank 0 alone reports
 
 
+def test_chains_with_a_population_on_every_rank(tmp_path):
+    """parallel.mode: chains with search.batch: every rank runs a tempering population; the
+    ranks share the best graph and restart their worst chains from it."""
+    p = config(tmp_path, "chains", steps=3000, extra="", name="pop")
+    text = p.read_text().replace("seed: 11}", "seed: 11, batch: 4, population_every: 20}")
+    p.write_text(text.replace("exchange_every: 2000", "exchange_every: 1000"))
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    rd = tmp_path / "out" / "pop"
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == 2 and s["steps"] == 3000
+    assert s["evaluations"] > 2 * 4 * 2500  # 4 chains a rank
+    e = read_edges(rd / "best.edges").edges
+    assert apsp_score(240, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
+    ck = load_checkpoint(rd / "checkpoint.npz")
+    assert len(ck["states"]) == 2
+    assert all(st["adj"].shape == (4, 80, 5) and sorted(st["rung"]) == [0, 1, 2, 3]
+               for st in ck["states"])
+    log = (rd / "log.txt").read_text()
+    assert "exchange" in log or s["best"]["found_by_rank"] in (0, 1)
+
+
 def test_chains_checkpoint_resume_with_the_same_ranks(tmp_path):
     p = config(tmp_path, "chains", steps=2_000_000)
     env = dict(os.environ, NUMBA_NUM_THREADS="1")

@@ -138,7 +138,7 @@ def test_k_chains_scored_together_walk_the_single_chains():
 
     graph = random_graph(60, 4, 2, seed=5)
     ev = make_evaluator("bitset", 60, 4, 2, threads=1)
-    batch = BatchAnnealer(graph, ev, 3, exchange_every=0, steps=400, seed=7)
+    batch = BatchAnnealer(graph, ev, 3, population="none", exchange_every=0, steps=400, seed=7)
     batch.set_temperatures(3.0, 0.1)
     batch.run(400)
     for k in range(3):
@@ -155,18 +155,105 @@ def test_k_chains_scored_together_walk_the_single_chains():
     assert batch.scs[lead, SC.BEST_TOTAL] == batch.scs[:, SC.BEST_TOTAL][
         batch.scs[:, SC.BEST_D] == batch.scs[:, SC.BEST_D].min()].min()
     saved = batch.state()
-    again = BatchAnnealer(graph, ev, 3, exchange_every=0, steps=400, seed=7)
+    again = BatchAnnealer(graph, ev, 3, population="none", exchange_every=0, steps=400, seed=7)
     again.load_state(saved)
     assert np.array_equal(again.scs, batch.scs) and np.array_equal(again.adjs, batch.adjs)
     with pytest.raises(Exception, match="search.batch=3"):
         BatchAnnealer(graph, ev, 2, steps=400, seed=7).load_state(saved)
-    ex = BatchAnnealer(graph, ev, 4, exchange_every=50, steps=400, seed=7)
+    ex = BatchAnnealer(graph, ev, 4, population="none", exchange_every=50, steps=400, seed=7)
     ex.set_temperatures(3.0, 0.1)
     ex.run(100)  # two exchanges: the worst half took the leader's best graph
     lead = ex._lead
     restarted = [k for k in range(4) if k != lead and np.array_equal(ex.adjs[k], ex.bests[lead])
                  and ex.scs[k, SC.CUR_TOTAL] == ex.scs[lead, SC.BEST_TOTAL]]
     assert ex.sc[SC.STEP] == 100 and len(restarted) >= 1
+
+
+def _population(backend, kind, K=6, steps=300, every=10, **kw):
+    from golf.population import BatchAnnealer
+
+    graph = random_graph(60, 4, 2, seed=5)
+    ev = make_evaluator(backend, 60, 4, 2, **({} if backend == "reference" else {"threads": 1}))
+    pop = BatchAnnealer(graph, ev, K, population=kind, population_every=every,
+                        exchange_every=kw.pop("exchange_every", 0), steps=steps, seed=7, **kw)
+    pop.set_temperatures(3.0, 0.1)
+    return pop
+
+
+def _consistent(pop):
+    """Every chain's counters describe its own rows (no copy mixed them up)."""
+    ref = make_evaluator("reference", pop.graph.n, pop.graph.d, pop.graph.g)
+    for k in range(pop.K):
+        s = ref.evaluate(Graph(pop.graph.n, pop.graph.d, pop.graph.g, pop.adjs[k].copy()))
+        assert (s.diameter, s.total) == (pop.scs[k, SC.CUR_D], pop.scs[k, SC.CUR_TOTAL])
+        b = ref.evaluate(Graph(pop.graph.n, pop.graph.d, pop.graph.g, pop.bests[k].copy()))
+        assert (b.diameter, b.total) == (pop.scs[k, SC.BEST_D], pop.scs[k, SC.BEST_TOTAL])
+
+
+@pytest.mark.parametrize("kind", ["tempering", "annealing", "none"])
+def test_population_compiled_loop_equals_batched_path(kind):
+    """The CPU's compiled loop over the chains and the evaluate_many path (here the reference
+    backend, which has no kernel) make the same draws and decisions."""
+    fast, slow = _population("bitset", kind, steps=120), _population("reference", kind, steps=120)
+    assert fast.compiled and not slow.compiled
+    fast.run(120)
+    slow.run(120)
+    for a in ("adjs", "bests", "scs", "fls", "rung", "pop_rng", "sts"):
+        assert np.array_equal(getattr(fast, a), getattr(slow, a)), a
+    _consistent(fast)
+
+
+def test_tempering_keeps_a_ladder_and_swaps_temperatures():
+    pop = _population("bitset", "tempering", K=8, steps=600, ladder=4.0)
+    pop.run(600)
+    _consistent(pop)
+    assert sorted(pop.rung.tolist()) == list(range(8))
+    assert (pop.rung != np.arange(8)).any()  # some temperatures moved between chains
+    # the chain on rung r anneals at ladder**(r/7) times the coldest chain's temperature
+    coldest = pop.fls[int(np.argmin(pop.rung)), FL.T0]
+    for k in range(8):
+        assert pop.fls[k, FL.T0] == pytest.approx(coldest * 4.0 ** (pop.rung[k] / 7))
+
+
+def test_population_annealing_copies_the_fittest():
+    from golf.population import resample
+
+    pop = _population("bitset", "annealing", K=8, steps=400, every=50)
+    pop.run(400)
+    _consistent(pop)
+    # equal weights (no temperature change) keep every chain at the lowest diameter in place
+    scs = pop.scs.copy()
+    scs[:, SC.CUR_D] = 3
+    adjs = pop.adjs.copy()
+    beta = np.array([0.5, 0.5])
+    assert resample(adjs, scs, pop.pop_rng.copy(), beta, 2) == 0
+    assert np.array_equal(adjs, pop.adjs)
+    # a chain of higher diameter has no weight: it takes a copy of another chain
+    scs[3, SC.CUR_D] = 4
+    assert resample(adjs, scs, pop.pop_rng.copy(), beta, 2) == 1
+    assert scs[3, SC.CUR_D] == 3
+    assert any(np.array_equal(adjs[3], adjs[k]) for k in range(8) if k != 3)
+    # a large temperature drop concentrates the population on the lowest total
+    scs[:, SC.CUR_D] = 3
+    scs[:, SC.CUR_TOTAL] = np.arange(8) * 100 + 1000
+    beta = np.array([0.0, 10.0])
+    resample(adjs, scs, pop.pop_rng.copy(), beta, 2)
+    assert (scs[:, SC.CUR_TOTAL] == 1000).all() and beta[0] == 10.0
+
+
+@pytest.mark.parametrize("kind", ["tempering", "annealing"])
+def test_population_state_round_trip_continues_bit_for_bit(kind):
+    full = _population("bitset", kind, steps=400, exchange_every=150)
+    full.run(400)
+    part = _population("bitset", kind, steps=400, exchange_every=150)
+    part.run(170)
+    saved = part.state()
+    again = _population("bitset", kind, steps=400, exchange_every=150)
+    again.set_temperatures(9.0, 0.5)  # overwritten by the state
+    again.load_state(saved)
+    again.run(230)
+    for a in ("adjs", "bests", "scs", "fls", "rung", "pop_rng", "pop_fl"):
+        assert np.array_equal(getattr(full, a), getattr(again, a)), a
 
 
 def test_state_round_trip_continues_bit_for_bit():

@@ -141,11 +141,15 @@ class Search:
 
         s, o = self.cfg["search"], self.cfg["output"]
         kw = dict(steps=s["steps"], method=s["method"], aspl_priority=s["aspl_priority"],
-                  tiebreak=s["tiebreak"], peripheral_weight=s["peripheral_weight"], seed=seed,
+                  tiebreak=s["tiebreak"], peripheral_weight=s["peripheral_weight"],
+                  voltage_moves=s["voltage_moves"], seed=seed,
                   trace_every=o["trace_every"])
         if s["batch"] > 1:
-            return BatchAnnealer(graph, ev, s["batch"],
-                                 exchange_every=self.cfg["parallel"]["exchange_every"], **kw)
+            par = self.cfg["parallel"]
+            return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
+                                 population_every=s["population_every"], ladder=s["ladder"],
+                                 exchange_every=par["exchange_every"],
+                                 restart_fraction=par["restart_fraction"], **kw)
         return Annealer(graph, ev, **kw)
 
     def _set_up(self, resume) -> None:
