@@ -341,7 +341,8 @@ def search(n: int, d: int, g: int = 1, *, seconds: float | None = None, steps: i
     **settings
         Any other key of the YAML config's ``search``, ``evaluator``, ``parallel``,
         ``output`` or ``problem`` sections, e.g. ``method="hill"``, ``threads=2``,
-        ``t0=5.0``, ``trace_every=100``, ``start="graph.edges"``.
+        ``t0=5.0``, ``trace_every=100``, ``start="circulant"`` (or ``"random"``, the
+        default, or an edge-list file such as ``"graph.edges"``).
 
     Returns
     -------

@@ -3,7 +3,7 @@
 A file describes one run, or a competition of several problems::
 
     name: quick                      # runs go to <output.dir>/<name>/
-    problem: {n: 256, d: 8, g: 4}
+    problem: {n: 256, d: 8, g: 4, start: random}   # or circulant, or an edge-list file
     search: {method: sa, steps: 200000, time_limit: 60, seed: 1}
     evaluator: {backend: auto}
     parallel: {mode: none}
@@ -32,7 +32,10 @@ import yaml
 from golf.errors import GolfError
 from golf.options import INF, POSITIVE, Spec, check_value
 
-__all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate"]
+__all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate", "START_KINDS"]
+
+# problem.start values that name a generated start graph, not a file
+START_KINDS = ("random", "circulant")
 
 # key -> Spec; a dict value is a section. The evaluator section takes ``backend`` and the
 # options of the backends (each backend declares its own: golf.evaluators)
@@ -44,7 +47,8 @@ SCHEMA = {
         "d": S("int", None, (1, INF), "an integer >= 1"),
         "g": S("int", 1, (1, INF), "an integer >= 1 dividing n"),
         "regular": S("bool", False, None, "true or false"),
-        "start": S("path?", None, None, "an edge-list file to start from, or null (random)"),
+        "start": S("path?", None, None, "random, circulant or an edge-list file (a file named "
+                   "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
     },
     "search": {
         "method": S("choice", "sa", ("sa", "hill"), "'sa' or 'hill'"),
@@ -218,6 +222,10 @@ def _check_relations(out: dict, where) -> None:
     if p["regular"] and g % 2 and (n // g * d) % 2:
         raise GolfError(f"{where('problem.regular')}: problem.regular: with odd g={g} every "
                         f"class needs an even slot count m*d={n // g * d}; choose another g")
+    start = p["start"]
+    if start is not None and start not in START_KINDS and not Path(start).exists():
+        raise GolfError(f"{where('problem.start')}: problem.start: no such edge-list file "
+                        f"{start!r} (expected {', '.join(START_KINDS)} or an edge-list file)")
     if s["steps"] == 0 and s["time_limit"] is None:
         raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
                         f"a run with neither would never stop")

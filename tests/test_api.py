@@ -19,7 +19,7 @@ from golf.errors import GolfError
 from conftest import ROOT
 from naive import apsp_score
 
-DOC_MODULES = ["golf", "golf.api", "golf.graph", "golf.io", "golf.evaluators"]
+DOC_MODULES = ["golf", "golf.api", "golf.graph", "golf.io", "golf.evaluators", "golf.circulant"]
 
 
 @pytest.mark.parametrize("module", DOC_MODULES)

@@ -68,6 +68,7 @@ class Search:
         self.rank0 = self.co.rank0
         self.best_graph = self.best_score = None
         self.trace_rows: list = []
+        self.start_note = None
 
     # -- entry points -----------------------------------------------------------------------
     def start(self, force=False) -> dict:
@@ -123,17 +124,28 @@ class Search:
 
     # -- set-up -----------------------------------------------------------------------------
     def _start_graph(self):
+        """The start graph of ``problem.start``: random (also for null), circulant (the best
+        one :func:`golf.circulant.find_circulant` finds from the search seed; noted for the
+        log in ``start_note``) or an edge-list file."""
         from golf.generate import random_graph
         from golf.io import read_edges
 
         p, s = self.cfg["problem"], self.cfg["search"]
-        if p["start"]:
-            el = read_edges(p["start"])
-            if el.duplicates:
-                line, first, u, v = el.duplicates[0]
-                raise GolfError(f"{p['start']}:{line}: duplicate edge '{u} {v}'")
-            return el.graph(n=p["n"], g=p["g"], d=p["d"])
-        return random_graph(p["n"], p["d"], p["g"], seed=s["seed"])
+        start = p["start"] or "random"
+        if start == "random":
+            return random_graph(p["n"], p["d"], p["g"], seed=s["seed"])
+        if start == "circulant":
+            from golf.circulant import find_circulant
+
+            found = find_circulant(p["n"], p["d"], seed=s["seed"])
+            self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
+                               f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
+            return found.graph(p["g"], p["d"])
+        el = read_edges(start)
+        if el.duplicates:
+            line, first, u, v = el.duplicates[0]
+            raise GolfError(f"{start}:{line}: duplicate edge '{u} {v}'")
+        return el.graph(n=p["n"], g=p["g"], d=p["d"])
 
     def _annealer(self, graph, ev, seed):
         from golf.anneal import Annealer
@@ -216,6 +228,8 @@ class Search:
         'auto', one schedule for all chains); returns the run's meta data."""
         s, ann, log, b = self.cfg["search"], self.ann, self.log, self.bounds
         st = ann.start_score
+        if self.start_note:
+            log(self.start_note)
         log(f"start: diameter {st.diameter}, ASPL {st.aspl:.10f}, bounds diameter "
             f"{b.diameter}, ASPL {float(b.aspl):.10f}")
         how = None
