@@ -25,12 +25,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import tempfile
 import time
 
 import numpy as np
-from benchlib import ROOT, describe_machine, load, machine, new_record, save, table
+from benchlib import ROOT, describe_machine, gpu_machine, load, new_record, save, table
 
 # (n, d, g): seconds per single evaluation of the best CUDA library on an H200
 SINGLE = [((1024, 4, 1), 177e-6), ((4096, 8, 1), 149e-6), ((65536, 6, 1), 10.7e-3),
@@ -311,21 +310,6 @@ def markdown(r):
         if notes.get(key):
             lines += ["", f"## {title}", "", *intro, *(f"- {x}" for x in notes[key])]
     return "\n".join(lines) + "\n"
-
-
-def gpu_machine(cp) -> dict:
-    """:func:`benchlib.machine` plus GPU 0's name, the driver, CUDA runtime and CuPy versions."""
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    rt = cp.cuda.runtime.runtimeGetVersion()
-    try:
-        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                                 "--format=csv,noheader", "-i", "0"], capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        driver = ""
-    return {**machine(), "gpu": name, "driver": driver or None,
-            "cuda": f"{rt // 1000}.{rt % 1000 // 10}", "cupy": cp.__version__}
 
 
 def main(argv=None):

@@ -47,6 +47,21 @@ def machine() -> dict:
     return info
 
 
+def gpu_machine(cp) -> dict:
+    """:func:`benchlib.machine` plus GPU 0's name, the driver, CUDA runtime and CuPy versions."""
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    rt = cp.cuda.runtime.runtimeGetVersion()
+    try:
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                                 "--format=csv,noheader", "-i", "0"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        driver = ""
+    return {**machine(), "gpu": name, "driver": driver or None,
+            "cuda": f"{rt // 1000}.{rt % 1000 // 10}", "cupy": cp.__version__}
+
+
 def new_record(**parts) -> dict:
     """A record with the date, the command line and the machine, plus ``parts``."""
     return {"date": datetime.datetime.now().isoformat(timespec="seconds"),

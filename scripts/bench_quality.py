@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Quality benchmark: how close golf's graphs come to the Graph Golf 2016 records in a fixed time.
+
+Each pair runs the real ``golf run`` on ``configs/records2016_cpu.yaml`` (under ``mpiexec -n
+RANKS``: one chain a core) or ``configs/records2016_gpu.yaml`` (one GPU) for ``--seconds``, in a
+temporary folder. Quality is the **excess ratio** ``(ASPL - L) / (ASPL_best - L)``, with ``L``
+the Moore ASPL bound (``golf bounds``) and ``ASPL_best`` the published best-known value: 1.0
+matches the record, below 1.0 beats it. A pair matches the record when it reaches the best-known
+diameter and an ASPL within 0.0005 of the printed (3-decimal) value.
+
+    python scripts/bench_quality.py --target cpu                      # 7 pairs x 600 s, 2 ranks
+    python scripts/bench_quality.py --target gpu --only n256d8,n1800d7  # some pairs now, more later
+
+Pairs run in different calls are merged into one record: ``results/quality/quality_<target>
+.json`` and ``.md`` (each pair with its date, machine, command and config), and the best graphs
+go to ``results/quality/<target>/`` gzipped under the competition's file names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from benchlib import ROOT, describe_machine, header, load, machine, new_record, save, table
+
+from golf.lower_bounds import moore_bounds
+from golf.run.outputs import submission_name
+
+# Graph Golf 2016, published best-known (diameter, ASPL), table of 2016-09-26
+RECORDS = {"n36d3": (36, 3, 4, 3.067), "n64d8": (64, 8, 3, 1.927), "n96d3": (96, 3, 6, 4.272),
+           "n256d8": (256, 8, 4, 2.736), "n1024d8": (1024, 8, 5, 3.505),
+           "n1800d7": (1800, 7, 5, 4.078), "n10000d7": (10000, 7, 7, 5.060)}
+# what the pairs must reach (issue targets): excess ratio by target and pair
+TARGETS = {"cpu": "excess ratio <= 1.5 on every pair with n <= 1024",
+           "gpu": "best-known diameter and excess ratio <= 1.10 on all seven, <= 1.0 on two"}
+
+
+def excess(n, d, aspl, best):
+    low = float(moore_bounds(n, d).aspl)
+    return (aspl - low) / (best - low)
+
+
+def run_pair(name, target, seconds, ranks, tmp):
+    cfg = os.path.join(ROOT, "configs", f"records2016_{target}.yaml")
+    cmd = [sys.executable, "-m", "golf", "run", cfg, "--only", name, "--quiet", "--force",
+           "--set", f"search.time_limit={seconds}", "--set", f"output.dir={tmp}"]
+    if target == "cpu" and ranks > 1:
+        mpiexec = shutil.which("mpiexec")
+        extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+        cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    if target == "cpu":
+        env["NUMBA_NUM_THREADS"] = "1"
+    subprocess.run(cmd, check=True, cwd=ROOT, env=env)
+    rd = os.path.join(tmp, f"records2016_{target}", name)
+    with open(os.path.join(rd, "summary.json")) as f:
+        return json.load(f), rd
+
+
+def row_of(name, s, rd, target, ranks, folder):
+    n, d, best_d, best_aspl = RECORDS[name]
+    aspl, diam = s["best"]["aspl"], s["best"]["diameter"]
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "golf", "export", rd, "-o", folder + os.sep, "--gzip"],
+                   check=True, capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+    file = os.path.join(folder, submission_name(n, d, diam, s["best"]["total"]) + ".gz")
+    c = s["config"]
+    return {"name": name, "n": n, "d": d, "g": c["problem"]["g"], "seconds": s["seconds"],
+            "evaluations": s["evaluations"], "evaluations_per_s": s["evaluations_per_s"],
+            "diameter": diam, "aspl": aspl, "best_known": [best_d, best_aspl],
+            "excess_ratio": excess(n, d, aspl, best_aspl),
+            "diameter_matched": diam <= best_d,
+            "record_matched": diam < best_d or (diam == best_d and aspl <= best_aspl + 0.0005),
+            "ranks": ranks if target == "cpu" else 1, "evaluator": s["evaluator"],
+            "search": c["search"], "file": os.path.join("results", "quality", target,
+                                                         os.path.basename(file))}
+
+
+def markdown(record, target):
+    rows = sorted(record["rows"].values(), key=lambda r: r["n"])
+    lines = header(f"Quality against the Graph Golf 2016 records ({target.upper()})", record,
+                   f"target: {TARGETS[target]}",
+                   "excess ratio = (ASPL - L) / (ASPL_best - L), L = Moore ASPL bound; "
+                   "1.0 matches the record",
+                   f"each pair: `golf run configs/records2016_{target}.yaml --only NAME` with "
+                   f"search.time_limit set by --seconds" +
+                   (" under `mpiexec -n RANKS` (one chain a core)" if target == "cpu" else ""))
+    cols = ["pair", "g", "seconds", "D (best-known)", "ASPL (best-known)", "excess ratio",
+            "evaluations/s", "date", "machine"]
+    lines += table(cols, [[f"({r['n']}, {r['d']})", r["g"], f"{r['seconds']:.0f}",
+                           f"{r['diameter']} ({r['best_known'][0]})",
+                           f"{r['aspl']:.6f} ({r['best_known'][1]:.3f})",
+                           f"{r['excess_ratio']:.3f}" + (" record" if r["record_matched"]
+                                                          else ""),
+                           f"{r['evaluations_per_s']:,.0f}", r["date"][:10], r["machine"]]
+                          for r in rows])
+    missing = [k for k in RECORDS if k not in record["rows"]]
+    if missing:
+        lines += ["", f"Not measured yet: {', '.join(missing)}."]
+    lines += ["", "Commands, per pair:", ""]
+    lines += [f"- {r['name']}: `{r['command']}`; evaluator {r['evaluator']}; best graph "
+              f"`{r['file']}`" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--target", choices=("cpu", "gpu"), default="cpu")
+    p.add_argument("--seconds", type=float, default=600.0)
+    p.add_argument("--ranks", type=int, default=2, help="MPI ranks for the CPU (one a core)")
+    p.add_argument("--only", default=",".join(RECORDS), help="comma-separated pair names")
+    p.add_argument("--out", default=None)
+    p.add_argument("--graphs", default=None, help="folder for the best graphs (default: "
+                   "results/quality/<target>)")
+    p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
+                   "elsewhere to merge into --out; runs nothing")
+    args = p.parse_args(argv)
+    out = args.out or os.path.join(ROOT, "results", "quality", f"quality_{args.target}")
+    record = load(out) or new_record(rows={})
+    if args.merge:
+        for path in args.merge:
+            other = load(path[:-5] if path.endswith(".json") else path)
+            record["rows"].update(other["rows"])
+            record.update(date=other["date"], machine=other["machine"])
+        record["command"] = " ".join(["python"] + sys.argv)
+        save(out, record, markdown(record, args.target))
+        return
+    graphs = args.graphs or os.path.join(ROOT, "results", "quality", args.target)
+    mach = machine()
+    if args.target == "gpu":
+        import cupy as cp
+
+        from benchlib import gpu_machine
+
+        mach = gpu_machine(cp)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.only.split(","):
+            s, rd = run_pair(name, args.target, args.seconds, args.ranks, tmp)
+            row = row_of(name, s, rd, args.target, args.ranks, graphs)
+            fresh = new_record()
+            row.update(date=fresh["date"], command=fresh["command"],
+                       machine=describe_machine(mach), commit=mach.get("commit"))
+            record["rows"][name] = row
+            record.update(date=fresh["date"], command=fresh["command"], machine=mach)
+            save(out, record, markdown(record, args.target))
+            print(json.dumps({k: row[k] for k in ("name", "diameter", "aspl", "excess_ratio")}),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
