@@ -54,8 +54,8 @@ def run_pair(name, target, seconds, ranks, tmp):
         extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
         cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
     env = dict(os.environ, PYTHONPATH=ROOT)
-    if target == "cpu":
-        env["NUMBA_NUM_THREADS"] = "1"
+    if target == "cpu":  # CPU backends only, one thread a rank
+        env.update(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
     rd = os.path.join(tmp, f"records2016_{target}", name)
     with open(os.path.join(rd, "summary.json")) as f:
