@@ -42,7 +42,8 @@ SCHEMA = {
     "problem": {
         "n": S("int", None, (1, INF), "an integer >= 1"),
         "d": S("int", None, (1, INF), "an integer >= 1"),
-        "g": S("int", 1, (1, INF), "an integer >= 1 dividing n"),
+        "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n, or 'auto' (chosen by "
+               "short trials: golf.run.symmetry)"),
         "regular": S("bool", False, None, "true or false"),
         "start": S("path?", None, None, "an edge-list file to start from, or null (random)"),
     },
@@ -59,6 +60,8 @@ SCHEMA = {
         "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
         "batch": S("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together, "
                    "one evaluate_many call a step)"),
+        "auto_g_budget": S("float", 0.05, (0, 1, False), "a fraction > 0 and <= 1 of the run's "
+                           "budget for the trials of g: auto"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -199,6 +202,8 @@ def _check_relations(out: dict, where) -> None:
 
     p, s, e = out["problem"], out["search"], out["evaluator"]
     n, d, g = p["n"], p["d"], p["g"]
+    if g == "auto":  # resolved by trials before the run (golf.run.symmetry)
+        g = 1
     if n % g:
         raise GolfError(f"{where('problem.g')}: problem.g: {g} does not divide n={n}")
     if d >= n:

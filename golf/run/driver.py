@@ -111,6 +111,7 @@ class Search:
         self.log = Log(path, quiet=self.quiet or not self.rank0)
         try:
             with _Signals() as sigs:
+                self.auto_g = self._resolve_g(sigs)
                 self._set_up(resume)
                 stop, elapsed = self._drive(sigs)
                 if stop == StopReason.INTERRUPTED:
@@ -122,18 +123,44 @@ class Search:
                 rd.unlock()
 
     # -- set-up -----------------------------------------------------------------------------
-    def _start_graph(self):
+    def _resolve_g(self, sigs):
+        """``problem.g: auto``: the trials of :mod:`golf.run.symmetry`, then the chosen g in
+        the config and in run.yaml (so that a resume keeps it); None for a given g."""
+        if self.cfg["problem"]["g"] != "auto":
+            return None
+        from golf.run.symmetry import choose_g
+
+        choice = collective(self.comm, lambda: choose_g(
+            self.cfg, self.co, self.log, lambda: sigs.caught is not None, self._start_graph))
+        if choice.interrupted:
+            name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught,
+                                                                           "signal")
+            self.log(f"{name}: stopped during the g: auto trials; nothing to resume, start "
+                     f"the run again")
+            raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
+        self.cfg["problem"]["g"] = choice.g
+        if self.rundir is not None:
+            from golf.config import dump
+            from golf.io import atomic_write
+
+            self.co.first(lambda: atomic_write(self.rundir.file("run.yaml"), dump(self.cfg)))
+        return choice
+
+    def _start_graph(self, g=None):
+        """The start graph (``problem.start``, else random) for ``g`` (default: the
+        config's)."""
         from golf.generate import random_graph
         from golf.io import read_edges
 
         p, s = self.cfg["problem"], self.cfg["search"]
+        g = g or p["g"]
         if p["start"]:
             el = read_edges(p["start"])
             if el.duplicates:
                 line, first, u, v = el.duplicates[0]
                 raise GolfError(f"{p['start']}:{line}: duplicate edge '{u} {v}'")
-            return el.graph(n=p["n"], g=p["g"], d=p["d"])
-        return random_graph(p["n"], p["d"], p["g"], seed=s["seed"])
+            return el.graph(n=p["n"], g=g, d=p["d"])
+        return random_graph(p["n"], p["d"], g, seed=s["seed"])
 
     def _annealer(self, graph, ev, seed):
         from golf.anneal import Annealer
@@ -161,7 +188,8 @@ class Search:
 
         def build():
             ev = build_evaluator(cfg, comm)
-            ann = self._annealer(self._start_graph(), ev, self.seed)
+            won = self.auto_g.graph if self.auto_g is not None else None
+            ann = self._annealer(won if won is not None else self._start_graph(), ev, self.seed)
             if resume is not None:
                 where = self.rundir.file(CHECKPOINT)
                 ann.load_state(self.co.my_state(resume["states"], where))
@@ -172,6 +200,8 @@ class Search:
         self.exchange = self._exchange()
         if resume is None:
             self.meta, self.trace_rows, self.elapsed0 = self._begin(), [], 0.0
+            if self.auto_g is not None:  # the trials' seconds count in the run's
+                self.meta["auto_g"], self.elapsed0 = self.auto_g.record, self.auto_g.seconds
         else:
             self.meta = resume["meta"]
             self.trace_rows = [list(r) for r in resume["trace"]]
@@ -336,6 +366,7 @@ class Search:
         ann = self.ann
         rows, (best_d, best_total, best_per), best_rank = self.co.best(ann)
         per_chain, evals = self.co.chain_reports(ann, self.seed, int(ann.sc[SC.EVALS]))
+        evals += self.meta.get("auto_g", {}).get("evaluations", 0)
         if not self.rank0:
             return None
         best = self.best_graph = self._graph_of(rows)
@@ -348,6 +379,8 @@ class Search:
 
         self.best_score = Score(best.n, best_d, best_total, best_per)
         summary = self._summary(stop, elapsed, evals, (best_d, best_total), best_rank, recheck)
+        if "auto_g" in self.meta:
+            summary["auto_g"] = self.meta["auto_g"]
         if self.comm is not None:
             summary["mpi"] = {"ranks": self.comm.size, "mode": self.cfg["parallel"]["mode"]}
             if per_chain is not None:
