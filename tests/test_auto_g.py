@@ -163,9 +163,11 @@ def test_python_api(batch):
     assert len(auto["trials"]) == len(auto["candidates"]) == 4
     best = golf.evaluate(r.graph, "reference")
     assert (best.diameter, best.total) == (r.score.diameter, r.score.total)
-    # the main search starts from the winning trial's best graph
+    # the main search starts from the winning trial's best graph, at its temperatures
     won = next(t for t in auto["trials"] if t["g"] == auto["g"])
     assert [r.summary["start"]["diameter"], r.summary["start"]["total"]] == won["best"]
+    assert [r.summary["temperatures"]["t0"], r.summary["temperatures"]["t1"]] == \
+        won["temperatures"] == won["sampled"][:2]
 
 
 def test_a_start_graph_limits_the_candidates(tmp_path):

@@ -246,7 +246,8 @@ class Search:
             f"{b.diameter}, ASPL {float(b.aspl):.10f}")
         how = None
         if s["t0"] == "auto" or s["t1"] == "auto":
-            t0, t1, how = ann.auto_temperatures(s["sample_moves"])
+            won = self.auto_g.sampled if self.auto_g is not None else None
+            t0, t1, how = won or ann.auto_temperatures(s["sample_moves"])
             t0 = t0 if s["t0"] == "auto" else s["t0"]
             t1 = min(t1 if s["t1"] == "auto" else s["t1"], t0)
         else:

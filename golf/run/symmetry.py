@@ -31,7 +31,9 @@ budget. :func:`choose_g` tries a few and keeps the best:
    with ``method: hill``) with the config's temperatures, sampled where ``auto``.
 4. **The choice**: the smallest ``(diameter, total)`` (exact integers); a tie goes to the
    larger ``g`` (fewer base sources to score, a smaller space). The main search then starts
-   from the winning trial's best graph; the trials' evaluations and seconds count in the
+   from the winning trial's best graph, with the temperatures that trial sampled from its
+   start graph where they are ``auto`` (sampled again from an annealed graph they would come
+   out hotter at the end: its smallest uphill step is larger); the trials' evaluations and seconds count in the
    run's (with a time limit, the trials' seconds are part of it; with a step budget, the main
    search still runs all its steps). Short trials favour the spaces that improve soonest,
    which are the smaller ones (larger ``g``); a larger ``auto_g_budget`` makes the trials
@@ -141,23 +143,27 @@ def trial_steps(cfg: dict, costs: dict) -> dict[int, int]:
 @dataclass
 class Choice:
     """What :func:`choose_g` decided: ``g``, the winning trial's best graph (None when there
-    was no trial), the record for summary.json, the seconds it took; ``interrupted`` when a
-    signal stopped the trials."""
+    was no trial) and the temperatures sampled from its start graph (the answer of
+    :meth:`golf.anneal.Annealer.auto_temperatures`, or None), the record for summary.json,
+    the seconds it took; ``interrupted`` when a signal stopped the trials."""
 
     g: int | None
     graph: object = None
     record: dict = field(default_factory=dict)
     seconds: float = 0.0
     interrupted: bool = False
+    sampled: tuple | None = None
 
 
-def _temperatures(ann, s: dict) -> tuple[float, float]:
-    """The config's temperatures, sampled from the start graph where ``auto``."""
+def _temperatures(ann, s: dict):
+    """The config's temperatures, sampled from the start graph where ``auto``: ``(t0, t1,
+    sampled)``, ``sampled`` being :meth:`golf.anneal.Annealer.auto_temperatures`' answer (None
+    when nothing was sampled)."""
     if s["t0"] != "auto" and s["t1"] != "auto":
-        return s["t0"], s["t1"]
-    t0, t1, _ = ann.auto_temperatures(s["sample_moves"])
-    t0 = t0 if s["t0"] == "auto" else s["t0"]
-    return t0, min(t1 if s["t1"] == "auto" else s["t1"], t0)
+        return s["t0"], s["t1"], None
+    sampled = ann.auto_temperatures(s["sample_moves"])
+    t0 = sampled[0] if s["t0"] == "auto" else s["t0"]
+    return t0, min(sampled[1] if s["t1"] == "auto" else s["t1"], t0), list(sampled)
 
 
 def _agree(co, stopped, chunk) -> tuple[bool, int]:
@@ -167,6 +173,22 @@ def _agree(co, stopped, chunk) -> tuple[bool, int]:
         return stopped(), chunk
     stop, chunk, _, _ = co.decide(stopped(), 0, chunk, 0.0, False)
     return bool(stop), chunk
+
+
+def _anneal(ann, co, stopped) -> bool:
+    """Run ``ann`` to its step budget in chunks of ~0.2 s (as the run does; the chunking
+    changes nothing in the chain); True when ``stopped()`` cut it short."""
+    chunk = 64
+    while not ann.stop_reason:
+        halted, chunk = _agree(co, stopped, chunk)
+        if halted:
+            return True
+        tic = time.perf_counter()
+        ann.run(chunk)
+        dt = time.perf_counter() - tic
+        chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
+                        1_000_000))
+    return False
 
 
 def run_trial(cfg: dict, g: int, steps: int, graph, co, stopped):
@@ -182,23 +204,17 @@ def run_trial(cfg: dict, g: int, steps: int, graph, co, stopped):
                    aspl_priority=s["aspl_priority"], tiebreak=s["tiebreak"],
                    peripheral_weight=s["peripheral_weight"], seed=s["seed"],
                    trace_every=steps + 1)
-    ann.set_temperatures(*_temperatures(ann, s))
-    chunk, halted = 64, False
-    while not ann.stop_reason:
-        halted, chunk = _agree(co, stopped, chunk)
-        if halted:
-            break
-        t0 = time.perf_counter()
-        ann.run(chunk)
-        dt = time.perf_counter() - t0
-        chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
-                        1_000_000))
+    t0, t1, sampled = _temperatures(ann, s)
+    ann.set_temperatures(t0, t1)
+    halted = _anneal(ann, co, stopped)
     n = graph.n
     record = {"g": g, "m": n // g, "backend": ev.name, "steps": steps,
               "evaluations": int(ann.sc[SC.EVALS]),
               "best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])],
               "aspl": int(ann.sc[SC.BEST_TOTAL]) / (n * (n - 1) / 2),
-              "seconds": round(time.perf_counter() - t, 3)}
+              "seconds": round(time.perf_counter() - t, 3), "temperatures": [t0, t1]}
+    if sampled is not None:
+        record["sampled"] = sampled
     if halted:
         record["interrupted"] = True
     return record, ann.best_adj.copy()
@@ -306,18 +322,28 @@ def choose_g(cfg: dict, co, log, stopped, start) -> Choice:
         {"g": g2, "m": n // g2, "skipped": f"its share of the budget buys fewer than "
                                            f"{MIN_TRIAL_STEPS} steps"}
         for g2 in gs if g2 not in steps], key=lambda r: r["g"])
+    return _decided(record, records, g, best, seconds, cfg, log)
+
+
+def _decided(record: dict, records: list, g, best, seconds: float, cfg: dict, log) -> Choice:
+    """The choice after the trials: logged (a line per candidate, then why), recorded."""
+    from golf.graph import Graph, sort_rows
+
     if g is None:
-        raise GolfError("g: auto: no candidate's start graph could be built: "
+        raise GolfError("g: auto: no candidate could be tried: "
                         + "; ".join(f"g={r['g']}: {r['skipped']}" for r in records))
     for r in records:
         log(_trial_line(r))
     reason = _reason(records, g)
     log(f"g: auto chose g={g} because {reason}")
-    from golf.graph import Graph, sort_rows
-
     record.update(g=g, reason=reason, trials=records, seconds=round(seconds, 3),
                   evaluations=sum(r.get("evaluations", 0) for r in records))
-    return Choice(g, Graph(n, d, g, sort_rows(best)), record, seconds)
+    sampled = next(r for r in records if r["g"] == g).get("sampled")
+    if sampled:
+        sampled = (sampled[0], sampled[1], f"of the g={g} trial ({sampled[2]})")
+    p = cfg["problem"]
+    return Choice(g, Graph(p["n"], p["d"], g, sort_rows(best)), record, seconds,
+                  sampled=sampled)
 
 
 def _single(record: dict, why: str, log, g: int = 1) -> Choice:
