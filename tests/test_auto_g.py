@@ -91,6 +91,39 @@ def test_trial_steps_buy_equal_model_time():
     assert trial_steps(cfg, costs) == {2: 125 * MIN_TRIAL_STEPS // 100, 4: 2 * MIN_TRIAL_STEPS}
 
 
+def test_the_time_limit_cuts_the_trials():
+    """A trial stops when the run's time limit comes (recorded as cut, its best kept), and
+    the trials not yet run are left out, so the run keeps to its time limit."""
+    import time
+
+    from golf.anneal import StopReason
+    from golf.config import validate
+    from golf.run.coordinate import Coordinator
+    from golf.run.symmetry import _Halt, _my_trials, run_trial
+
+    cfg = validate({"problem": {"n": 96, "d": 4, "g": "auto"},
+                    "search": {"time_limit": 5.0, "seed": 1},
+                    "evaluator": {"backend": "bitset", "threads": 1}}, lambda k: "",
+                   need_name=False)
+    co = Coordinator(None, False)
+    calls = []
+
+    def late_after_two_chunks(co, chunk):
+        calls.append(chunk)
+        return (int(StopReason.TIME) if len(calls) > 2 else 0), chunk
+
+    graph = golf.random_graph(96, 4, g=4, seed=1)
+    rec, _ = run_trial(cfg, 4, 10**6, graph, co, late_after_two_chunks)
+    assert "the run's time limit came after" in rec["cut"]
+    assert 0 < rec["evaluations"] < 10**6 and rec["best"][0] >= 3
+    past = _Halt(lambda: False, time.perf_counter())
+    records, rows, halted = _my_trials(cfg, {1: 500, 4: 500}, lambda g: graph, co, past)
+    assert not halted and rows == {}
+    assert [r["skipped"] for r in records] == ["the run's time limit had come"] * 2
+    signalled = _Halt(lambda: True, None)
+    assert _my_trials(cfg, {1: 500}, lambda g: graph, co, signalled)[2]
+
+
 # -- whole runs -----------------------------------------------------------------------------
 def run_cfg(tmp_path, n=96, d=4, steps=20000, budget=0.3, seed=3, extra=""):
     p = tmp_path / "auto.yaml"

@@ -34,8 +34,9 @@ budget. :func:`choose_g` tries a few and keeps the best:
    from the winning trial's best graph, with the temperatures that trial sampled from its
    start graph where they are ``auto`` (sampled again from an annealed graph they would come
    out hotter at the end: its smallest uphill step is larger); the trials' evaluations and seconds count in the
-   run's (with a time limit, the trials' seconds are part of it; with a step budget, the main
-   search still runs all its steps). Short trials favour the spaces that improve soonest,
+   run's (with a time limit, the trials' seconds are part of it, and a trial that reaches it
+   stops there, the others being left out; with a step budget, the main search still runs
+   all its steps). Short trials favour the spaces that improve soonest,
    which are the smaller ones (larger ``g``); a larger ``auto_g_budget`` makes the trials
    more like the run they stand for.
 
@@ -166,35 +167,49 @@ def _temperatures(ann, s: dict):
     return t0, min(sampled[1] if s["t1"] == "auto" else s["t1"], t0), list(sampled)
 
 
-def _agree(co, stopped, chunk) -> tuple[bool, int]:
-    """Stop now? and the next chunk: this rank's own when its trials are its own (serial,
-    chains), rank 0's for all when the ranks walk one chain together."""
-    if co.chains:
-        return stopped(), chunk
-    stop, chunk, _, _ = co.decide(stopped(), 0, chunk, 0.0, False)
-    return bool(stop), chunk
+class _Halt:
+    """Why the trials must stop now: a signal (``stopped()``) or the run's time limit
+    (``deadline``, a ``time.perf_counter()`` reading; None: no time limit)."""
+
+    def __init__(self, stopped, deadline):
+        self.stopped, self.deadline = stopped, deadline
+
+    def __call__(self, co, chunk) -> tuple[int, int]:
+        """``(reason, chunk)``: 0, ``StopReason.TIME`` or ``INTERRUPTED``, and the next chunk;
+        this rank's own when its trials are its own (serial, chains), rank 0's for all when
+        the ranks walk one chain together."""
+        from golf.anneal import StopReason
+
+        late = self.deadline is not None and time.perf_counter() >= self.deadline
+        reason = int(StopReason.INTERRUPTED) if self.stopped() else 0
+        if co.chains:
+            return reason or (int(StopReason.TIME) if late else 0), chunk
+        reason, chunk, _, _ = co.decide(bool(reason), int(StopReason.TIME) if late else 0,
+                                        chunk, 0.0, False)
+        return reason, chunk
 
 
-def _anneal(ann, co, stopped) -> bool:
+def _anneal(ann, co, halt) -> int:
     """Run ``ann`` to its step budget in chunks of ~0.2 s (as the run does; the chunking
-    changes nothing in the chain); True when ``stopped()`` cut it short."""
+    changes nothing in the chain); returns why ``halt`` cut it short (0: it did not)."""
     chunk = 64
     while not ann.stop_reason:
-        halted, chunk = _agree(co, stopped, chunk)
-        if halted:
-            return True
+        reason, chunk = halt(co, chunk)
+        if reason:
+            return reason
         tic = time.perf_counter()
         ann.run(chunk)
         dt = time.perf_counter() - tic
         chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
                         1_000_000))
-    return False
+    return 0
 
 
-def run_trial(cfg: dict, g: int, steps: int, graph, co, stopped):
+def run_trial(cfg: dict, g: int, steps: int, graph, co, halt):
     """One trial: ``steps`` annealing steps of g-symmetric graphs from ``graph``. Returns
-    ``(record, best rows)``; the record says ``interrupted`` when ``stopped()`` cut it."""
-    from golf.anneal import SC, Annealer
+    ``(record, best rows)``; the record says ``interrupted`` when a signal cut it, ``cut``
+    when the run's time limit did."""
+    from golf.anneal import SC, Annealer, StopReason
     from golf.evaluators import build_evaluator
 
     tc, s = _with_g(cfg, g), cfg["search"]
@@ -206,7 +221,7 @@ def run_trial(cfg: dict, g: int, steps: int, graph, co, stopped):
                    trace_every=steps + 1)
     t0, t1, sampled = _temperatures(ann, s)
     ann.set_temperatures(t0, t1)
-    halted = _anneal(ann, co, stopped)
+    reason = _anneal(ann, co, halt)
     n = graph.n
     record = {"g": g, "m": n // g, "backend": ev.name, "steps": steps,
               "evaluations": int(ann.sc[SC.EVALS]),
@@ -215,28 +230,36 @@ def run_trial(cfg: dict, g: int, steps: int, graph, co, stopped):
               "seconds": round(time.perf_counter() - t, 3), "temperatures": [t0, t1]}
     if sampled is not None:
         record["sampled"] = sampled
-    if halted:
+    if reason == StopReason.INTERRUPTED:
         record["interrupted"] = True
+    elif reason == StopReason.TIME:
+        record["cut"] = f"the run's time limit came after {int(ann.sc[SC.STEP]):,} steps"
     return record, ann.best_adj.copy()
 
 
-def _my_trials(cfg, steps, start, co, stopped) -> tuple[list, dict, bool]:
+def _my_trials(cfg, steps, start, co, halt) -> tuple[list, dict, bool]:
     """This rank's trials (all of them unless chains deal them over the ranks): their
     records, their best rows by ``g``, and whether a signal cut them short. A ``g`` that
-    cannot be tried (its start graph cannot be built, ...) is recorded as skipped, on the rank
-    that met it, so that the ranks meet again in the gather."""
+    cannot be tried (its start graph cannot be built, the time limit has come) is recorded
+    as skipped, on the rank that met it, so that the ranks meet again in the gather."""
+    from golf.anneal import StopReason
+
     comm = co.comm
     gs = sorted(steps, reverse=True)
     if co.chains:
         gs = gs[comm.rank::comm.size]
     records, rows = [], {}
     for g in gs:
-        if _agree(co, stopped, 0)[0]:
+        reason = halt(co, 0)[0]
+        if reason == StopReason.INTERRUPTED:
             return records, rows, True
         try:
-            rec, rows[g] = run_trial(cfg, g, steps[g], start(g), co, stopped)
+            if reason == StopReason.TIME:
+                records.append(_skipped(cfg, g, "the run's time limit had come"))
+                continue
+            rec, rows[g] = run_trial(cfg, g, steps[g], start(g), co, halt)
         except GolfError as exc:  # e.g. a start graph that is not g-symmetric
-            records.append({"g": g, "m": cfg["problem"]["n"] // g, "skipped": str(exc)})
+            records.append(_skipped(cfg, g, str(exc)))
             continue
         if co.chains:
             rec["rank"] = comm.rank
@@ -244,6 +267,10 @@ def _my_trials(cfg, steps, start, co, stopped) -> tuple[list, dict, bool]:
         if rec.get("interrupted"):
             return records, rows, True
     return records, rows, False
+
+
+def _skipped(cfg: dict, g: int, why: str) -> dict:
+    return {"g": g, "m": cfg["problem"]["n"] // g, "skipped": why}
 
 
 def _gather(co, records: list, rows: dict, halted: bool):
@@ -285,9 +312,10 @@ def _trial_line(r: dict) -> str:
     if "skipped" in r:
         return f"g: auto trial g={r['g']} m={r['m']}: not tried ({r['skipped']})"
     where = f", rank {r['rank']}" if "rank" in r else ""
+    cut = f" ({r['cut']})" if "cut" in r else ""
     return (f"g: auto trial g={r['g']} m={r['m']} steps={r['steps']:,} ({r['backend']}{where})"
             f": best diameter {r['best'][0]}, ASPL {r['aspl']:.10f}; "
-            f"{r['evaluations']:,} evaluations in {r['seconds']:.2f} s")
+            f"{r['evaluations']:,} evaluations in {r['seconds']:.2f} s{cut}")
 
 
 def choose_g(cfg: dict, co, log, stopped, start) -> Choice:
@@ -314,13 +342,13 @@ def choose_g(cfg: dict, co, log, stopped, start) -> Choice:
     log(f"g: auto: candidates {gs} ({rule}); trials of equal model time, "
         f"{s['auto_g_budget']:g} of the run's budget: "
         + ", ".join(f"g={g} {steps[g]:,} steps" for g in sorted(steps)))
-    records, halted, g, best = _gather(co, *_my_trials(cfg, steps, start, co, stopped))
+    halt = _Halt(stopped, t + s["time_limit"] if s["time_limit"] else None)
+    records, halted, g, best = _gather(co, *_my_trials(cfg, steps, start, co, halt))
     seconds = time.perf_counter() - t
     if halted:
         return Choice(None, seconds=seconds, interrupted=True)
     records = sorted(records + [
-        {"g": g2, "m": n // g2, "skipped": f"its share of the budget buys fewer than "
-                                           f"{MIN_TRIAL_STEPS} steps"}
+        _skipped(cfg, g2, f"its share of the budget buys fewer than {MIN_TRIAL_STEPS} steps")
         for g2 in gs if g2 not in steps], key=lambda r: r["g"])
     return _decided(record, records, g, best, seconds, cfg, log)
 
