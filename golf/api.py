@@ -309,7 +309,7 @@ def _config(n, d, g, seconds, steps, seed, backend, plot, settings) -> dict:
     return cfg
 
 
-def search(n: int, d: int, g: int = 1, *, seconds: float | None = None, steps: int = 0,
+def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, steps: int = 0,
            seed: int = 0, backend: str = "auto", progress: bool = True, output=None,
            force: bool = False, comm=None, **settings) -> Result:
     """Search for a graph of ``n`` vertices and degree ``<= d`` with the smallest diameter and
@@ -317,8 +317,11 @@ def search(n: int, d: int, g: int = 1, *, seconds: float | None = None, steps: i
 
     Parameters
     ----------
-    n, d, g : int
-        The problem, and the symmetry searched in (``g`` divides ``n``).
+    n, d : int
+        The problem.
+    g : int or "auto"
+        The symmetry searched in (``g`` divides ``n``); ``"auto"``: chosen by short trials
+        (:mod:`golf.run.symmetry`), reported in ``Result.summary["auto_g"]``.
     seconds : float, optional
         Time limit. With ``steps`` as well, the step budget drives the cooling (the same
         result on any machine) and the time limit only stops early.

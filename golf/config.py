@@ -45,7 +45,8 @@ SCHEMA = {
     "problem": {
         "n": S("int", None, (1, INF), "an integer >= 1"),
         "d": S("int", None, (1, INF), "an integer >= 1"),
-        "g": S("int", 1, (1, INF), "an integer >= 1 dividing n"),
+        "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n, or 'auto' (chosen by "
+               "short trials: golf.run.symmetry)"),
         "regular": S("bool", False, None, "true or false"),
         "start": S("path?", None, None, "random, circulant or an edge-list file (a file named "
                    "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
@@ -71,6 +72,8 @@ SCHEMA = {
                               "batch's exchanges or resamplings)"),
         "ladder": S("float", 4.0, (1, INF), "a number >= 1 (the hottest chain's temperature "
                     "over the coldest's, population: tempering)"),
+        "auto_g_budget": S("float", 0.05, (0, 1, False), "a fraction > 0 and <= 1 of the run's "
+                           "budget for the trials of g: auto"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -211,6 +214,8 @@ def _check_relations(out: dict, where) -> None:
 
     p, s, e = out["problem"], out["search"], out["evaluator"]
     n, d, g = p["n"], p["d"], p["g"]
+    if g == "auto":  # resolved by trials before the run (golf.run.symmetry)
+        g = 1
     if n % g:
         raise GolfError(f"{where('problem.g')}: problem.g: {g} does not divide n={n}")
     if d >= n:

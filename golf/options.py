@@ -22,8 +22,9 @@ POSITIVE = (0, INF, False)
 class Spec(NamedTuple):
     """One setting.
 
-    kind : ``int``, ``float``, ``bool``, ``str``, ``path``, ``name``, ``choice`` or ``temp``
-        (a temperature: a number > 0 or ``"auto"``); a trailing ``?`` also allows ``None``
+    kind : ``int``, ``float``, ``bool``, ``str``, ``path``, ``name``, ``choice``, ``temp``
+        (a temperature: a number > 0 or ``"auto"``) or ``int|auto`` (an integer in the range,
+        or ``"auto"``); a trailing ``?`` also allows ``None``
     default : the value when the setting is absent (``None`` with a kind without ``?``: the
         setting is required)
     check : ``(lo, hi)`` or ``(lo, hi, False)`` (``lo`` excluded) for numbers, the allowed
@@ -54,7 +55,9 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
     if kind.endswith("?") and value is None:
         return None
     base = kind.rstrip("?")
-    if base == "int":
+    if base == "int|auto" and value == "auto":
+        return value
+    if base in ("int", "int|auto"):
         if isinstance(value, bool) or not isinstance(value, int):
             bad()
     elif base == "float":

@@ -159,3 +159,24 @@ def test_bad_config_is_reported_once(tmp_path):
     proc = golf(2, "run", p)
     assert proc.returncode != 0
     assert proc.stderr.count("problem.g: 3 does not divide n=100") == 1
+
+
+def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
+    """problem.g: auto under two chains: the trials are dealt over the ranks, both ranks anneal
+    graphs of the one g chosen, and the trials and the choice are those of a serial run."""
+    import golf
+
+    proc = mpirun(2, sys.executable, SCRIPTS / "auto_g.py", 96, 4, 20000, 0.3, 3)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
+    g = out["auto_g"]["g"]
+    assert out["ranks"] == [{"rank": r, "g": g, "graph_g": g} for r in (0, 1)]
+    assert out["problem"]["g"] == g
+    assert {t["rank"] for t in out["auto_g"]["trials"]} == {0, 1}
+    serial = golf.search(96, 4, g="auto", steps=20000, seed=3, auto_g_budget=0.3,
+                         backend="bitset", threads=1, progress=False).summary["auto_g"]
+
+    def same(trials):
+        return [{k: v for k, v in t.items() if k not in ("seconds", "rank")} for t in trials]
+
+    assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])

@@ -25,6 +25,7 @@ The parts, one job each:
 ``folder``      the run folder and its lock
 ``report``      the log and the progress line
 ``outputs``     trace, plot, re-check, submission file
+``symmetry``    ``problem.g: auto``: the trials that choose g before the run
 """
 
 from __future__ import annotations

@@ -112,6 +112,7 @@ class Search:
         self.log = Log(path, quiet=self.quiet or not self.rank0)
         try:
             with _Signals() as sigs:
+                self.auto_g = self._resolve_g(sigs)
                 self._set_up(resume)
                 stop, elapsed = self._drive(sigs)
                 if stop == StopReason.INTERRUPTED:
@@ -123,29 +124,53 @@ class Search:
                 rd.unlock()
 
     # -- set-up -----------------------------------------------------------------------------
-    def _start_graph(self):
-        """The start graph of ``problem.start``: random (also for null), circulant (the best
-        one :func:`golf.circulant.find_circulant` finds from the search seed; noted for the
-        log in ``start_note``) or an edge-list file."""
+    def _resolve_g(self, sigs):
+        """``problem.g: auto``: the trials of :mod:`golf.run.symmetry`, then the chosen g in
+        the config and in run.yaml (so that a resume keeps it); None for a given g."""
+        if self.cfg["problem"]["g"] != "auto":
+            return None
+        from golf.run.symmetry import choose_g
+
+        choice = collective(self.comm, lambda: choose_g(
+            self.cfg, self.co, self.log, lambda: sigs.caught is not None, self._start_graph))
+        if choice.interrupted:
+            name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught,
+                                                                           "signal")
+            self.log(f"{name}: stopped during the g: auto trials; nothing to resume, start "
+                     f"the run again")
+            raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
+        self.cfg["problem"]["g"] = choice.g
+        if self.rundir is not None:
+            from golf.config import dump
+            from golf.io import atomic_write
+
+            self.co.first(lambda: atomic_write(self.rundir.file("run.yaml"), dump(self.cfg)))
+        return choice
+
+    def _start_graph(self, g=None):
+        """The start graph of ``problem.start`` for ``g`` (default: the config's): random
+        (also for null), circulant (the best one :func:`golf.circulant.find_circulant` finds
+        from the search seed; noted for the log in ``start_note``) or an edge-list file."""
         from golf.generate import random_graph
         from golf.io import read_edges
 
         p, s = self.cfg["problem"], self.cfg["search"]
+        g = g or p["g"]
         start = p["start"] or "random"
         if start == "random":
-            return random_graph(p["n"], p["d"], p["g"], seed=s["seed"])
+            return random_graph(p["n"], p["d"], g, seed=s["seed"])
         if start == "circulant":
             from golf.circulant import find_circulant
 
             found = find_circulant(p["n"], p["d"], seed=s["seed"])
             self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
                                f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
-            return found.graph(p["g"], p["d"])
+            return found.graph(g, p["d"])
         el = read_edges(start)
         if el.duplicates:
             line, first, u, v = el.duplicates[0]
             raise GolfError(f"{start}:{line}: duplicate edge '{u} {v}'")
-        return el.graph(n=p["n"], g=p["g"], d=p["d"])
+        return el.graph(n=p["n"], g=g, d=p["d"])
 
     def _annealer(self, graph, ev, seed):
         from golf.anneal import Annealer
@@ -177,7 +202,8 @@ class Search:
 
         def build():
             ev = build_evaluator(cfg, comm)
-            ann = self._annealer(self._start_graph(), ev, self.seed)
+            won = self.auto_g.graph if self.auto_g is not None else None
+            ann = self._annealer(won if won is not None else self._start_graph(), ev, self.seed)
             if resume is not None:
                 where = self.rundir.file(CHECKPOINT)
                 ann.load_state(self.co.my_state(resume["states"], where))
@@ -188,6 +214,8 @@ class Search:
         self.exchange = self._exchange()
         if resume is None:
             self.meta, self.trace_rows, self.elapsed0 = self._begin(), [], 0.0
+            if self.auto_g is not None:  # the trials' seconds count in the run's
+                self.meta["auto_g"], self.elapsed0 = self.auto_g.record, self.auto_g.seconds
         else:
             self.meta = resume["meta"]
             self.trace_rows = [list(r) for r in resume["trace"]]
@@ -234,7 +262,8 @@ class Search:
             f"{b.diameter}, ASPL {float(b.aspl):.10f}")
         how = None
         if s["t0"] == "auto" or s["t1"] == "auto":
-            t0, t1, how = ann.auto_temperatures(s["sample_moves"])
+            won = self.auto_g.sampled if self.auto_g is not None else None
+            t0, t1, how = won or ann.auto_temperatures(s["sample_moves"])
             t0 = t0 if s["t0"] == "auto" else s["t0"]
             t1 = min(t1 if s["t1"] == "auto" else s["t1"], t0)
         else:
@@ -354,6 +383,7 @@ class Search:
         ann = self.ann
         rows, (best_d, best_total, best_per), best_rank = self.co.best(ann)
         per_chain, evals = self.co.chain_reports(ann, self.seed, int(ann.sc[SC.EVALS]))
+        evals += self.meta.get("auto_g", {}).get("evaluations", 0)
         if not self.rank0:
             return None
         best = self.best_graph = self._graph_of(rows)
@@ -366,6 +396,8 @@ class Search:
 
         self.best_score = Score(best.n, best_d, best_total, best_per)
         summary = self._summary(stop, elapsed, evals, (best_d, best_total), best_rank, recheck)
+        if "auto_g" in self.meta:
+            summary["auto_g"] = self.meta["auto_g"]
         if self.comm is not None:
             summary["mpi"] = {"ranks": self.comm.size, "mode": self.cfg["parallel"]["mode"]}
             if per_chain is not None:

@@ -1,0 +1,30 @@
+"""Under mpiexec, parallel.mode chains: ``problem.g: auto`` resolved by trials dealt over the
+ranks. Rank 0 prints, as JSON, every rank's resolved g and the g of the graphs it annealed,
+with the summary's ``auto_g`` record. Arguments: n d steps budget seed."""
+
+import json
+import os
+import sys
+
+from mpi4py import MPI
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+
+from golf.config import RunConfig, validate  # noqa: E402
+from golf.run import Search  # noqa: E402
+
+n, d, steps, seed = (int(x) for x in sys.argv[1:4] + sys.argv[5:6])
+budget = float(sys.argv[4])
+comm = MPI.COMM_WORLD
+cfg = validate({"name": "m", "problem": {"n": n, "d": d, "g": "auto"},
+                "search": {"steps": steps, "seed": seed, "auto_g_budget": budget},
+                "evaluator": {"backend": "bitset", "threads": 1},
+                "parallel": {"mode": "chains", "exchange_every": 1000},
+                "output": {"plot": False}}, lambda key: "auto_g.py")
+engine = Search(RunConfig("m", cfg, None, "auto_g.py"), quiet=True, comm=comm)
+summary = engine.start()
+used = comm.gather({"rank": comm.rank, "g": engine.cfg["problem"]["g"],
+                    "graph_g": int(engine.ann.graph.g)}, root=0)
+if comm.rank == 0:
+    print(json.dumps({"ranks": used, "auto_g": summary["auto_g"],
+                      "problem": summary["problem"]}), flush=True)
