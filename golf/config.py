@@ -47,7 +47,7 @@ SCHEMA = {
         "start": S("path?", None, None, "an edge-list file to start from, or null (random)"),
     },
     "search": {
-        "method": S("choice", "sa", ("sa", "hill"), "'sa' or 'hill'"),
+        "method": S("choice", "sa", ("sa", "hill", "tabu"), "'sa', 'hill' or 'tabu'"),
         "steps": S("int", 0, (0, INF), "an integer >= 0 (0: no step limit)"),
         "time_limit": S("float?", None, POSITIVE, "seconds > 0, or null"),
         "seed": S("int", 0, (0, 2**63 - 1), "an integer >= 0"),
@@ -59,6 +59,11 @@ SCHEMA = {
         "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
         "batch": S("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together, "
                    "one evaluate_many call a step)"),
+        "neighbourhood": S("int", 256, (1, 65536), "an integer from 1 to 65536 (candidate "
+                           "swaps a tabu step scores)"),
+        "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
+        "polish": S("float", 0.0, (0, 1), "a number >= 0 and < 1 (the fraction of the budget "
+                    "spent in tabu search at the end; 0: none)"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -219,6 +224,15 @@ def _check_relations(out: dict, where) -> None:
     if s["batch"] > 1 and out["parallel"]["mode"] == "chains":
         raise GolfError(f"{where('search.batch')}: search.batch > 1 with parallel.mode: chains "
                         f"is not supported; use one or the other")
+    if s["polish"] >= 1:
+        raise GolfError(f"{where('search.polish')}: search.polish: expected a number >= 0 and "
+                        f"< 1 (the fraction of the budget spent in tabu search at the end; 0: "
+                        f"none), got {s['polish']}")
+    if s["method"] == "tabu" and (s["polish"] > 0 or s["batch"] > 1):
+        key = "polish" if s["polish"] > 0 else "batch"
+        raise GolfError(f"{where('search.' + key)}: search.{key}: method tabu takes no "
+                        f"{key} (a tabu step scores search.neighbourhood candidates of one "
+                        f"graph; polish is the tabu phase of an sa or hill run)")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
