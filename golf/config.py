@@ -59,7 +59,7 @@ SCHEMA = {
         "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
         "batch": S("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together, "
                    "one evaluate_many call a step)"),
-        "neighbourhood": S("int", 256, (1, 65536), "an integer from 1 to 65536 (candidate "
+        "neighbourhood": S("int", 4096, (1, 65536), "an integer from 1 to 65536 (candidate "
                            "swaps a tabu step scores)"),
         "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
         "polish": S("float", 0.0, (0, 1), "a number >= 0 and < 1 (the fraction of the budget "

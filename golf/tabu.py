@@ -174,7 +174,7 @@ class TabuSearch(Annealer):
         else ``evaluate_many``), or True/False to force ``evaluate_many``/the compiled loop
     """
 
-    def __init__(self, graph, evaluator, *, steps=0, neighbourhood=256, tenure=16,
+    def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
                  aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None):
         super().__init__(graph, evaluator, steps=steps, method="hill",
                          aspl_priority=aspl_priority, tiebreak=False, seed=seed, bounds=bounds,

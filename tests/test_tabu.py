@@ -274,6 +274,11 @@ def test_polish_phase_continues_the_annealer_from_its_best():
     assert r["steps"] == sa_steps + tabu_steps
     assert r["evaluations"] == alone["evaluations"] + tabu_steps * K
     assert alone["polish"] is None
+    batch = golf.search(64, 4, steps=steps, polish=frac, neighbourhood=K, batch=3,
+                        **kw).summary  # K chains annealed together, then one tabu search
+    assert batch["polish"]["from_step"] == sa_steps and batch["steps"] == sa_steps + tabu_steps
+    assert (batch["best"]["diameter"], batch["best"]["total"]) <= tuple(
+        batch["polish"]["annealer_best"])
 
 
 @pytest.mark.slow
