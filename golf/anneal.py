@@ -40,7 +40,7 @@ from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE, propose_move, propose_swap, undo_swap
 
 __all__ = ["Annealer", "StopReason", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step",
-           "end_step", "accept_move"]
+           "end_step", "accept_move", "reached_limit", "take_move", "trace_row"]
 
 
 class SC(IntEnum):
@@ -91,11 +91,7 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
     """Start a step: stop if done, set the temperature, apply a random swap and set the
     kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
     -1 (stopped; ``sc[SC.STOP]`` says why)."""
-    if params[P.STEPS] > 0 and sc[SC.STEP] >= params[P.STEPS]:
-        sc[SC.STOP] = StopReason.STEPS
-        return -1
-    if sc[SC.BEST_D] == params[P.D_BOUND] and sc[SC.BEST_TOTAL] == params[P.TOTAL_BOUND]:
-        sc[SC.STOP] = StopReason.BOUNDS
+    if reached_limit(sc, params):
         return -1
     frac = progress(sc, fl, params)
     fl[FL.FRAC] = frac
@@ -142,21 +138,48 @@ def end_step(out, adj, best_adj, st, sc, fl, params, undo, trace, ntrace):
     new number of trace rows."""
     sc[SC.EVALS] += 1
     if accept_move(out, st, sc, fl, params):
-        g = params[P.G]
-        sc[SC.ACCEPTED] += 1
-        sc[SC.CUR_D] = out[0]
-        sc[SC.CUR_TOTAL] = g * out[1] // 2
-        sc[SC.CUR_PER] = g * out[2]
-        if (sc[SC.CUR_D] < sc[SC.BEST_D] or (sc[SC.CUR_D] == sc[SC.BEST_D]
-                                             and sc[SC.CUR_TOTAL] < sc[SC.BEST_TOTAL])):
-            sc[SC.BEST_D] = sc[SC.CUR_D]
-            sc[SC.BEST_TOTAL] = sc[SC.CUR_TOTAL]
-            sc[SC.BEST_PER] = sc[SC.CUR_PER]
-            sc[SC.BEST_STEP] = sc[SC.STEP]
-            best_adj[:, :] = adj
+        take_move(out, adj, best_adj, sc, params)
     else:
         undo_swap(adj, undo)
     sc[SC.STEP] += 1
+    return trace_row(trace, ntrace, sc, fl, params)
+
+
+@njit(cache=True)
+def reached_limit(sc, params):
+    """True, with the reason in ``sc[SC.STOP]``, once the step budget is spent or the best
+    graph is at the lower bounds."""
+    if params[P.STEPS] > 0 and sc[SC.STEP] >= params[P.STEPS]:
+        sc[SC.STOP] = StopReason.STEPS
+        return True
+    if sc[SC.BEST_D] == params[P.D_BOUND] and sc[SC.BEST_TOTAL] == params[P.TOTAL_BOUND]:
+        sc[SC.STOP] = StopReason.BOUNDS
+        return True
+    return False
+
+
+@njit(cache=True)
+def take_move(out, adj, best_adj, sc, params):
+    """The applied move, scored ``out`` by the kernel, makes ``adj`` the current graph:
+    count it and keep the best graph."""
+    g = params[P.G]
+    sc[SC.ACCEPTED] += 1
+    sc[SC.CUR_D] = out[0]
+    sc[SC.CUR_TOTAL] = g * out[1] // 2
+    sc[SC.CUR_PER] = g * out[2]
+    if (sc[SC.CUR_D] < sc[SC.BEST_D] or (sc[SC.CUR_D] == sc[SC.BEST_D]
+                                         and sc[SC.CUR_TOTAL] < sc[SC.BEST_TOTAL])):
+        sc[SC.BEST_D] = sc[SC.CUR_D]
+        sc[SC.BEST_TOTAL] = sc[SC.CUR_TOTAL]
+        sc[SC.BEST_PER] = sc[SC.CUR_PER]
+        sc[SC.BEST_STEP] = sc[SC.STEP]
+        best_adj[:, :] = adj
+
+
+@njit(cache=True)
+def trace_row(trace, ntrace, sc, fl, params):
+    """Write a trace row (the columns of :data:`TRACE_COLUMNS` but the seconds) after every
+    ``trace_every``-th step while ``trace`` has room; returns the new number of rows."""
     if sc[SC.STEP] % params[P.TRACE_EVERY] == 0 and ntrace < trace.shape[0]:
         trace[ntrace, 0] = sc[SC.STEP]
         trace[ntrace, 1] = fl[FL.T]

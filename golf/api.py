@@ -313,7 +313,8 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
            seed: int = 0, backend: str = "auto", progress: bool = True, output=None,
            force: bool = False, comm=None, **settings) -> Result:
     """Search for a graph of ``n`` vertices and degree ``<= d`` with the smallest diameter and
-    ASPL: simulated annealing over g-symmetric swaps, the engine of ``golf run``.
+    ASPL: simulated annealing (or ``method="tabu"``: tabu search) over g-symmetric swaps,
+    the engine of ``golf run``.
 
     Parameters
     ----------

@@ -52,7 +52,7 @@ SCHEMA = {
                    "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
     },
     "search": {
-        "method": S("choice", "sa", ("sa", "hill"), "'sa' or 'hill'"),
+        "method": S("choice", "sa", ("sa", "hill", "tabu"), "'sa', 'hill' or 'tabu'"),
         "steps": S("int", 0, (0, INF), "an integer >= 0 (0: no step limit)"),
         "time_limit": S("float?", None, POSITIVE, "seconds > 0, or null"),
         "seed": S("int", 0, (0, 2**63 - 1), "an integer >= 0"),
@@ -74,6 +74,11 @@ SCHEMA = {
                     "over the coldest's, population: tempering)"),
         "auto_g_budget": S("float", 0.05, (0, 1, False), "a fraction > 0 and <= 1 of the run's "
                            "budget for the trials of g: auto"),
+        "neighbourhood": S("int", 4096, (1, 65536), "an integer from 1 to 65536 (candidate "
+                           "swaps a tabu step scores)"),
+        "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
+        "polish": S("float", 0.0, (0, 1), "a number >= 0 and < 1 (the fraction of the budget "
+                    "spent in tabu search at the end; 0: none)"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -242,6 +247,15 @@ def _check_relations(out: dict, where) -> None:
         raise GolfError(f"{where('parallel.replica_exchange')}: parallel.replica_exchange "
                         f"between ranks needs search.batch: 1; with a batch on every rank, "
                         f"search.population: tempering runs the ladder within each batch")
+    if s["polish"] >= 1:
+        raise GolfError(f"{where('search.polish')}: search.polish: expected a number >= 0 and "
+                        f"< 1 (the fraction of the budget spent in tabu search at the end; 0: "
+                        f"none), got {s['polish']}")
+    if s["method"] == "tabu" and (s["polish"] > 0 or s["batch"] > 1):
+        key = "polish" if s["polish"] > 0 else "batch"
+        raise GolfError(f"{where('search.' + key)}: search.{key}: method tabu takes no "
+                        f"{key} (a tabu step scores search.neighbourhood candidates of one "
+                        f"graph; polish is the tabu phase of an sa or hill run)")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")

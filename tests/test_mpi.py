@@ -180,3 +180,25 @@ def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
         return [{k: v for k, v in t.items() if k not in ("seconds", "rank")} for t in trials]
 
     assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])
+
+
+def test_tabu_polish_under_mpi(tmp_path):
+    """Split evaluation walks the serial run through its polish phase (every rank scores
+    the same candidates); chains switch to tabu search together."""
+    p = config(tmp_path, "evaluator", steps=3000)
+    p.write_text(p.read_text().replace("seed: 11}", "seed: 11, polish: 0.3, neighbourhood: 32}"))
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads((tmp_path / "out" / "m" / "summary.json").read_text())
+    run_golf("run", p, "--quiet", "--set", "parallel.mode=none", "--set",
+             f"output.dir={tmp_path / 'serial'}", check=True)
+    serial = json.loads((tmp_path / "serial" / "m" / "summary.json").read_text())
+    assert s["polish"] == serial["polish"] and s["polish"]["from_step"] == 2100
+    assert s["best"] == serial["best"] and s["steps"] == serial["steps"] == 2100 + 29
+    chains = golf(2, "run", p, "--quiet", "--set", "parallel.mode=chains", "--set",
+                  f"output.dir={tmp_path / 'chains'}")
+    assert chains.returncode == 0, chains.stderr
+    c = json.loads((tmp_path / "chains" / "m" / "summary.json").read_text())
+    assert c["polish"]["from_step"] == 2100 and c["steps"] == 2129
+    e = read_edges(tmp_path / "chains" / "m" / "best.edges").edges
+    assert apsp_score(240, e)[:2] == (c["best"]["diameter"], c["best"]["total"])

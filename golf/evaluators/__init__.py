@@ -140,13 +140,18 @@ def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: i
 
 def build_evaluator(cfg, comm=None):
     """The evaluator of a validated run config (``problem``, ``evaluator``, ``search.batch``
-    and ``parallel.mode``): the work is split over ``comm``'s ranks only with
-    ``parallel.mode: evaluator``."""
-    p, e = cfg["problem"], dict(cfg["evaluator"])
+    -- or, where a tabu search runs, ``search.neighbourhood`` as far as its candidates' rows
+    fit in ~256 MiB -- and ``parallel.mode``): the work is split over ``comm``'s ranks only
+    with ``parallel.mode: evaluator``."""
+    p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
     split = comm if cfg["parallel"]["mode"] == "evaluator" else None
     backend = e.pop("backend")
-    return make_evaluator(backend, p["n"], p["d"], p["g"], comm=split,
-                          batch=cfg["search"]["batch"], **e)
+    batch = s["batch"]
+    if s["method"] == "tabu" or s["polish"] > 0:
+        # a tabu step scores its candidates together, in batches of rows up to ~256 MiB
+        rows = 4 * p["n"] // p["g"] * p["d"]
+        batch = max(batch, min(s["neighbourhood"], (256 << 20) // rows))
+    return make_evaluator(backend, p["n"], p["d"], p["g"], comm=split, batch=batch, **e)
 
 
 _BASE = ("Evaluator", "Score", "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED")

@@ -22,6 +22,7 @@ The parts, one job each:
 ``driver``      set-up, the loop over chunks of steps, the end (:class:`Search`)
 ``coordinate``  what the MPI ranks decide together
 ``checkpoint``  the checkpoint format
+``phases``      the tabu search of ``method: tabu``, and the polish phase of an annealing run
 ``folder``      the run folder and its lock
 ``report``      the log and the progress line
 ``outputs``     trace, plot, re-check, submission file

@@ -2,11 +2,12 @@
 bit.
 
 ``meta``          JSON (as uint8 bytes): temperatures, start score, start time, elapsed seconds,
-                  steps, number of chains
+                  steps, number of chains, and ``polish`` once a run is in its polish phase
 ``trace``         the trace rows so far, ``(rows, len(TRACE_COLUMNS))`` float64
 ``r{R}_{key}``    chain ``R``'s state arrays (``adj``, ``best_adj``, ``rng``, ``sc``, ``fl``;
-                  see :meth:`golf.anneal.Annealer.state`); one chain unless the run had parallel
-                  chains under MPI (K chains on one GPU are one state of stacked arrays)
+                  see :meth:`golf.anneal.Annealer.state`; a tabu search adds ``tabu``, its
+                  tabu list); one chain unless the run had parallel chains under MPI (K
+                  chains on one GPU are one state of stacked arrays)
 
 The file is written atomically (temporary file, then rename): a reader sees the old one or the
 new one.

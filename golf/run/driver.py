@@ -23,6 +23,7 @@ from golf.run.checkpoint import load_checkpoint, save_checkpoint
 from golf.run.coordinate import Coordinator, collective
 from golf.run.folder import CHECKPOINT, OUTPUTS, RunDir
 from golf.run.outputs import plot_trace, recheck_graph, write_trace
+from golf.run.phases import Phases
 from golf.run.report import Log, fmt_seconds, progress_line
 
 __all__ = ["Search", "Interrupted"]
@@ -65,6 +66,7 @@ class Search:
         self.quiet = quiet
         self.comm = comm
         self.co = Coordinator(comm, run.data["parallel"]["mode"] == "chains")
+        self.phases = Phases(run.data)
         self.rank0 = self.co.rank0
         self.best_graph = self.best_score = None
         self.trace_rows: list = []
@@ -177,10 +179,12 @@ class Search:
         from golf.population import BatchAnnealer
 
         s, o = self.cfg["search"], self.cfg["output"]
-        kw = dict(steps=s["steps"], method=s["method"], aspl_priority=s["aspl_priority"],
-                  tiebreak=s["tiebreak"], peripheral_weight=s["peripheral_weight"],
-                  voltage_moves=s["voltage_moves"], seed=seed,
-                  trace_every=o["trace_every"])
+        if s["method"] == "tabu":
+            return self.phases.tabu(graph, ev, seed)
+        kw = dict(steps=self.phases.annealer_steps(), method=s["method"],
+                  aspl_priority=s["aspl_priority"], tiebreak=s["tiebreak"],
+                  peripheral_weight=s["peripheral_weight"], voltage_moves=s["voltage_moves"],
+                  seed=seed, trace_every=o["trace_every"])
         if s["batch"] > 1:
             par = self.cfg["parallel"]
             return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
@@ -206,6 +210,7 @@ class Search:
             ann = self._annealer(won if won is not None else self._start_graph(), ev, self.seed)
             if resume is not None:
                 where = self.rundir.file(CHECKPOINT)
+                ann = self.phases.resumed(ann, ev, self.seed, resume["meta"])
                 ann.load_state(self.co.my_state(resume["states"], where))
             return ann, ev
 
@@ -283,12 +288,12 @@ class Search:
     # -- the loop ---------------------------------------------------------------------------
     def _drive(self, sigs) -> tuple[StopReason, float]:
         """Chunks of steps until a stop; returns the stop reason and the elapsed seconds."""
-        ann, o = self.ann, self.cfg["output"]
+        o = self.cfg["output"]
         tlimit = self.cfg["search"]["time_limit"]
         t_start = time.perf_counter() - self.elapsed0
         last_ckpt = last_prog = time.perf_counter()
         chunk, self.best_written = 16, None
-        evals0, t_rate = int(ann.sc[SC.EVALS]), time.perf_counter()
+        evals0, t_rate = int(self.ann.sc[SC.EVALS]), time.perf_counter()
         while True:
             now = time.perf_counter()
             elapsed = now - t_start
@@ -307,6 +312,7 @@ class Search:
                 break
             now = time.perf_counter()
             if now - last_prog >= o["progress_every"]:
+                ann = self.ann
                 evals = int(ann.sc[SC.EVALS])
                 rate = self.co.rate((evals - evals0) / max(now - t_rate, 1e-9))
                 evals0, t_rate, last_prog = evals, now, now
@@ -325,7 +331,7 @@ class Search:
         if exchange is not None:
             chunk = max(1, min(chunk, every - int(ann.sc[SC.STEP]) % every))
         t0 = time.perf_counter()
-        rows = ann.run(chunk, time_frac=frac)
+        rows = ann.run(chunk, time_frac=self.phases.time_frac(frac))
         dt = time.perf_counter() - t0
         stamp = time.perf_counter() - t_start
         self.trace_rows.extend(r + [stamp] for r in rows.tolist())
@@ -339,7 +345,19 @@ class Search:
                 self.log.to_file(f"exchange {exchange.round}: best on rank {info['best_rank']}, "
                                  f"restarted {info['restarted']}, {info['swapped']} replica "
                                  f"swaps")
+        if self.phases.due(frac, done):
+            self._polish()
+            return 1, 0
         return chunk, done
+
+    def _polish(self) -> None:
+        """Switch to the polish phase: tabu search from the best graph found."""
+        self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta)
+        s, sc = self.cfg["search"], self.ann.sc
+        pairs = self.ann.graph.n * (self.ann.graph.n - 1) // 2
+        self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
+                 f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
+                 f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}")
 
     def _checkpoint(self, elapsed: float) -> None:
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
@@ -441,6 +459,7 @@ class Search:
             "gaps": {"diameter": best_d - b.diameter,
                      "aspl": best_total / pairs - float(b.aspl)},
             "temperatures": {"t0": meta["t0"], "t1": meta["t1"]},
+            "polish": meta.get("polish"),
             "recheck": recheck,
             "config": cfg,
             "started": meta.get("started"),

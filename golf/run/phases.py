@@ -1,0 +1,90 @@
+"""The tabu search of a run: ``method: tabu``, or the polish phase of an annealing run.
+
+``search.method: tabu`` runs a :class:`golf.tabu.TabuSearch` throughout. ``search.polish: f``
+(``sa`` or ``hill``) spends the last fraction ``f`` of the budget in tabu search from the best
+graph the annealer found:
+
+* with a step budget ``S`` the annealer gets ``S - round(f S)`` steps (its cooling runs over
+  them), and the tabu phase ``f S`` evaluations, i.e. ``ceil(f S / neighbourhood)`` steps of
+  ``neighbourhood`` candidates; the step count of the run goes on across the switch;
+* with a time limit the annealer cools over the first ``1 - f`` of it;
+* the switch comes when the annealer has spent its steps or ``1 - f`` of the time limit,
+  whichever is first; a run that reaches the lower bounds before it has no polish phase.
+
+The switch is recorded in the run's meta data (``polish``: the step and the annealer's best),
+which the checkpoint keeps, so that a resumed run continues in the phase it was in.
+"""
+
+from __future__ import annotations
+
+from golf.anneal import SC, StopReason
+
+__all__ = ["Phases"]
+
+
+class Phases:
+    """The tabu search of a run config: throughout (``method: tabu``), or from the switch
+    on where the config asks for a polish phase."""
+
+    def __init__(self, cfg: dict):
+        self.s = cfg["search"]
+        self.trace_every = cfg["output"]["trace_every"]
+        self.fraction = self.s["polish"] if self.s["method"] != "tabu" else 0.0
+        self.polishing = False
+
+    def _tabu_kw(self, seed: int) -> dict:
+        s = self.s
+        return dict(neighbourhood=s["neighbourhood"], tenure=s["tenure"],
+                    aspl_priority=s["aspl_priority"], seed=seed, trace_every=self.trace_every)
+
+    def _budget(self) -> tuple[int, int]:
+        from golf.tabu import polish_budget
+
+        return polish_budget(self.s["steps"], self.fraction, self.s["neighbourhood"])
+
+    def tabu(self, graph, ev, seed: int):
+        """The tabu search of ``method: tabu``."""
+        from golf.tabu import TabuSearch
+
+        return TabuSearch(graph, ev, steps=self.s["steps"], **self._tabu_kw(seed))
+
+    def annealer_steps(self) -> int:
+        """The annealer's step budget: the run's, less the polish phase's share."""
+        return self._budget()[0] if self.fraction else self.s["steps"]
+
+    def time_frac(self, frac: float) -> float:
+        """The annealer's fraction of its time: the run's ``frac`` of the time limit scaled to
+        the part before the polish phase."""
+        if not self.fraction or self.polishing:
+            return frac
+        return min(1.0, frac / (1.0 - self.fraction))
+
+    def due(self, frac: float, stop: int) -> bool:
+        """Switch now? ``frac``: the elapsed fraction of the time limit; ``stop``: the stop
+        reason the annealer's last chunk ended with (agreed by the ranks)."""
+        if not self.fraction or self.polishing:
+            return False
+        return stop == StopReason.STEPS or (stop == 0 and frac >= 1.0 - self.fraction)
+
+    def switch(self, ann, ev, seed: int, meta: dict):
+        """The tabu search that continues ``ann`` from its best graph; records the switch in
+        ``meta``."""
+        step = int(ann.sc[SC.STEP])
+        meta["polish"] = {"from_step": step,
+                          "annealer_best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])]}
+        return self._after(ann, ev, seed, step)
+
+    def resumed(self, ann, ev, seed: int, meta: dict):
+        """``ann``, or the tabu search of the polish phase where ``meta`` says that the run
+        had switched (its state is then loaded by the caller)."""
+        if "polish" not in meta:
+            return ann
+        return self._after(ann, ev, seed, meta["polish"]["from_step"])
+
+    def _after(self, ann, ev, seed, step):
+        from golf.tabu import TabuSearch
+
+        self.polishing = True
+        tabu_steps = self._budget()[1]
+        return TabuSearch.after(ann, ev, steps=step + tabu_steps if tabu_steps else 0,
+                                **self._tabu_kw(seed))

@@ -1,0 +1,263 @@
+"""Tabu search: every step scores many candidate swaps of one graph and takes the best one.
+
+One step:
+
+1. draw ``K`` distinct valid symmetric swaps of the current graph (:mod:`golf.neighbourhood`:
+   all of them when the neighbourhood is small);
+2. score the ``K`` graphs, with the level cap at the current diameter (a swap that raises
+   the diameter is stopped early): on a backend that scores a batch in one launch
+   (``supports.batched``, the GPU) with ``evaluate_many`` on the ``K`` candidates' rows, on a
+   compiled CPU backend in one compiled loop (apply, call the kernel, record, revert), and
+   else with ``evaluate_many`` (one graph after another, split over MPI ranks where the
+   evaluator is);
+3. take the best candidate by ``(diameter, total, peripheral)`` -- even when it is worse than
+   the current graph, which is how the search leaves a local minimum -- among those that are
+   not tabu. A candidate is tabu when it adds back an orbit that one of the last ``tenure``
+   steps removed, unless it beats the best graph found (aspiration). A candidate that raises
+   the diameter is never taken, as in the annealer; with ``aspl_priority`` the diameter is
+   ignored (no level cap) and the total alone decides. When no candidate qualifies the step
+   makes no move.
+
+The search stops at the step budget, at the lower bounds, when a step finds no valid swap at
+all, or (the driver) at the time limit. The same seed, backend and ``K`` give the same run,
+whichever of the scoring paths is used. The state is the annealer's arrays plus the tabu list
+(the orbits removed by the last ``tenure`` steps), so a checkpoint resumes bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from golf.anneal import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, reached_limit,
+                         take_move, trace_row)
+from golf.kernels.dispatch import call_kernel
+from golf.kernels.merge import OK
+from golf.neighbourhood import (Neighbourhood, apply_move, draw_moves, moves_applied,
+                                revert_move)
+
+__all__ = ["TabuSearch", "choose_move", "polish_budget"]
+
+
+@njit(cache=True)
+def score_moves(tag, kargs, moves, k, cap, outs):
+    """Score candidates ``0..k-1`` with the kernel in place: apply, call, record, revert."""
+    adj = kargs[0]
+    ctrl = kargs[1]
+    out = kargs[2]
+    ctrl[0] = cap
+    for i in range(k):
+        apply_move(adj, moves[i])
+        call_kernel(tag, kargs)
+        outs[i, :] = out
+        revert_move(adj, moves[i])
+
+
+@njit(cache=True)
+def _is_tabu(orbits, ring):
+    for q in range(2, 4):
+        if orbits[q] >= 0:
+            for x in ring:
+                if x == orbits[q]:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _before(a0, a1, a2, b0, b1, b2):
+    return a0 < b0 or (a0 == b0 and (a1 < b1 or (a1 == b1 and a2 < b2)))
+
+
+@njit(cache=True)
+def choose_move(outs, orbits, k, ring, sc, params):
+    """The index of the best admissible candidate among ``0..k-1`` (kernel results ``outs``),
+    or -1: connected, no higher diameter (unless ``aspl_priority``), not tabu unless it beats
+    the best graph found; the smallest ``(diameter, total, peripheral)`` wins (the first
+    drawn among equals)."""
+    g = params[P.G]
+    free = params[P.ASPL_PRIORITY]
+    best, b0, b1, b2 = -1, 0, 0, 0
+    for i in range(k):
+        if outs[i, 3] != OK or (not free and outs[i, 0] > sc[SC.CUR_D]):
+            continue
+        d, total, per = outs[i, 0], g * outs[i, 1] // 2, g * outs[i, 2]
+        k0 = 0 if free else d
+        if best >= 0 and not _before(k0, total, per, b0, b1, b2):
+            continue
+        aspires = _before(d, total, 0, sc[SC.BEST_D], sc[SC.BEST_TOTAL], 0)
+        if not aspires and _is_tabu(orbits[i], ring):
+            continue
+        best, b0, b1, b2 = i, k0, total, per
+    return best
+
+
+@njit(cache=True)
+def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, trace, ntrace):
+    """Take the chosen candidate (if any), enter the orbits it removed in the tabu list (the
+    list's slot of this step), count, trace. Returns the new number of trace rows."""
+    sc[SC.EVALS] += k
+    i = choose_move(outs, orbits, k, ring, sc, params)
+    at = 2 * (sc[SC.STEP] % (ring.shape[0] // 2)) if ring.shape[0] else -1
+    if i >= 0:
+        apply_move(adj, moves[i])
+        take_move(outs[i], adj, best_adj, sc, params)
+    if at >= 0:
+        ring[at] = orbits[i, 0] if i >= 0 else -1
+        ring[at + 1] = orbits[i, 1] if i >= 0 else -1
+    sc[SC.STEP] += 1
+    return trace_row(trace, ntrace, sc, fl, params)
+
+
+@njit(cache=True)
+def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits, table):
+    """Stop if done, else draw the candidates; returns how many (-1: stopped, the reason in
+    ``sc[SC.STOP]``; no valid swap at all stops the search)."""
+    if reached_limit(sc, params):
+        return -1
+    k = draw_moves(adj, n, params[P.G], st, K, enumerate_all, undo, moves, orbits, table)
+    if k == 0:
+        sc[SC.STOP] = StopReason.STUCK
+        return -1
+    return k
+
+
+@njit(cache=True)
+def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_all, moves,
+                   orbits, table, outs, ring, trace, nsteps):
+    """Up to ``nsteps`` tabu steps without leaving compiled code (``kargs`` as in
+    :func:`golf.anneal.run_chunk`). Returns the number of trace rows written."""
+    adj = kargs[0]
+    n = kargs[3]
+    ntrace = 0
+    for _ in range(nsteps):
+        k = begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
+                            table)
+        if k < 0:
+            break
+        score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
+        ntrace = end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params,
+                               trace, ntrace)
+    return ntrace
+
+
+@njit(cache=True)
+def cap_of(sc, params):
+    """The kernel's level cap: the current diameter (none with ``aspl_priority``)."""
+    return 0 if params[P.ASPL_PRIORITY] else sc[SC.CUR_D]
+
+
+def polish_budget(steps: int, fraction: float, K: int) -> tuple[int, int]:
+    """How a step budget splits between an annealing run and its tabu polish phase: the
+    annealer's steps, and the tabu steps, which score ``K`` candidates each and get
+    ``fraction`` of the budget's evaluations. ``(0, 0)`` without a step budget."""
+    if steps <= 0:
+        return 0, 0
+    polish = int(round(steps * fraction))
+    return max(1, steps - polish), -(-polish // K)
+
+
+class TabuSearch(Annealer):
+    """Tabu search over symmetric swaps, with the interface the run driver uses for
+    :class:`golf.anneal.Annealer` (whose state arrays, slots and trace it shares).
+
+    Parameters
+    ----------
+    graph : Graph, the start (copied; the copy is the current graph)
+    evaluator : any evaluator (see the module docstring for how the candidates are scored)
+    steps : int, the step budget (0: none); a step scores up to ``neighbourhood`` candidates
+    neighbourhood : int, ``K``, the candidates a step
+    tenure : int, steps during which the orbits a step removed may not be added back (0: no
+        tabu list)
+    aspl_priority : bool, ignore the diameter (see the module docstring)
+    seed, bounds, trace_every : as for the annealer
+    batched : None (by the evaluator: the compiled loop on a compiled CPU backend without MPI,
+        else ``evaluate_many``), or True/False to force ``evaluate_many``/the compiled loop
+    """
+
+    def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
+                 aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None):
+        super().__init__(graph, evaluator, steps=steps, method="hill",
+                         aspl_priority=aspl_priority, tiebreak=False, seed=seed, bounds=bounds,
+                         trace_every=trace_every)
+        self.batched = not self.compiled if batched is None else bool(batched)
+        if not self.batched and not self.compiled:
+            from golf.errors import GolfError
+
+            raise GolfError(f"{evaluator.name}: no compiled kernel to score candidates with")
+        self.hood = Neighbourhood(graph.n, graph.d, graph.g, neighbourhood)
+        self.ring = np.full(2 * max(0, int(tenure)), -1, dtype=np.int64)
+        width = evaluator.batch if evaluator.supports.batched else 32
+        self.rows = np.zeros((max(1, min(self.hood.K, width)), graph.m, graph.d),
+                             dtype=np.int32)
+
+    # -- temperatures: none ---------------------------------------------------------------
+    def auto_temperatures(self, count=200) -> tuple[float, float, str]:
+        return 1.0, 1.0, "not used by tabu search"
+
+    def set_temperatures(self, t0, t1):
+        self.fl[FL.T0] = t0
+        self.fl[FL.T1] = t1  # recorded only; FL.T stays 0 (the trace's temperature column)
+
+    # -- running --------------------------------------------------------------------------
+    def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
+        """Run up to ``nsteps`` steps; returns the trace rows written."""
+        self.fl[FL.TIME_FRAC] = time_frac
+        need = nsteps // int(self.params[P.TRACE_EVERY]) + 2
+        if self.trace.shape[0] < need:
+            self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
+        h = self.hood
+        if self.batched:
+            k = self._run_batched(int(nsteps))
+        else:
+            k = run_tabu_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
+                               self.fl, self.params, self.undo, h.K, h.enumerate_all, h.moves,
+                               h.orbits, h.table, h.outs, self.ring, self.trace, int(nsteps))
+        return self.trace[:k].copy()
+
+    def _run_batched(self, nsteps: int) -> int:
+        """The same steps with the candidates scored by ``evaluate_many`` in batches of
+        ``len(self.rows)`` graphs."""
+        adj, n, h = self.graph.adj, self.graph.n, self.hood
+        ntrace = 0
+        for _ in range(nsteps):
+            k = begin_tabu_step(adj, n, self.st, self.sc, self.params, self.undo, h.K,
+                                h.enumerate_all, h.moves, h.orbits, h.table)
+            if k < 0:
+                break
+            caps = [int(cap_of(self.sc, self.params))] * len(self.rows)
+            for k0 in range(0, k, len(self.rows)):
+                k1 = min(k, k0 + len(self.rows))
+                moves_applied(adj, h.moves, k0, k1, self.rows)
+                h.outs[k0:k1] = self.evaluator.evaluate_many(self.rows[:k1 - k0],
+                                                             caps[:k1 - k0])
+            ntrace = end_tabu_step(h.outs, k, adj, self.best_adj, h.moves, h.orbits,
+                                   self.ring, self.sc, self.fl, self.params, self.trace, ntrace)
+        return ntrace
+
+    # -- checkpoints ----------------------------------------------------------------------
+    def state(self) -> dict:
+        """The annealer's state arrays and the tabu list."""
+        return dict(super().state(), tabu=self.ring.copy())
+
+    def load_state(self, state: dict) -> None:
+        from golf.errors import GolfError
+
+        if "tabu" not in state:
+            raise GolfError("the checkpoint holds no tabu list: it is not from a tabu search")
+        if state["tabu"].shape != self.ring.shape:
+            raise GolfError(f"the checkpoint's tabu list is for search.tenure="
+                            f"{state['tabu'].shape[0] // 2}, this run has "
+                            f"{self.ring.shape[0] // 2}")
+        super().load_state(state)
+        self.ring[:] = state["tabu"]
+
+    @classmethod
+    def after(cls, ann, evaluator, *, steps, **kw) -> "TabuSearch":
+        """A tabu search that continues the search ``ann`` (an annealer) from its best graph:
+        its step, evaluation and move counts go on from ``ann``'s, and ``steps`` is the step
+        at which it stops (0: none)."""
+        tabu = cls(ann.best_graph(), evaluator, steps=steps, **kw)
+        for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
+            tabu.sc[k] = ann.sc[k]
+        tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])
+        return tabu

@@ -1,0 +1,353 @@
+"""Tabu search: the moves it applies, the tabu rule, the choice among the candidates against a
+brute-force scoring, determinism, checkpoints, both scoring paths, the polish phase of an
+annealing run, its config keys, and gpu-bitset against bitset."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+import golf
+from golf.anneal import SC, StopReason
+from golf.errors import GolfError
+from golf.evaluators import backend_class, make_evaluator
+from golf.generate import random_graph
+from golf.graph import Graph
+from golf.kernels.merge import EXCEEDED, OK
+from golf.kernels.rng import rng_seed
+from golf.lower_bounds import moore_bounds
+from golf.moves import new_undo, try_swap, undo_swap
+from golf.neighbourhood import Neighbourhood, apply_move, draw_moves, revert_move
+from golf.run import load_checkpoint
+from golf.tabu import TabuSearch, choose_move, polish_budget
+
+from conftest import ROOT, gpu_skip_reason, run_golf
+from naive import apsp_score
+
+
+def evaluator(graph, backend="bitset"):
+    opts = {"threads": 1} if "threads" in backend_class(backend).options else {}
+    return make_evaluator(backend, graph.n, graph.d, graph.g, **opts)
+
+
+def tabu(graph, backend="bitset", steps=60, seed=3, **kw):
+    return TabuSearch(graph, evaluator(graph, backend), steps=steps, seed=seed, trace_every=5,
+                      **kw)
+
+
+def edge_set(graph):
+    return {tuple(e) for e in graph.edges().tolist()}
+
+
+# -- every applied move ---------------------------------------------------------------------
+@settings(max_examples=25)
+@given(m=st.integers(2, 12), g=st.integers(1, 6), d=st.integers(2, 6), seed=st.integers(0, 99),
+       K=st.sampled_from([1, 7, 64]))
+def test_applied_moves_keep_the_graph_valid_and_scored_exactly(m, g, d, seed, K):
+    n = m * g
+    assume(d < n)
+    try:
+        graph = random_graph(n, d, g, seed=seed)
+    except GolfError:  # no connected graph of this shape
+        assume(False)
+    degrees = graph.degrees().copy()
+    t = tabu(graph, steps=8, seed=seed, neighbourhood=K, tenure=2)
+    while not t.stop_reason:
+        t.run(1)
+        now = t.graph
+        now.check()  # simple, every slot with its reverse
+        assert (now.degrees() == degrees).all()
+        assert Graph.from_edges(now.edges(), n=n, g=g, d=d) == now  # g-symmetric
+        want = apsp_score(n, now.edges())
+        assert (t.sc[SC.CUR_D], t.sc[SC.CUR_TOTAL], t.sc[SC.CUR_PER]) == want
+    assert t.stop_reason in (StopReason.STEPS, StopReason.BOUNDS, StopReason.STUCK)
+
+
+# -- the choice -----------------------------------------------------------------------------
+def choice_state(cur=(4, 1000), best=(4, 900), g=2, aspl_priority=0):
+    sc = np.zeros(len(SC), dtype=np.int64)
+    sc[SC.CUR_D], sc[SC.CUR_TOTAL] = cur
+    sc[SC.BEST_D], sc[SC.BEST_TOTAL] = best
+    params = np.zeros(8, dtype=np.int64)
+    params[6], params[2] = g, aspl_priority  # P.G, P.ASPL_PRIORITY
+    return sc, params
+
+
+def outs_of(rows, g=2):
+    """Kernel results for (diameter, total, peripheral, status) rows."""
+    return np.array([[d, 2 * t // g, p // g, s] for d, t, p, s in rows], dtype=np.int64)
+
+
+def test_choice_rules():
+    sc, params = choice_state()
+    orbits = np.array([[1, 2, 10, 11], [3, -1, 12, -1], [4, 5, 13, 14], [6, 7, 15, 16]])
+    ring = np.array([12, 99], dtype=np.int64)  # orbit 12 was removed lately: adding it is tabu
+    outs = outs_of([(4, 1100, 8, OK), (4, 950, 8, OK), (5, 0, 0, EXCEEDED), (4, 950, 4, OK)])
+    assert choose_move(outs, orbits, 4, ring, sc, params) == 3  # 1 is tabu; 2 higher diameter
+    assert choose_move(outs, orbits, 3, ring, sc, params) == 0  # worse than current: taken
+    assert choose_move(outs, orbits, 4, ring[:0], sc, params) == 3  # equal totals: fewer
+    outs[3, 2] = outs[1, 2]  # peripheral vertices win; all equal: the first drawn
+    assert choose_move(outs, orbits, 4, ring[:0], sc, params) == 1
+    outs[3, 2] = 2
+    outs[1] = outs_of([(4, 880, 8, OK)])[0]  # tabu but better than the best: aspiration
+    assert choose_move(outs, orbits, 4, ring, sc, params) == 1
+    outs[1] = outs_of([(3, 2000, 2, OK)])[0]  # a lower diameter beats any total
+    assert choose_move(outs, orbits, 4, ring, sc, params) == 1
+    outs = outs_of([(5, 900, 4, OK), (4, 950, 4, OK), (4, 10, 4, 1)])
+    assert choose_move(outs, orbits, 3, ring[:0], sc, params) == 1  # raised diameter, disconnected
+    sc, params = choice_state(aspl_priority=1)  # only the total counts
+    assert choose_move(outs, orbits, 3, ring[:0], sc, params) == 0
+    outs = outs_of([(4, 1100, 8, EXCEEDED)])
+    assert choose_move(outs, orbits, 1, ring, sc, params) == -1
+
+
+def test_the_step_takes_the_brute_force_best_of_its_candidates():
+    """The candidates of a step (drawn again from the same RNG state) scored one by one with
+    networkx: the step moves to the best of them by (diameter, total, peripheral)."""
+    for n, d, g, K in [(40, 3, 2, 48), (36, 4, 3, 200), (24, 3, 1, 10)]:
+        graph = random_graph(n, d, g, seed=n)
+        t = tabu(graph, steps=20, seed=n, neighbourhood=K, tenure=0)
+        t.run(5)
+        cur, cur_d, evals = t.graph.copy(), t.sc[SC.CUR_D], t.sc[SC.EVALS]
+        state = t.st.copy()
+        t.run(1)
+        hood = Neighbourhood(n, d, g, K)
+        k = hood.draw(cur.adj, n, g, state, new_undo())
+        assert 0 < k <= K
+        keys, graphs = [], set()
+        for i in range(k):
+            apply_move(cur.adj, hood.moves[i])
+            s = apsp_score(n, cur.edges())
+            graphs.add(frozenset(edge_set(cur)))
+            revert_move(cur.adj, hood.moves[i])
+            if s is not None and s[0] <= cur_d:
+                keys.append(s)
+        assert len(graphs) == k and frozenset(edge_set(cur)) not in graphs  # distinct moves
+        assert (t.sc[SC.CUR_D], t.sc[SC.CUR_TOTAL], t.sc[SC.CUR_PER]) == min(keys)
+        assert t.sc[SC.EVALS] - evals == k
+
+
+def all_swap_results(graph):
+    """Every distinct graph one symmetric swap makes (all slot pairs in both orders, all
+    rotations, both reconnections), by brute force."""
+    n, g, adj = graph.n, graph.g, graph.adj
+    m, d = adj.shape
+    undo, out = new_undo(), set()
+    for i1 in range(m):
+        for j1 in range(d):
+            for i2 in range(m):
+                for j2 in range(d):
+                    for t in range(g):
+                        a, b = i1, int(adj[i1, j1])
+                        c, e = i2 + t * m, (int(adj[i2, j2]) + t * m) % n
+                        for x1, y1, x2, y2 in ((a, c, b, e), (a, e, b, c)):
+                            if b >= 0 and try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo):
+                                out.add(frozenset(edge_set(graph)))
+                                undo_swap(adj, undo)
+    out.discard(frozenset(edge_set(graph)))
+    return out
+
+
+@pytest.mark.parametrize("n,d,g", [(10, 3, 1), (12, 3, 2), (16, 3, 4)])
+def test_a_small_neighbourhood_is_scored_whole(n, d, g):
+    graph = random_graph(n, d, g, seed=4)
+    want = all_swap_results(graph)
+    hood = Neighbourhood(n, d, g, 4096)
+    assert hood.enumerate_all
+    k = hood.draw(graph.adj, n, g, rng_seed(1), new_undo())
+    got = set()
+    for i in range(k):
+        apply_move(graph.adj, hood.moves[i])
+        got.add(frozenset(edge_set(graph)))
+        revert_move(graph.adj, hood.moves[i])
+    assert got == want and k == len(want)
+    few = len(want) // 2  # fewer wanted than there are: that many of them, drawn at random
+    parts = []
+    for seed in (1, 2):
+        assert draw_moves(graph.adj, n, g, rng_seed(seed), few, True, new_undo(), hood.moves,
+                          hood.orbits, hood.table) == few
+        parts.append({tuple(o) for o in hood.orbits[:few].tolist()})
+    assert len(parts[0]) == few and parts[0] != parts[1]
+
+
+# -- the tabu rule --------------------------------------------------------------------------
+def readded_within(graph, tenure, steps=150, check_tenure=4):
+    """Steps at which an edge removed within the last ``check_tenure`` steps came back,
+    without a new best graph (edge sets of the full graph, checked step by step)."""
+    t = tabu(graph, steps=steps, seed=7, neighbourhood=32, tenure=tenure)
+    removed, bad = [], []
+    while not t.stop_reason:
+        before, best = edge_set(t.graph), (t.sc[SC.BEST_D], t.sc[SC.BEST_TOTAL])
+        t.run(1)
+        after = edge_set(t.graph)
+        recent = set().union(*removed[-check_tenure:]) if removed else set()
+        improved = (t.sc[SC.BEST_D], t.sc[SC.BEST_TOTAL]) < best
+        if (after - before) & recent and not improved:
+            bad.append(int(t.sc[SC.STEP]))
+        removed.append(before - after)
+    return bad
+
+
+def test_removed_orbits_stay_out_for_the_tenure():
+    graph = random_graph(32, 3, 2, seed=5)
+    assert readded_within(graph, tenure=4) == []
+    assert readded_within(graph, tenure=0)  # without the list they do come back
+
+
+# -- determinism, paths, checkpoints ---------------------------------------------------------
+def test_same_seed_same_trace_and_paths_agree():
+    graph = random_graph(64, 4, 2, seed=8)
+    runs = {}
+    for name, backend, batched in [("compiled", "bitset", False), ("batched", "bitset", True),
+                                   ("bfs", "bfs", None), ("bfs-batched", "bfs", True),
+                                   ("reference", "reference", None), ("again", "bitset", None)]:
+        t = tabu(graph, backend, steps=40, seed=11, neighbourhood=24, batched=batched)
+        assert t.batched == (batched if batched is not None else backend == "reference")
+        runs[name] = (t.run(100), t.sc.copy(), t.graph.adj.copy(), t.best_adj.copy())
+    first = runs.pop("compiled")
+    assert len(first[0]) == 8 and first[1][SC.STEP] == 40
+    for name, other in runs.items():
+        assert all(np.array_equal(a, b) for a, b in zip(first, other)), name
+    seed2 = tabu(graph, steps=40, seed=12, neighbourhood=24)
+    seed2.run(100)
+    assert not np.array_equal(seed2.graph.adj, first[2])
+
+
+def test_state_round_trip_continues_bit_for_bit():
+    graph = random_graph(60, 4, 3, seed=9)
+    full = tabu(graph, steps=50, neighbourhood=40, tenure=6)
+    full.run(80)
+    half = tabu(graph, steps=50, neighbourhood=40, tenure=6)
+    half.run(23)
+    saved = half.state()
+    other = tabu(graph, steps=50, neighbourhood=40, tenure=6)
+    other.load_state(saved)
+    other.run(80)
+    assert other.stop_reason == full.stop_reason == StopReason.STEPS
+    assert np.array_equal(other.sc, full.sc) and np.array_equal(other.ring, full.ring)
+    assert np.array_equal(other.graph.adj, full.graph.adj)
+    assert np.array_equal(other.best_adj, full.best_adj)
+    with pytest.raises(GolfError, match="search.tenure=6"):
+        tabu(graph, tenure=5).load_state(saved)
+    annealer_state = {k: v for k, v in saved.items() if k != "tabu"}
+    with pytest.raises(GolfError, match="no tabu list"):
+        tabu(graph, tenure=6).load_state(annealer_state)
+
+
+def test_stops_at_the_bounds():
+    graph = random_graph(10, 3, 1, seed=1)
+    t = tabu(graph, steps=500, neighbourhood=64)
+    t.run(500)
+    b = moore_bounds(10, 3)
+    assert t.stop_reason == StopReason.BOUNDS
+    assert (t.sc[SC.BEST_D], t.sc[SC.BEST_TOTAL]) == (b.diameter, b.total)
+    assert apsp_score(10, t.best_graph().edges())[:2] == (b.diameter, b.total)
+
+
+# -- runs: method tabu, the polish phase ----------------------------------------------------
+def test_search_with_method_tabu():
+    r = golf.search(64, 4, g=2, steps=30, seed=1, method="tabu", neighbourhood=50,
+                    tenure=5, backend="bitset", threads=1, progress=False, trace_every=10)
+    s = r.summary
+    assert s["method"] == "tabu" and s["steps"] == 30 and s["evaluations"] == 30 * 50
+    assert apsp_score(64, r.graph.edges())[:2] == (s["best"]["diameter"], s["best"]["total"])
+    assert (s["best"]["diameter"], s["best"]["total"]) < (s["start"]["diameter"],
+                                                          s["start"]["total"])
+    assert r.trace.shape == (3, 9) and (r.trace[:, 1] == 0).all()  # no temperature
+
+
+def test_polish_phase_continues_the_annealer_from_its_best():
+    steps, frac, K = 6000, 0.3, 40
+    kw = dict(g=2, seed=2, backend="bitset", threads=1, progress=False, trace_every=500)
+    r = golf.search(64, 4, steps=steps, polish=frac, neighbourhood=K, **kw).summary
+    sa_steps, tabu_steps = polish_budget(steps, frac, K)
+    assert (sa_steps, tabu_steps) == (4200, 45)
+    alone = golf.search(64, 4, steps=sa_steps, **kw).summary  # the annealing phase alone
+    assert r["polish"] == {"from_step": sa_steps, "annealer_best": [alone["best"]["diameter"],
+                                                                    alone["best"]["total"]]}
+    assert (r["best"]["diameter"], r["best"]["total"]) <= tuple(r["polish"]["annealer_best"])
+    assert r["steps"] == sa_steps + tabu_steps
+    assert r["evaluations"] == alone["evaluations"] + tabu_steps * K
+    assert alone["polish"] is None
+    batch = golf.search(64, 4, steps=steps, polish=frac, neighbourhood=K, batch=3,
+                        **kw).summary  # K chains annealed together, then one tabu search
+    assert batch["polish"]["from_step"] == sa_steps and batch["steps"] == sa_steps + tabu_steps
+    assert (batch["best"]["diameter"], batch["best"]["total"]) <= tuple(
+        batch["polish"]["annealer_best"])
+
+
+@pytest.mark.slow
+def test_sigint_in_the_polish_phase_and_resume_match_uninterrupted(tmp_path):
+    def cfg(folder):
+        folder.mkdir()
+        p = folder / "run.yaml"
+        p.write_text(f"""name: r
+problem: {{n: 64, d: 4, g: 2}}
+search: {{steps: 1000000, seed: 3, polish: 0.5, neighbourhood: 64, tenure: 8}}
+evaluator: {{backend: bitset, threads: 1}}
+output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
+""")
+        return p
+
+    run_golf("run", cfg(tmp_path / "ref"), "--quiet", check=True)
+    want = json.loads((tmp_path / "ref" / "out" / "r" / "summary.json").read_text())
+    p = cfg(tmp_path / "cut")
+    rd = tmp_path / "cut" / "out" / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet"], cwd=ROOT)
+    deadline = time.time() + 120
+    while "polish:" not in ((rd / "log.txt").read_text() if (rd / "log.txt").exists() else ""):
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    ckpt = load_checkpoint(rd / "checkpoint.npz")
+    assert "polish" in ckpt["meta"] and "tabu" in ckpt["states"][0]
+    run_golf("resume", rd, "--quiet", check=True)
+    got = json.loads((rd / "summary.json").read_text())
+    for key in ("best", "steps", "evaluations", "accepted", "polish"):
+        assert got[key] == want[key], key
+
+
+@pytest.mark.parametrize("text,pattern", [
+    ("search: {steps: 5, method: tabu, batch: 4}\n",
+     r"c\.yaml:4: search.batch: method tabu takes no batch"),
+    ("search: {steps: 5, method: tabu, polish: 0.2}\n",
+     r"c\.yaml:4: search.polish: method tabu takes no polish"),
+    ("search:\n  steps: 5\n  polish: 1.0\n", r"c\.yaml:6: search.polish: expected a number >= 0 and < 1"),
+    ("search:\n  steps: 5\n  polish: -0.1\n", r"c\.yaml:6: search.polish: expected a number >= 0"),
+    ("search:\n  steps: 5\n  neighbourhood: 0\n",
+     r"c\.yaml:6: search.neighbourhood: expected an integer from 1 to 65536"),
+    ("search:\n  steps: 5\n  tenure: -1\n", r"c\.yaml:6: search.tenure: expected an integer from 0"),
+    ("search: {steps: 5, method: taboo}\n", r"expected 'sa', 'hill' or 'tabu', got 'taboo'"),
+])
+def test_config_rejects_bad_values_with_file_and_line(tmp_path, text, pattern):
+    from golf.config import load_config
+
+    p = tmp_path / "c.yaml"
+    p.write_text("name: t\nproblem: {n: 64, d: 4, g: 2}\n\n" + text)
+    with pytest.raises(GolfError, match=pattern):
+        load_config(p)
+
+
+# -- the GPU --------------------------------------------------------------------------------
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_skip_reason() is not None, reason=gpu_skip_reason() or "")
+@pytest.mark.parametrize("n,d,g,K", [(96, 4, 2, 64), (256, 8, 4, 256), (120, 5, 3, 100)])
+def test_gpu_bitset_walks_the_bitset_trace(n, d, g, K):
+    """One evaluate_many launch a step on the GPU: the same run as bitset's compiled loop
+    (the evaluator's batch smaller than K: several launches a step, the same run)."""
+    graph = random_graph(n, d, g, seed=n)
+    runs = []
+    for ev in (evaluator(graph), make_evaluator("gpu-bitset", n, d, g, batch=K),
+               make_evaluator("gpu-bitset", n, d, g, batch=K // 4)):
+        t = TabuSearch(graph, ev, steps=60, seed=5, neighbourhood=K, tenure=8, trace_every=5)
+        runs.append((t.run(60), t.sc.copy(), t.best_adj.copy(), t.batched))
+    assert [r[3] for r in runs] == [False, True, True]
+    for other in runs[1:]:
+        assert all(np.array_equal(a, b) for a, b in zip(runs[0][:3], other[:3]))
