@@ -81,6 +81,20 @@ def row_of(name, s, rd, target, ranks, folder):
                                                          os.path.basename(file))}
 
 
+def verdict(rows, target):
+    """One line: the target met, or which pairs miss it and by how much."""
+    if target == "cpu":
+        miss = [f"({r['n']}, {r['d']}) {r['excess_ratio']:.3f} > 1.5" for r in rows
+                if r["n"] <= 1024 and (r["excess_ratio"] > 1.5 or not r["diameter_matched"])]
+    else:
+        miss = [f"({r['n']}, {r['d']}) {r['excess_ratio']:.3f} > 1.10" for r in rows
+                if r["excess_ratio"] > 1.10 or not r["diameter_matched"]]
+        if sum(r["excess_ratio"] <= 1.0 for r in rows) < 2:
+            miss.append("fewer than two pairs at or below 1.0")
+    return ("Target met on the pairs measured." if not miss else
+            "Target missed: " + "; ".join(miss) + ".")
+
+
 def markdown(record, target):
     rows = sorted(record["rows"].values(), key=lambda r: r["n"])
     lines = header(f"Quality against the Graph Golf 2016 records ({target.upper()})", record,
@@ -99,6 +113,8 @@ def markdown(record, target):
                                                           else ""),
                            f"{r['evaluations_per_s']:,.0f}", r["date"][:10], r["machine"]]
                           for r in rows])
+    lines += ["", "Each row's commit is in the JSON (`commit`)."]
+    lines += ["", verdict(rows, target)]
     missing = [k for k in RECORDS if k not in record["rows"]]
     if missing:
         lines += ["", f"Not measured yet: {', '.join(missing)}."]
