@@ -40,7 +40,8 @@ from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE, propose_move, propose_swap, undo_swap
 
 __all__ = ["Annealer", "StopReason", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step",
-           "end_step", "accept_move", "reached_limit", "take_move", "trace_row"]
+           "end_step", "accept_move", "reached_limit", "take_move", "trace_row",
+           "search_options", "schedule"]
 
 
 class SC(IntEnum):
@@ -406,6 +407,26 @@ class Annealer:
 
     def load_state(self, state: dict) -> None:
         load_state_arrays(state, self.graph.adj, self.best_adj, self.st, self.sc, self.fl)
+
+
+def search_options(search: dict) -> dict:
+    """The :class:`Annealer` keywords a run config's ``search`` section sets (the annealing
+    of a tabu run's trials is ``sa``)."""
+    return dict(method="hill" if search["method"] == "hill" else "sa",
+                aspl_priority=search["aspl_priority"], tiebreak=search["tiebreak"],
+                peripheral_weight=search["peripheral_weight"],
+                voltage_moves=search["voltage_moves"])
+
+
+def schedule(search: dict, sample) -> tuple[float, float, str | None]:
+    """``(T0, T1, how)`` of a run config's ``search`` section: its ``t0``/``t1``, and where
+    one is ``auto`` the value ``sample()`` gives (:meth:`Annealer.auto_temperatures`' answer;
+    ``how`` is its explanation, None when nothing was sampled). ``T1`` is at most ``T0``."""
+    if search["t0"] != "auto" and search["t1"] != "auto":
+        return search["t0"], search["t1"], None
+    t0, t1, how = sample()
+    t0 = t0 if search["t0"] == "auto" else search["t0"]
+    return t0, min(t1 if search["t1"] == "auto" else search["t1"], t0), how
 
 
 _STATE_KEYS = ("adj", "best_adj", "rng", "sc", "fl")

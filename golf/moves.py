@@ -41,8 +41,8 @@ from numba import njit
 
 from golf.kernels.rng import rng_below
 
-__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_move", "undo_swap",
-           "try_swap", "new_undo"]
+__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_move", "swap_at",
+           "undo_swap", "try_swap", "new_undo"]
 
 # undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
 UNDO_SIZE = 48
@@ -175,27 +175,32 @@ def propose_swap(adj, n, g, st, undo, tries=64):
     if d == 0:
         return False
     for _ in range(tries):
-        i1 = rng_below(st, m)
-        j1 = rng_below(st, d)
-        b = adj[i1, j1]
-        i2 = rng_below(st, m)
-        j2 = rng_below(st, d)
-        e = adj[i2, j2]
+        s1 = rng_below(st, m) * d + rng_below(st, d)
+        s2 = rng_below(st, m) * d + rng_below(st, d)
         t = rng_below(st, g)
         flip = rng_below(st, 2)
-        if b < 0 or e < 0:
-            continue
-        a = np.int64(i1)
-        c = np.int64(i2) + t * m
-        e = (np.int64(e) + t * m) % n
-        b = np.int64(b)
-        if flip == 0:
-            ok = try_swap(adj, n, a, b, c, e, a, c, b, e, undo)
-        else:
-            ok = try_swap(adj, n, a, b, c, e, a, e, b, c, undo)
-        if ok:
+        if swap_at(adj, n, s1, s2, t, flip, undo):
             return True
     return False
+
+
+@njit(cache=True)
+def swap_at(adj, n, s1, s2, t, flip, undo):
+    """The swap of the orbits through the flat base slots ``s1`` and ``s2`` (``row * d +
+    slot``), the second rotated by ``t``, reconnected one way (``flip`` 0: ``(a, c'), (b,
+    e')``) or the other; applied (True) if valid."""
+    m, d = adj.shape
+    b = adj[s1 // d, s1 % d]
+    e = adj[s2 // d, s2 % d]
+    if b < 0 or e < 0:
+        return False
+    a = np.int64(s1 // d)
+    c = np.int64(s2 // d) + t * m
+    e = (np.int64(e) + t * m) % n
+    b = np.int64(b)
+    if flip == 0:
+        return try_swap(adj, n, a, b, c, e, a, c, b, e, undo)
+    return try_swap(adj, n, a, b, c, e, a, e, b, c, undo)
 
 
 @njit(cache=True)

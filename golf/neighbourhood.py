@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from golf.kernels.rng import rng_below
-from golf.moves import propose_swap, try_swap, undo_swap
+from golf.moves import propose_swap, swap_at, undo_swap
 
 __all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "orbit_key", "draw_moves", "apply_move",
            "revert_move", "moves_applied", "Neighbourhood"]
@@ -115,24 +115,6 @@ def _keep(adj, n, undo, moves, orbits, table, k):
 
 
 @njit(cache=True)
-def _swap_at(adj, n, g, s1, s2, t, flip, undo):
-    """The swap of the orbits at flat slots ``s1`` and ``s2`` (the second rotated by ``t``),
-    reconnected one way (``flip`` 0) or the other; applied if valid."""
-    m, d = adj.shape
-    b = adj[s1 // d, s1 % d]
-    e = adj[s2 // d, s2 % d]
-    if b < 0 or e < 0:
-        return False
-    a = np.int64(s1 // d)
-    c = np.int64(s2 // d) + t * m
-    e = (np.int64(e) + t * m) % n
-    b = np.int64(b)
-    if flip == 0:
-        return try_swap(adj, n, a, b, c, e, a, c, b, e, undo)
-    return try_swap(adj, n, a, b, c, e, a, e, b, c, undo)
-
-
-@njit(cache=True)
 def _enumerate(adj, n, g, st, K, undo, moves, orbits, table):
     md = adj.shape[0] * adj.shape[1]
     k = 0
@@ -140,7 +122,7 @@ def _enumerate(adj, n, g, st, K, undo, moves, orbits, table):
         for s2 in range(s1, md):
             for t in range(g):
                 for flip in range(2):
-                    if _swap_at(adj, n, g, s1, s2, t, flip, undo):
+                    if swap_at(adj, n, s1, s2, t, flip, undo):
                         k = _keep(adj, n, undo, moves, orbits, table, k)
     if k <= K:
         return k

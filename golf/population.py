@@ -246,7 +246,6 @@ class BatchAnnealer:
         self.rung = np.arange(K, dtype=np.int64)
         self.pop_rng = rng_seed(seed ^ 0x5EED_C4A1)
         self.pop_fl = np.zeros(2)  # annealing: 1/T at the last resampling, 1/T now
-        self.interactions = 0
         self.exchange_every = int(exchange_every)
         self.restart_fraction = float(restart_fraction)
 

@@ -93,7 +93,6 @@ def test_mixed_moves_keep_every_invariant(shape, seed, permille):
     n, d, g = shape
     graph = random_graph(n, d, g, seed=seed % 1000)
     degrees = graph.degrees().copy()
-    start = graph.adj.copy()
     rng = rng_seed(seed)
     undo = new_undo()
     for _ in range(50):
@@ -105,7 +104,6 @@ def test_mixed_moves_keep_every_invariant(shape, seed, permille):
             undo_swap(graph.adj, undo)
             assert np.array_equal(graph.adj, before)
             propose_move(graph.adj, n, g, rng, undo, permille)  # keep this one
-    assert start.shape == graph.adj.shape
 
 
 def test_mixed_moves_without_voltage_draw_what_swaps_draw():

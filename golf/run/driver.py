@@ -17,7 +17,7 @@ import signal
 import socket
 import time
 
-from golf.anneal import FL, SC, P, StopReason
+from golf.anneal import FL, SC, P, StopReason, schedule
 from golf.errors import GolfError, Interrupted
 from golf.run.checkpoint import load_checkpoint, save_checkpoint
 from golf.run.coordinate import Coordinator, collective
@@ -26,7 +26,14 @@ from golf.run.outputs import plot_trace, recheck_graph, write_trace
 from golf.run.phases import Phases
 from golf.run.report import Log, fmt_seconds, progress_line
 
-__all__ = ["Search", "Interrupted"]
+__all__ = ["Search", "Interrupted", "next_chunk"]
+
+
+def next_chunk(chunk: int, seconds: float) -> int:
+    """The next chunk of steps after ``chunk`` steps took ``seconds``: aimed at ~0.2 s
+    (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s."""
+    grown = chunk * 2 if seconds < 0.1 else chunk * 0.2 / max(seconds, 1e-9)
+    return int(min(max(1, grown), 1_000_000))
 
 
 class _Signals:
@@ -175,16 +182,14 @@ class Search:
         return el.graph(n=p["n"], g=g, d=p["d"])
 
     def _annealer(self, graph, ev, seed):
-        from golf.anneal import Annealer
+        from golf.anneal import Annealer, search_options
         from golf.population import BatchAnnealer
 
         s, o = self.cfg["search"], self.cfg["output"]
         if s["method"] == "tabu":
             return self.phases.tabu(graph, ev, seed)
-        kw = dict(steps=self.phases.annealer_steps(), method=s["method"],
-                  aspl_priority=s["aspl_priority"], tiebreak=s["tiebreak"],
-                  peripheral_weight=s["peripheral_weight"], voltage_moves=s["voltage_moves"],
-                  seed=seed, trace_every=o["trace_every"])
+        kw = dict(steps=self.phases.annealer_steps(), seed=seed, trace_every=o["trace_every"],
+                  **search_options(s))
         if s["batch"] > 1:
             par = self.cfg["parallel"]
             return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
@@ -265,14 +270,8 @@ class Search:
             log(self.start_note)
         log(f"start: diameter {st.diameter}, ASPL {st.aspl:.10f}, bounds diameter "
             f"{b.diameter}, ASPL {float(b.aspl):.10f}")
-        how = None
-        if s["t0"] == "auto" or s["t1"] == "auto":
-            won = self.auto_g.sampled if self.auto_g is not None else None
-            t0, t1, how = won or ann.auto_temperatures(s["sample_moves"])
-            t0 = t0 if s["t0"] == "auto" else s["t0"]
-            t1 = min(t1 if s["t1"] == "auto" else s["t1"], t0)
-        else:
-            t0, t1 = s["t0"], s["t1"]
+        won = self.auto_g.sampled if self.auto_g is not None else None
+        t0, t1, how = schedule(s, lambda: won or ann.auto_temperatures(s["sample_moves"]))
         if self.comm is not None:  # rank 0's samples for every chain
             t0, t1, how = self.comm.bcast((t0, t1, how), root=0)
         log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
@@ -335,9 +334,7 @@ class Search:
         dt = time.perf_counter() - t0
         stamp = time.perf_counter() - t_start
         self.trace_rows.extend(r + [stamp] for r in rows.tolist())
-        # aim at ~0.2 s a chunk: responsive to signals, cheap to leave compiled code
-        chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
-                        1_000_000))
+        chunk = next_chunk(chunk, dt)
         done = self.co.stop_reason(int(ann.stop_reason))
         if exchange is not None and (int(ann.sc[SC.STEP]) % every == 0 or done):
             info = exchange(ann)

@@ -156,17 +156,6 @@ class Choice:
     sampled: tuple | None = None
 
 
-def _temperatures(ann, s: dict):
-    """The config's temperatures, sampled from the start graph where ``auto``: ``(t0, t1,
-    sampled)``, ``sampled`` being :meth:`golf.anneal.Annealer.auto_temperatures`' answer (None
-    when nothing was sampled)."""
-    if s["t0"] != "auto" and s["t1"] != "auto":
-        return s["t0"], s["t1"], None
-    sampled = ann.auto_temperatures(s["sample_moves"])
-    t0 = sampled[0] if s["t0"] == "auto" else s["t0"]
-    return t0, min(sampled[1] if s["t1"] == "auto" else s["t1"], t0), list(sampled)
-
-
 class _Halt:
     """Why the trials must stop now: a signal (``stopped()``) or the run's time limit
     (``deadline``, a ``time.perf_counter()`` reading; None: no time limit)."""
@@ -192,6 +181,8 @@ class _Halt:
 def _anneal(ann, co, halt) -> int:
     """Run ``ann`` to its step budget in chunks of ~0.2 s (as the run does; the chunking
     changes nothing in the chain); returns why ``halt`` cut it short (0: it did not)."""
+    from golf.run.driver import next_chunk
+
     chunk = 64
     while not ann.stop_reason:
         reason, chunk = halt(co, chunk)
@@ -199,9 +190,7 @@ def _anneal(ann, co, halt) -> int:
             return reason
         tic = time.perf_counter()
         ann.run(chunk)
-        dt = time.perf_counter() - tic
-        chunk = int(min(max(1, chunk * 2 if dt < 0.1 else chunk * 0.2 / max(dt, 1e-9)),
-                        1_000_000))
+        chunk = next_chunk(chunk, time.perf_counter() - tic)
     return 0
 
 
@@ -209,17 +198,21 @@ def run_trial(cfg: dict, g: int, steps: int, graph, co, halt):
     """One trial: ``steps`` annealing steps of g-symmetric graphs from ``graph``. Returns
     ``(record, best rows)``; the record says ``interrupted`` when a signal cut it, ``cut``
     when the run's time limit did."""
-    from golf.anneal import SC, Annealer, StopReason
+    from golf.anneal import SC, Annealer, StopReason, schedule, search_options
     from golf.evaluators import build_evaluator
 
     tc, s = _with_g(cfg, g), cfg["search"]
     t = time.perf_counter()
     ev = build_evaluator(tc, co.comm)
-    ann = Annealer(graph, ev, steps=steps, method="hill" if s["method"] == "hill" else "sa",
-                   aspl_priority=s["aspl_priority"], tiebreak=s["tiebreak"],
-                   peripheral_weight=s["peripheral_weight"], seed=s["seed"],
-                   trace_every=steps + 1)
-    t0, t1, sampled = _temperatures(ann, s)
+    ann = Annealer(graph, ev, steps=steps, seed=s["seed"], trace_every=steps + 1,
+                   **search_options(s))
+    sampled = []
+
+    def sample():
+        sampled.extend(ann.auto_temperatures(s["sample_moves"]))
+        return sampled
+
+    t0, t1, _ = schedule(s, sample)
     ann.set_temperatures(t0, t1)
     reason = _anneal(ann, co, halt)
     n = graph.n
@@ -228,7 +221,7 @@ def run_trial(cfg: dict, g: int, steps: int, graph, co, halt):
               "best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])],
               "aspl": int(ann.sc[SC.BEST_TOTAL]) / (n * (n - 1) / 2),
               "seconds": round(time.perf_counter() - t, 3), "temperatures": [t0, t1]}
-    if sampled is not None:
+    if sampled:
         record["sampled"] = sampled
     if reason == StopReason.INTERRUPTED:
         record["interrupted"] = True
