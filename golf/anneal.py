@@ -88,16 +88,16 @@ def progress(sc, fl, params):
 
 
 @njit(cache=True)
-def begin_step(adj, n, st, sc, fl, params, undo, ctrl):
-    """Start a step: stop if done, set the temperature, apply a random swap and set the
-    kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
+def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None):
+    """Start a step: stop if done, set the temperature, apply a random swap (within the
+    length limit ``reach`` of a grid problem, :mod:`golf.grid`) and set the kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
     -1 (stopped; ``sc[SC.STOP]`` says why)."""
     if reached_limit(sc, params):
         return -1
     frac = progress(sc, fl, params)
     fl[FL.FRAC] = frac
     fl[FL.T] = fl[FL.T0] * (fl[FL.T1] / fl[FL.T0]) ** frac
-    if not propose_move(adj, n, params[P.G], st, undo, params[P.VOLTAGE]):
+    if not propose_move(adj, n, params[P.G], st, undo, params[P.VOLTAGE], reach):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -195,7 +195,7 @@ def trace_row(trace, ntrace, sc, fl, params):
 
 
 @njit(cache=True)
-def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
+def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps, reach=None):
     """Up to ``nsteps`` steps without leaving compiled code. ``kargs`` is the argument tuple
     ``(adj, ctrl, out, n, ...)`` of the kernel of the backend ``tag`` names: ``adj`` is the
     graph the moves change in place. Returns the number of trace rows written."""
@@ -205,7 +205,7 @@ def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
     n = kargs[3]
     ntrace = 0
     for _ in range(nsteps):
-        r = begin_step(adj, n, st, sc, fl, params, undo, ctrl)
+        r = begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach)
         if r < 0:
             break
         if r == 0:
@@ -216,7 +216,7 @@ def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps):
 
 
 @njit(cache=True)
-def sample_moves(tag, kargs, st, count, undo, dd, de):
+def sample_moves(tag, kargs, st, count, undo, dd, de, reach=None):
     """Score ``count`` random swaps from the current graph (each undone): the change of
     diameter and of total per orbit, relative to ``kargs``' graph as evaluated first."""
     adj = kargs[0]
@@ -232,7 +232,7 @@ def sample_moves(tag, kargs, st, count, undo, dd, de):
     for _ in range(count * 4):
         if k == count:
             break
-        if not propose_swap(adj, n, g, st, undo):
+        if not propose_swap(adj, n, g, st, undo, reach):
             continue
         call_kernel(tag, kargs)
         if out[3] == OK:
@@ -255,6 +255,8 @@ class Annealer:
     method : 'sa' or 'hill'
     aspl_priority, tiebreak, peripheral_weight : see the module docstring
     voltage_moves : float, the fraction of proposals that are voltage moves (g > 1)
+    reach : None, or a grid problem's length limit (:meth:`golf.grid.Grid.reach`): every move
+        keeps every edge within it
     seed : int
     bounds : golf.lower_bounds.Bounds of the problem
     trace_every : steps between trace rows
@@ -262,7 +264,7 @@ class Annealer:
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
                  tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, seed=0, bounds=None,
-                 trace_every=1000):
+                 trace_every=1000, reach=None):
         from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()
@@ -271,6 +273,7 @@ class Annealer:
         self.seed = int(seed)
         self.st = rng_seed(self.seed)
         self.undo = np.zeros(UNDO_SIZE, dtype=np.int64)
+        self.reach = None if reach is None else np.ascontiguousarray(reach, dtype=np.int64)
         self.sc = np.zeros(len(SC), dtype=np.int64)
         self.fl = np.zeros(len(FL), dtype=np.float64)
         self.params = np.zeros(len(P), dtype=np.int64)
@@ -318,7 +321,8 @@ class Annealer:
         dd = np.zeros(count, dtype=np.int64)
         de = np.zeros(count, dtype=np.float64)
         if self.compiled:
-            k = sample_moves(self.evaluator.tag, self.kargs, st, count, self.undo, dd, de)
+            k = sample_moves(self.evaluator.tag, self.kargs, st, count, self.undo, dd, de,
+                             self.reach)
         else:
             k = self._sample_python(st, count, dd, de)
         up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
@@ -337,7 +341,7 @@ class Annealer:
         for _ in range(count * 4):
             if k == count:
                 break
-            if not propose_swap(adj, n, g, st, self.undo):
+            if not propose_swap(adj, n, g, st, self.undo, self.reach):
                 continue
             out = self.evaluator.raw(self.graph)
             if out[3] == OK:
@@ -368,7 +372,7 @@ class Annealer:
             self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
         if self.compiled:
             k = run_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
-                          self.fl, self.params, self.undo, self.trace, int(nsteps))
+                          self.fl, self.params, self.undo, self.trace, int(nsteps), self.reach)
         else:
             k = self._run_python(int(nsteps))
         return self.trace[:k].copy()
@@ -379,7 +383,8 @@ class Annealer:
         adj, n = self.graph.adj, self.graph.n
         ntrace = 0
         for _ in range(nsteps):
-            r = begin_step(adj, n, self.st, self.sc, self.fl, self.params, self.undo, self.ctrl)
+            r = begin_step(adj, n, self.st, self.sc, self.fl, self.params, self.undo, self.ctrl,
+                           self.reach)
             if r < 0:
                 break
             if r == 0:

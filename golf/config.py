@@ -4,6 +4,7 @@ A file describes one run, or a competition of several problems::
 
     name: quick                      # runs go to <output.dir>/<name>/
     problem: {n: 256, d: 8, g: 4, start: random}   # or circulant, or an edge-list file
+    # a grid problem (golf.grid): problem: {grid: [10, 10], d: 6, r: 3, g: 2}
     search: {method: sa, steps: 200000, time_limit: 60, seed: 1}
     evaluator: {backend: auto}
     parallel: {mode: none}
@@ -43,10 +44,15 @@ S = Spec
 SCHEMA = {
     "name": S("name", None, None, "a run name (letters, digits, '-', '_', '.')"),
     "problem": {
-        "n": S("int", None, (1, INF), "an integer >= 1"),
+        "n": S("int?", None, (1, INF), "an integer >= 1 (for a grid problem: w*h, or left "
+               "out)"),
+        "grid": S("size?", None, None, "a lattice size [w, h] or 'WxH' (a grid problem: "
+                  "golf.grid)"),
+        "r": S("int?", None, (1, INF), "an integer >= 1 (a grid problem's longest edge, in "
+               "Manhattan distance)"),
         "d": S("int", None, (1, INF), "an integer >= 1"),
-        "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n, or 'auto' (chosen by "
-               "short trials: golf.run.symmetry)"),
+        "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n (a grid: 1, 2 or 4), or "
+               "'auto' (chosen by short trials: golf.run.symmetry)"),
         "regular": S("bool", False, None, "true or false"),
         "start": S("path?", None, None, "random, circulant or an edge-list file (a file named "
                    "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
@@ -218,6 +224,7 @@ def _check_relations(out: dict, where) -> None:
     from golf.evaluators import check_options
 
     p, s, e = out["problem"], out["search"], out["evaluator"]
+    _check_grid(p, where)
     n, d, g = p["n"], p["d"], p["g"]
     if g == "auto":  # resolved by trials before the run (golf.run.symmetry)
         g = 1
@@ -259,6 +266,37 @@ def _check_relations(out: dict, where) -> None:
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
+
+
+def _check_grid(p: dict, where) -> None:
+    """A grid problem (``problem.grid``) needs ``r`` and a lattice rotation as ``g``, and sets
+    ``n = w*h``; any other problem needs ``n`` and takes no ``r``."""
+    from golf.grid import symmetry_problem
+
+    if p["grid"] is None:
+        if p["n"] is None:
+            raise GolfError(f"{where('problem')}: missing problem.n: expected an integer >= 1 "
+                            f"(or problem.grid for a grid problem)")
+        if p["r"] is not None:
+            raise GolfError(f"{where('problem.r')}: problem.r: the edge length limit of a grid "
+                            f"problem; set problem.grid too, or leave r out")
+        return
+    w, h = p["grid"]
+    if p["n"] is not None and p["n"] != w * h:
+        raise GolfError(f"{where('problem.n')}: problem.n: a {w}x{h} grid has n={w * h}, got "
+                        f"{p['n']} (leave n out)")
+    p["n"] = w * h
+    if p["r"] is None:
+        raise GolfError(f"{where('problem')}: missing problem.r: a grid problem needs the "
+                        f"longest edge r (an integer >= 1, in Manhattan distance)")
+    if p["g"] != "auto":
+        why = symmetry_problem(w, h, p["g"])
+        if why:
+            raise GolfError(f"{where('problem.g')}: problem.g: {why}")
+    if p["start"] == "circulant":
+        raise GolfError(f"{where('problem.start')}: problem.start: circulant starts are for "
+                        f"problems without a lattice; a grid problem starts from random or "
+                        f"an edge file")
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -336,9 +374,7 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
                 raise GolfError(f"{_Where(src, lines)(f'problems.{i}')}: problems[{i}]: "
                                 f"expected a mapping, got {entry!r}")
             merged = _merge(_merge({k: v for k, v in raw.items() if k != "name"}, entry), over)
-            n = (merged.get("problem") or {}).get("n")
-            d = (merged.get("problem") or {}).get("d")
-            merged.setdefault("name", f"n{n}d{d}")
+            merged.setdefault("name", _default_name(merged.get("problem")))
             data = validate(merged, _Where(src, lines, i))
             if data["name"] in seen:
                 raise GolfError(f"{_Where(src, lines, i)('name')}: two problems are named "
@@ -354,6 +390,18 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
                             f"{', '.join(r.name for r in runs)}")
         runs = [r for r in runs if r.name in wanted]
     return runs
+
+
+def _default_name(problem) -> str:
+    """A problem's folder name when the config gives none: ``n{n}d{d}``, or for a grid
+    ``w{w}h{h}d{d}r{r}`` (the competition's names)."""
+    p = problem if isinstance(problem, dict) else {}
+    size = p.get("grid")
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        return f"w{size[0]}h{size[1]}d{p.get('d')}r{p.get('r')}"
+    if isinstance(size, str):
+        return f"w{size.lower().replace('x', 'h')}d{p.get('d')}r{p.get('r')}"
+    return f"n{p.get('n')}d{p.get('d')}"
 
 
 def dump(data: dict) -> str:

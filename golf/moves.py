@@ -88,15 +88,29 @@ def _find(adj, r, val):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _beyond(reach, u, v):
+    """True when the cells of ``u`` and ``v`` are further apart than ``reach[0]`` (Manhattan
+    distance; ``reach[1 + 2v]``, ``reach[2 + 2v]`` is the cell of vertex ``v``)."""
+    dx = reach[1 + 2 * u] - reach[1 + 2 * v]
+    dy = reach[2 + 2 * u] - reach[2 + 2 * v]
+    return (dx if dx >= 0 else -dx) + (dy if dy >= 0 else -dy) > reach[0]
+
+
 @njit(cache=True)
-def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo):
+def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo, reach=None):
     """Replace the orbits of ``a -- b`` and ``c -- e`` by those of ``x1 -- y1`` and
-    ``x2 -- y2`` if the result is simple with the same degrees; record the change in ``undo``.
+    ``x2 -- y2`` if the result is simple with the same degrees (and, with ``reach``, every new
+    edge within the length limit: see :mod:`golf.grid`); record the change in ``undo``.
     Returns True when applied (``undo[0]`` = number of changed slots), False when rejected
-    (``adj`` untouched)."""
+    (``adj`` untouched). ``reach`` None (general graphs) compiles the length check away."""
     m = adj.shape[0]
     if x1 == y1 or x2 == y2:
         return False
+    if reach is not None:
+        # a rotation keeps lengths: one edge of each new orbit decides for the orbit
+        if _beyond(reach, x1, y1) or _beyond(reach, x2, y2):
+            return False
     # scratch views into undo (no allocation in the search's hot loop)
     rr = undo[16:20]
     rv = undo[20:24]
@@ -167,7 +181,7 @@ def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo):
 
 
 @njit(cache=True)
-def propose_swap(adj, n, g, st, undo, tries=64):
+def propose_swap(adj, n, g, st, undo, reach=None, tries=64):
     """Apply one random valid symmetric swap (drawing from the RNG state ``st``); returns
     False if ``tries`` proposals in a row were all invalid (the graph is then unchanged)."""
     m = adj.shape[0]
@@ -179,13 +193,13 @@ def propose_swap(adj, n, g, st, undo, tries=64):
         s2 = rng_below(st, m) * d + rng_below(st, d)
         t = rng_below(st, g)
         flip = rng_below(st, 2)
-        if swap_at(adj, n, s1, s2, t, flip, undo):
+        if swap_at(adj, n, s1, s2, t, flip, undo, reach):
             return True
     return False
 
 
 @njit(cache=True)
-def swap_at(adj, n, s1, s2, t, flip, undo):
+def swap_at(adj, n, s1, s2, t, flip, undo, reach=None):
     """The swap of the orbits through the flat base slots ``s1`` and ``s2`` (``row * d +
     slot``), the second rotated by ``t``, reconnected one way (``flip`` 0: ``(a, c'), (b,
     e')``) or the other; applied (True) if valid."""
@@ -199,12 +213,12 @@ def swap_at(adj, n, s1, s2, t, flip, undo):
     e = (np.int64(e) + t * m) % n
     b = np.int64(b)
     if flip == 0:
-        return try_swap(adj, n, a, b, c, e, a, c, b, e, undo)
-    return try_swap(adj, n, a, b, c, e, a, e, b, c, undo)
+        return try_swap(adj, n, a, b, c, e, a, c, b, e, undo, reach)
+    return try_swap(adj, n, a, b, c, e, a, e, b, c, undo, reach)
 
 
 @njit(cache=True)
-def propose_voltage(adj, n, g, st, undo, tries=64):
+def propose_voltage(adj, n, g, st, undo, reach=None, tries=64):
     """Apply one random valid voltage move (re-target a random orbit ``a -- b`` to
     ``a -- b + t*m``, ``0 < t < g``); returns False if ``tries`` proposals in a row were all
     invalid or ``g == 1`` (the graph is then unchanged)."""
@@ -225,19 +239,19 @@ def propose_voltage(adj, n, g, st, undo, tries=64):
         if b % m == i and b2 == (2 * a - b) % n:
             continue  # an orbit inside one class: the same orbit seen from its other end
         # one orbit out, one in: try_swap with each orbit given twice
-        if try_swap(adj, n, a, b, a, b, a, b2, a, b2, undo):
+        if try_swap(adj, n, a, b, a, b, a, b2, a, b2, undo, reach):
             return True
     return False
 
 
 @njit(cache=True)
-def propose_move(adj, n, g, st, undo, voltage_permille):
+def propose_move(adj, n, g, st, undo, voltage_permille, reach=None):
     """A voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a
     swap; with ``voltage_permille = 0`` it draws exactly what :func:`propose_swap` draws."""
     if voltage_permille > 0 and g > 1 and rng_below(st, 1000) < voltage_permille:
-        if propose_voltage(adj, n, g, st, undo):
+        if propose_voltage(adj, n, g, st, undo, reach):
             return True
-    return propose_swap(adj, n, g, st, undo)
+    return propose_swap(adj, n, g, st, undo, reach)
 
 
 @njit(cache=True)

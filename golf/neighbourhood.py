@@ -115,14 +115,14 @@ def _keep(adj, n, undo, moves, orbits, table, k):
 
 
 @njit(cache=True)
-def _enumerate(adj, n, g, st, K, undo, moves, orbits, table):
+def _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach):
     md = adj.shape[0] * adj.shape[1]
     k = 0
     for s1 in range(md):
         for s2 in range(s1, md):
             for t in range(g):
                 for flip in range(2):
-                    if swap_at(adj, n, s1, s2, t, flip, undo):
+                    if swap_at(adj, n, s1, s2, t, flip, undo, reach):
                         k = _keep(adj, n, undo, moves, orbits, table, k)
     if k <= K:
         return k
@@ -136,18 +136,18 @@ def _enumerate(adj, n, g, st, K, undo, moves, orbits, table):
 
 
 @njit(cache=True)
-def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table):
+def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table, reach=None):
     """Up to ``K`` distinct valid swaps of ``adj`` (left unchanged) into ``moves`` and
     ``orbits``: all of them (or ``K`` drawn among all) when ``enumerate_all``, else drawn with
     the RNG state ``st``. Returns how many."""
     table[:] = 0
     if enumerate_all:
-        return _enumerate(adj, n, g, st, K, undo, moves, orbits, table)
+        return _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach)
     k = 0
     for _ in range(DRAWS * K):
         if k == K:
             break
-        if propose_swap(adj, n, g, st, undo):
+        if propose_swap(adj, n, g, st, undo, reach):
             k = _keep(adj, n, undo, moves, orbits, table, k)
     return k
 
@@ -192,6 +192,6 @@ class Neighbourhood:
         self.table = np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64)
         self.outs = np.zeros((cap, 4), dtype=np.int64)
 
-    def draw(self, adj, n, g, st, undo) -> int:
+    def draw(self, adj, n, g, st, undo, reach=None) -> int:
         return draw_moves(adj, n, g, st, self.K, self.enumerate_all, undo, self.moves,
-                          self.orbits, self.table)
+                          self.orbits, self.table, reach)

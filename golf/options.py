@@ -83,6 +83,15 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
         if not isinstance(value, str) or not value:
             bad()
         return value
+    elif base == "size":  # a lattice size: [w, h] or "WxH", kept as [w, h]
+        from golf.grid import parse_size
+
+        if isinstance(value, bool):
+            bad()
+        try:
+            return list(parse_size(value, key))
+        except GolfError:
+            bad()
     elif base == "name":
         if not isinstance(value, str) or not value or any(
                 not (c.isalnum() or c in "-_.") for c in value) or value.startswith("."):

@@ -46,12 +46,12 @@ _KIND = {name: i for i, name in enumerate(POPULATIONS)}
 
 
 @njit(cache=True)
-def batch_begin(adjs, n, sts, scs, fls, params, undos, ctrls, need):
+def batch_begin(adjs, n, sts, scs, fls, params, undos, ctrls, need, reach=None):
     """``begin_step`` for every chain; ``need[k]`` = 1 when chain k has a move to score.
     Returns the number of chains still running."""
     running = 0
     for k in range(adjs.shape[0]):
-        r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrls[k])
+        r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrls[k], reach)
         need[k] = 1 if r > 0 else 0
         if r >= 0:
             running += 1
@@ -171,7 +171,7 @@ def interact(kind, adjs, scs, fls, rung, pst, pop_fl, g, step, every):
 
 @njit(cache=True)
 def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, rung, pst, pop_fl,
-                every, trace, nsteps):
+                every, trace, nsteps, reach=None):
     """Up to ``nsteps`` steps of all chains without leaving compiled code (CPU kernels): chain
     by chain, each move scored by the kernel ``tag`` names on that chain's rows (``kargs`` as
     for :func:`golf.anneal.run_chunk`, its rows unused), then the population's move. The same
@@ -186,7 +186,7 @@ def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, run
     for _ in range(nsteps):
         running = 0
         for k in range(adjs.shape[0]):
-            r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrl)
+            r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrl, reach)
             if r >= 0:
                 running += 1
             if r <= 0:
@@ -225,6 +225,7 @@ class BatchAnnealer:
         self.start_score = base.start_score
         self.params = base.params
         self.bounds = base.bounds
+        self.reach = base.reach
         self.seed = seed = base.seed
         self.adjs = np.repeat(graph.adj[None], K, axis=0)
         from golf.graph import Graph
@@ -328,12 +329,12 @@ class BatchAnnealer:
             return batch_chunk(ev.evaluator.tag, ev.kargs, self.kind, self.adjs, self.bests,
                                self.sts, self.scs, self.fls, self.params, self.undos, self.rung,
                                self.pop_rng, self.pop_fl, self.population_every, trace,
-                               int(nsteps))
+                               int(nsteps), self.reach)
         n, g = self.graph.n, int(self.params[P.G])
         k = 0
         for _ in range(int(nsteps)):
             if batch_begin(self.adjs, n, self.sts, self.scs, self.fls, self.params,
-                           self.undos, self.ctrls, self.need) == 0:
+                           self.undos, self.ctrls, self.need, self.reach) == 0:
                 break
             if self.need.any():
                 self.outs[:] = self.evaluator.evaluate_many(self.adjs, self.ctrls[:, 0])

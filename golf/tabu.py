@@ -109,12 +109,14 @@ def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, t
 
 
 @njit(cache=True)
-def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits, table):
+def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits, table,
+                    reach=None):
     """Stop if done, else draw the candidates; returns how many (-1: stopped, the reason in
     ``sc[SC.STOP]``; no valid swap at all stops the search)."""
     if reached_limit(sc, params):
         return -1
-    k = draw_moves(adj, n, params[P.G], st, K, enumerate_all, undo, moves, orbits, table)
+    k = draw_moves(adj, n, params[P.G], st, K, enumerate_all, undo, moves, orbits, table,
+                   reach)
     if k == 0:
         sc[SC.STOP] = StopReason.STUCK
         return -1
@@ -123,7 +125,7 @@ def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbit
 
 @njit(cache=True)
 def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_all, moves,
-                   orbits, table, outs, ring, trace, nsteps):
+                   orbits, table, outs, ring, trace, nsteps, reach=None):
     """Up to ``nsteps`` tabu steps without leaving compiled code (``kargs`` as in
     :func:`golf.anneal.run_chunk`). Returns the number of trace rows written."""
     adj = kargs[0]
@@ -131,7 +133,7 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
     ntrace = 0
     for _ in range(nsteps):
         k = begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
-                            table)
+                            table, reach)
         if k < 0:
             break
         score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
@@ -169,16 +171,17 @@ class TabuSearch(Annealer):
     tenure : int, steps during which the orbits a step removed may not be added back (0: no
         tabu list)
     aspl_priority : bool, ignore the diameter (see the module docstring)
-    seed, bounds, trace_every : as for the annealer
+    seed, bounds, trace_every, reach : as for the annealer
     batched : None (by the evaluator: the compiled loop on a compiled CPU backend without MPI,
         else ``evaluate_many``), or True/False to force ``evaluate_many``/the compiled loop
     """
 
     def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
-                 aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None):
+                 aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None,
+                 reach=None):
         super().__init__(graph, evaluator, steps=steps, method="hill",
                          aspl_priority=aspl_priority, tiebreak=False, seed=seed, bounds=bounds,
-                         trace_every=trace_every)
+                         trace_every=trace_every, reach=reach)
         self.batched = not self.compiled if batched is None else bool(batched)
         if not self.batched and not self.compiled:
             from golf.errors import GolfError
@@ -211,7 +214,8 @@ class TabuSearch(Annealer):
         else:
             k = run_tabu_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
                                self.fl, self.params, self.undo, h.K, h.enumerate_all, h.moves,
-                               h.orbits, h.table, h.outs, self.ring, self.trace, int(nsteps))
+                               h.orbits, h.table, h.outs, self.ring, self.trace, int(nsteps),
+                               self.reach)
         return self.trace[:k].copy()
 
     def _run_batched(self, nsteps: int) -> int:
@@ -221,7 +225,7 @@ class TabuSearch(Annealer):
         ntrace = 0
         for _ in range(nsteps):
             k = begin_tabu_step(adj, n, self.st, self.sc, self.params, self.undo, h.K,
-                                h.enumerate_all, h.moves, h.orbits, h.table)
+                                h.enumerate_all, h.moves, h.orbits, h.table, self.reach)
             if k < 0:
                 break
             caps = [int(cap_of(self.sc, self.params))] * len(self.rows)
@@ -256,7 +260,7 @@ class TabuSearch(Annealer):
         """A tabu search that continues the search ``ann`` (an annealer) from its best graph:
         its step, evaluation and move counts go on from ``ann``'s, and ``steps`` is the step
         at which it stops (0: none)."""
-        tabu = cls(ann.best_graph(), evaluator, steps=steps, **kw)
+        tabu = cls(ann.best_graph(), evaluator, steps=steps, reach=ann.reach, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
         tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])
