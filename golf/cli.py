@@ -38,6 +38,16 @@ _positive_int = _int_at_least(1)
 _nonneg_int = _int_at_least(0)
 
 
+def _size(text: str):
+    """An argparse type: a lattice size ``WxH``."""
+    from golf.grid import parse_size
+
+    try:
+        return parse_size(text)
+    except GolfError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("--grid: ", "")) from None
+
+
 def _g_value(text: str):
     return "auto" if text == "auto" else _positive_int(text)
 
@@ -65,6 +75,28 @@ def load_graph(path: str, g=1, n: int | None = None, d: int | None = None,
     return el.graph(n=n, g=g, d=d)
 
 
+def load_grid(path: str, size=None, g=1, d: int | None = None, r: int | None = None,
+              warn=_warn):
+    """Read a grid edge file (cells ``x,y``) into ``(graph, grid)``: numbered for the
+    symmetry ``g`` (or the largest that holds, ``"auto"``), on a lattice of ``size`` (default:
+    the bounding box of the cells); duplicates are dropped with a warning."""
+    from golf.grid import read_grid_edges
+
+    ge = read_grid_edges(path, size=size)
+    for line, first, text in ge.duplicates[:5]:
+        warn(f"{path}:{line}: duplicate edge '{text}' (first on line {first}); ignored")
+    if len(ge.duplicates) > 5:
+        warn(f"{path}: {len(ge.duplicates) - 5} more duplicate edges ignored")
+    return ge.graph(g=g, d=d, r=r or 0)
+
+
+def _is_grid(args) -> bool:
+    """``--grid`` given, or a file that writes its vertices as cells ``x,y``."""
+    from golf.grid import is_grid_file
+
+    return args.grid is not None or is_grid_file(args.file)
+
+
 def _backend_options(args) -> dict:
     """The evaluator options of ``golf eval``: --threads, --chunk-words and every --opt."""
     from golf.config import parse_overrides
@@ -82,10 +114,19 @@ def _backend_options(args) -> dict:
 
 
 def cmd_eval(args) -> int:
-    from golf.lower_bounds import moore_bounds
+    from golf.lower_bounds import grid_bounds, moore_bounds
     from golf.evaluators import make_evaluator
 
-    graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
+    grid = None
+    if _is_grid(args):
+        if args.n is not None:
+            raise GolfError("--n: a grid's vertex count is w*h; give the lattice with --grid WxH")
+        graph, grid = load_grid(args.file, size=args.grid, g=args.g, d=args.d, r=args.r)
+    else:
+        if args.r is not None:
+            raise GolfError(f"--r: {args.file} holds vertex ids, not grid cells 'x,y' (--grid "
+                            f"WxH reads it as a grid)")
+        graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
     n, g = graph.n, graph.g
     d = args.d if args.d is not None else graph.max_degree
     comm = args.comm  # under mpiexec: split the work units over the ranks
@@ -108,9 +149,16 @@ def cmd_eval(args) -> int:
         seconds = (time.perf_counter() - t0) / args.repeat
     if not rank0:
         return 0
-    b = moore_bounds(n, d)
-    out = {
-        "file": args.file, "n": n, "d": d, "g": g, "edges": graph.num_edges,
+    out = {"file": args.file}
+    if grid is None:
+        b = moore_bounds(n, d)
+    else:
+        longest = int(grid.lengths(graph.edges()).max()) if graph.num_edges else 0
+        r = args.r if args.r is not None else max(longest, 1)
+        b = grid_bounds(grid.w, grid.h, d, r)
+        out.update(grid=[grid.w, grid.h], r=r, r_given=args.r is not None, longest_edge=longest)
+    out.update({
+        "n": n, "d": d, "g": g, "edges": graph.num_edges,
         "diameter": score.diameter, "total": score.total,
         "aspl": None if not score.connected else score.aspl,
         "connected": score.connected, "peripheral": score.peripheral,
@@ -123,7 +171,7 @@ def cmd_eval(args) -> int:
         else None,
         "backend": ev.name, "seconds": seconds, "repeat": args.repeat,
         "ranks": comm.size if comm is not None else 1,
-    }
+    })
     if args.json:
         print(json.dumps(out))
         return 0
@@ -135,8 +183,12 @@ def format_score_table(o: dict, max_degree: int) -> str:
     def fmt(x, spec):
         return "-" if x is None else format(x, spec)
 
-    lines = [
-        f"file          {o['file']}",
+    lines = [f"file          {o['file']}"]
+    if "grid" in o:
+        lines.append(f"grid          {o['grid'][0]}x{o['grid'][1]}, longest edge "
+                     f"{o['longest_edge']}, bounds for r = {o['r']}"
+                     + ("" if o["r_given"] else " (the longest edge; --r sets it)"))
+    lines += [
         f"n             {o['n']}",
         f"max degree    {max_degree}   (d = {o['d']})",
         f"g             {o['g']}",
@@ -158,37 +210,84 @@ def format_score_table(o: dict, max_degree: int) -> str:
     return "\n".join(lines)
 
 
-def cmd_validate(args) -> int:
+def _capped(problems: list, where, found, message, what: str, limit: int = 10) -> None:
+    """Append ``message(k)`` for the first ``limit`` of the indices ``found``, and one line
+    ``<where>: <count> more <what>`` for the rest."""
+    problems.extend(message(k) for k in found[:limit])
+    if len(found) > limit:
+        problems.append(f"{where}: {len(found) - limit} more {what}")
+
+
+def _id_edges(args, problems: list):
+    """``golf validate`` of a file of vertex ids: its edges with ids < n, the vertex count,
+    the name of a vertex, and the ends of the duplicate lines."""
     import numpy as np
 
     from golf.io import read_edges
-    from golf.evaluators.bfs import bfs_one
 
-    problems: list[str] = []
+    if args.n is None:
+        raise GolfError("validate: give --n N (or --grid WxH and --r R for a grid file)")
+    if args.r is not None:
+        raise GolfError(f"--r: {args.file} holds vertex ids, not grid cells 'x,y' (--grid WxH "
+                        f"reads it as a grid)")
     el = read_edges(args.file, problems=problems)
-    e = el.edges
-    n, d = args.n, args.d
+    e, n = el.edges, args.n
     for line, first, u, v in el.duplicates:
         problems.append(f"{args.file}:{line}: duplicate edge '{u} {v}' (first on line {first})")
     if len(e):
         big = np.flatnonzero(e.max(axis=1) >= n)
-        for k in big[:10]:
-            problems.append(f"{args.file}:{el.lines[k]}: vertex id {e[k].max()} >= n={n} in "
-                            f"'{e[k, 0]} {e[k, 1]}'")
-        if len(big) > 10:
-            problems.append(f"{args.file}: {len(big) - 10} more edges with ids >= n={n}")
+        _capped(problems, args.file, big, lambda k: f"{args.file}:{el.lines[k]}: vertex id "
+                f"{e[k].max()} >= n={n} in '{e[k, 0]} {e[k, 1]}'", f"edges with ids >= n={n}")
         e = e[e.max(axis=1) < n]
+    ends = [(u, v) for _, _, u, v in el.duplicates if u < n and v < n]
+    return e, n, (lambda v: f"vertex {v}"), ends, f"n={n}"
+
+
+def _grid_edges(args, problems: list):
+    """``golf validate`` of a grid file: its edges inside the lattice as row-major cell ids,
+    and the rest as :func:`_id_edges` returns; an edge longer than ``r`` is a problem."""
+    import numpy as np
+
+    from golf.grid import read_grid_edges
+
+    if args.grid is None or args.r is None:
+        raise GolfError(f"validate: {args.file} holds grid cells 'x,y': give the lattice and "
+                        f"the longest edge allowed with --grid WxH --r R")
+    if args.n is not None:
+        raise GolfError("--n: a grid's vertex count is w*h; --grid WxH gives the lattice")
+    (w, h), r = args.grid, args.r
+    ge = read_grid_edges(args.file, size=(w, h), problems=problems)
+    for line, first, text in ge.duplicates:
+        problems.append(f"{args.file}:{line}: duplicate edge '{text}' (first on line {first})")
+    c = ge.coords
+    length = np.abs(c[:, 0] - c[:, 2]) + np.abs(c[:, 1] - c[:, 3])
+    far = np.flatnonzero(length > r)
+    _capped(problems, args.file, far, lambda k: f"{args.file}:{ge.lines[k]}: edge "
+            f"'{ge.text(k)}' has length {length[k]} > r={r}", f"edges longer than r={r}")
+    e = np.stack([c[:, 1] * w + c[:, 0], c[:, 3] * w + c[:, 2]], axis=1)
+    ends = []
+    for _, _, text in ge.duplicates:
+        (x1, y1), (x2, y2) = (map(int, cell.split(",")) for cell in text.split())
+        ends.append((y1 * w + x1, y2 * w + x2))
+    return e, w * h, (lambda v: f"cell {v % w},{v // w}"), ends, f"{w}x{h} r={r}"
+
+
+def cmd_validate(args) -> int:
+    import numpy as np
+
+    from golf.evaluators.bfs import bfs_one
+
+    problems: list[str] = []
+    e, n, name, dup_ends, shape = (_grid_edges if _is_grid(args) else _id_edges)(args, problems)
+    d = args.d
     deg = np.bincount(e.ravel(), minlength=n) if len(e) else np.zeros(n, dtype=np.int64)
     # duplicates count against the degree too: the competition counts every line
-    for _, _, u, v in el.duplicates:
-        if u < n and v < n:
-            deg[u] += 1
-            deg[v] += 1
+    for u, v in dup_ends:
+        deg[u] += 1
+        deg[v] += 1
     over = np.flatnonzero(deg > d)
-    for v in over[:10]:
-        problems.append(f"{args.file}: vertex {v} has degree {deg[v]} > d={d}")
-    if len(over) > 10:
-        problems.append(f"{args.file}: {len(over) - 10} more vertices with degree > d={d}")
+    _capped(problems, args.file, over, lambda v: f"{args.file}: {name(v)} has degree {deg[v]} "
+            f"> d={d}", f"vertices with degree > d={d}")
     missing = int((deg == 0).sum())
     reached = n
     if n > 1:
@@ -200,7 +299,7 @@ def cmd_validate(args) -> int:
         _, _, reached = bfs_one(graph.adj, n, 0, 0, visited, queue)
     if reached < n:
         extra = f" ({missing} vertices have no edge at all)" if missing else ""
-        problems.append(f"{args.file}: disconnected: vertex 0 reaches {reached} of n={n} "
+        problems.append(f"{args.file}: disconnected: {name(0)} reaches {reached} of n={n} "
                         f"vertices{extra}")
     if problems:
         for p in problems:
@@ -208,7 +307,7 @@ def cmd_validate(args) -> int:
         print(f"golf: {args.file}: INVALID ({len(problems)} problem"
               f"{'s' if len(problems) != 1 else ''})", file=sys.stderr)
         return EXIT_ERROR
-    print(f"{args.file}: valid: n={n}, {len(e)} edges, max degree {int(deg.max())} <= d={d}, "
+    print(f"{args.file}: valid: {shape}, {len(e)} edges, max degree {int(deg.max())} <= d={d}, "
           f"simple, connected")
     return 0
 
@@ -286,6 +385,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="symmetry to exploit (must hold), or 'auto' to detect the largest")
     s.add_argument("--n", type=_positive_int, help="vertex count (default: largest id + 1)")
     s.add_argument("--d", type=_nonneg_int, help="degree for the bounds (default: max degree)")
+    s.add_argument("--grid", type=_size, metavar="WxH", help="read the file as a grid graph on "
+                   "a W x H lattice (cells 'x,y'; default for such files: the cells' bounding "
+                   "box)")
+    s.add_argument("--r", type=_positive_int, help="a grid's longest edge allowed, for the "
+                   "lattice bounds (default: the file's longest edge)")
     s.add_argument("--backend", default="auto", choices=backends)
     s.add_argument("--threads", type=_positive_int, help="CPU threads (default: all cores)")
     s.add_argument("--chunk-words", type=_positive_int,
@@ -299,10 +403,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--explain", action="store_true", help="say which backend and why")
     s.set_defaults(func=cmd_eval)
 
-    s = sub.add_parser("validate", help="check a submission: ids, degree, simple, connected")
+    s = sub.add_parser("validate", help="check a submission: ids, degree, simple, connected "
+                       "(a grid file: cells in the lattice, edge lengths too)")
     s.add_argument("file")
-    s.add_argument("--n", type=_positive_int, required=True)
+    s.add_argument("--n", type=_positive_int, help="vertex count (files of vertex ids)")
     s.add_argument("--d", type=_nonneg_int, required=True)
+    s.add_argument("--grid", type=_size, metavar="WxH", help="the lattice of a grid file")
+    s.add_argument("--r", type=_positive_int, help="the longest edge of a grid file")
     s.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("bounds", help="Moore lower bounds on diameter and ASPL")
@@ -339,7 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("export", help="write a run's best graph as a submission file")
     s.add_argument("run_dir")
     s.add_argument("-o", "--output", help="file or folder (default: the current folder, "
-                   "under the competition's name n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges)")
+                   "under the competition's name n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges, "
+                   "for a grid w{w}h{h}d{d}r{r}k{diameter}l{floor(100*ASPL)}.edges)")
     s.add_argument("--gzip", action="store_true", help="gzip the file (adds .gz)")
     s.set_defaults(func=cmd_export)
     return p

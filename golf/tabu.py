@@ -260,7 +260,8 @@ class TabuSearch(Annealer):
         """A tabu search that continues the search ``ann`` (an annealer) from its best graph:
         its step, evaluation and move counts go on from ``ann``'s, and ``steps`` is the step
         at which it stops (0: none)."""
-        tabu = cls(ann.best_graph(), evaluator, steps=steps, reach=ann.reach, **kw)
+        tabu = cls(ann.best_graph(), evaluator, steps=steps, reach=ann.reach,
+                   bounds=ann.bounds, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
         tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])

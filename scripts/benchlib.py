@@ -109,3 +109,43 @@ def save(out: str, record: dict, markdown: str) -> None:
     atomic_write(out + ".json", json.dumps(record, indent=1) + "\n")
     atomic_write(out + ".md", markdown)
     print(f"wrote {out}.json and {out}.md", flush=True)
+
+
+def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
+                cpu_only: bool = True) -> tuple[dict, str]:
+    """Run one problem of a config (``golf run CONFIG --only NAME``) for ``seconds`` in the
+    folder ``tmp``, under ``mpiexec -n RANKS`` when ``ranks > 1`` (one chain a rank, one
+    thread each with ``cpu_only``, which also hides the GPUs); returns its summary.json and
+    its run folder."""
+    import shutil
+
+    cmd = [sys.executable, "-m", "golf", "run", config, "--only", name, "--quiet", "--force",
+           "--set", f"search.time_limit={seconds}", "--set", f"output.dir={tmp}"]
+    if ranks > 1:
+        mpiexec = shutil.which("mpiexec")
+        extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+        cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    if cpu_only:
+        env.update(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    subprocess.run(cmd, check=True, cwd=ROOT, env=env)
+    import yaml
+
+    with open(config) as f:
+        top = yaml.safe_load(f)["name"]
+    rd = os.path.join(tmp, top, name)
+    with open(os.path.join(rd, "summary.json")) as f:
+        return json.load(f), rd
+
+
+def export_best(rd: str, folder: str, summary: dict) -> str:
+    """``golf export RUN --gzip`` into ``folder`` (the competition's file name); returns the
+    file's path relative to the repository."""
+    from golf.run.problem import Problem
+
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "golf", "export", rd, "-o", folder + os.sep, "--gzip"],
+                   check=True, capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+    best = summary["best"]
+    name = Problem(summary["config"]["problem"]).submission_name(best["diameter"], best["total"])
+    return os.path.relpath(os.path.join(folder, name + ".gz"), ROOT)

@@ -89,3 +89,31 @@ def brute_min_aspl(n, d):
 
 def aspl(n, total):
     return total / math.comb(n, 2)
+
+
+def grid_turn(cells, w, h, quarter_turns):
+    """Cells ``(x, y)`` (an ``(k, 2)`` array) turned about the lattice's centre: 2 quarter
+    turns is 180 degrees, 1 is 90 degrees (square lattices), geometry only."""
+    x, y = cells[:, 0], cells[:, 1]
+    if quarter_turns == 2:
+        return np.stack([w - 1 - x, h - 1 - y], axis=1)
+    return np.stack([w - 1 - y, x], axis=1)
+
+
+def grid_edges(w, h, r, g, num_orbits, rng):
+    """A random grid edge set as ``(E, 4)`` cells ``x1, y1, x2, y2``: random edges of length
+    <= r, each with its turns by 360/g degrees (found geometrically, without golf's numbering);
+    degrees arbitrary, connected or not."""
+    edges = set()
+    for _ in range(num_orbits):
+        x1, y1 = int(rng.integers(0, w)), int(rng.integers(0, h))
+        dx, dy = (int(t) for t in rng.integers(-r, r + 1, 2))
+        x2, y2 = x1 + dx, y1 + dy
+        if abs(dx) + abs(dy) > r or not (0 <= x2 < w and 0 <= y2 < h) or (dx, dy) == (0, 0):
+            continue
+        pair = np.array([[x1, y1], [x2, y2]])
+        for _k in range(g):
+            a, b = (tuple(int(t) for t in c) for c in pair)
+            edges.add((a + b) if a < b else (b + a))
+            pair = grid_turn(pair, w, h, 4 // g)
+    return np.array(sorted(edges), dtype=np.int64).reshape(-1, 4)

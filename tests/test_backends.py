@@ -17,12 +17,13 @@ from golf.evaluators import backend_class, make_evaluator, names
 from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, Capabilities, Estimate,
                                   Evaluator, combine)
 from golf.generate import random_graph
+from golf.grid import Grid, symmetry_problem
 from golf.graph import Graph
 from golf.kernels.rng import rng_seed
 from golf.moves import new_undo, propose_swap
 from golf.options import check_value
 
-from naive import apsp_score, symmetric_edges
+from naive import apsp_score, grid_edges, symmetric_edges
 
 
 def _param(name):
@@ -145,6 +146,21 @@ def test_random_regular_symmetric(backend, seed, data):
     n = m * g
     d = data.draw(st.integers(2, min(9, n - 1)))
     assert check(backend, random_graph(n, d, g, seed))[3] == OK
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@given(seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_random_grid_graphs(backend, seed, data):
+    """Grid graphs (golf.grid) on the lattice numbering, symmetric under 180 or 90 degree
+    turns or not, connected or not: the rotation is the ordinary v -> v + n/g."""
+    w, h = data.draw(st.integers(1, 12)), data.draw(st.integers(1, 12))
+    g = data.draw(st.sampled_from([g for g in (1, 2, 4) if symmetry_problem(w, h, g) is None]))
+    r = data.draw(st.integers(1, 4))
+    rng = np.random.default_rng(seed)
+    cells = grid_edges(w, h, r, g, data.draw(st.integers(0, 3 * w * h)), rng)
+    vid = Grid(w, h, r, g).vertex_of()
+    edges = np.stack([vid[cells[:, 1], cells[:, 0]], vid[cells[:, 3], cells[:, 2]]], axis=1)
+    check(backend, Graph.from_edges(edges, n=w * h, g=g))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

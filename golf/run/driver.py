@@ -24,6 +24,7 @@ from golf.run.coordinate import Coordinator, collective
 from golf.run.folder import CHECKPOINT, OUTPUTS, RunDir
 from golf.run.outputs import plot_trace, recheck_graph, write_trace
 from golf.run.phases import Phases
+from golf.run.problem import Problem
 from golf.run.report import Log, fmt_seconds, progress_line
 
 __all__ = ["Search", "Interrupted", "next_chunk"]
@@ -159,15 +160,14 @@ class Search:
     def _start_graph(self, g=None):
         """The start graph of ``problem.start`` for ``g`` (default: the config's): random
         (also for null), circulant (the best one :func:`golf.circulant.find_circulant` finds
-        from the search seed; noted for the log in ``start_note``) or an edge-list file."""
-        from golf.generate import random_graph
-        from golf.io import read_edges
-
+        from the search seed; noted for the log in ``start_note``) or an edge-list file (in
+        the problem's format: :class:`golf.run.problem.Problem`)."""
         p, s = self.cfg["problem"], self.cfg["search"]
         g = g or p["g"]
+        problem = Problem(p, g)
         start = p["start"] or "random"
         if start == "random":
-            return random_graph(p["n"], p["d"], g, seed=s["seed"])
+            return problem.random_graph(s["seed"])
         if start == "circulant":
             from golf.circulant import find_circulant
 
@@ -175,11 +175,7 @@ class Search:
             self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
                                f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
             return found.graph(g, p["d"])
-        el = read_edges(start)
-        if el.duplicates:
-            line, first, u, v = el.duplicates[0]
-            raise GolfError(f"{start}:{line}: duplicate edge '{u} {v}'")
-        return el.graph(n=p["n"], g=g, d=p["d"])
+        return problem.read(start)
 
     def _annealer(self, graph, ev, seed):
         from golf.anneal import Annealer, search_options
@@ -187,9 +183,10 @@ class Search:
 
         s, o = self.cfg["search"], self.cfg["output"]
         if s["method"] == "tabu":
-            return self.phases.tabu(graph, ev, seed)
+            return self.phases.tabu(graph, ev, seed, reach=self.problem.reach(),
+                                    bounds=self.bounds)
         kw = dict(steps=self.phases.annealer_steps(), seed=seed, trace_every=o["trace_every"],
-                  **search_options(s))
+                  bounds=self.bounds, reach=self.problem.reach(), **search_options(s))
         if s["batch"] > 1:
             par = self.cfg["parallel"]
             return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
@@ -201,12 +198,12 @@ class Search:
     def _set_up(self, resume) -> None:
         """Evaluator, annealer (from the checkpoint when resuming), exchange, temperatures;
         every rank builds its own, then all agree (a bad config stops all, printed once)."""
-        from golf.lower_bounds import moore_bounds
         from golf.evaluators import build_evaluator
 
         cfg, comm, log = self.cfg, self.comm, self.log
         p, s = cfg["problem"], cfg["search"]
-        self.bounds = moore_bounds(p["n"], p["d"])
+        self.problem = Problem(p)
+        self.bounds = self.problem.bounds()
         self.seed = s["seed"] + (comm.rank if self.co.chains else 0)
 
         def build():
@@ -243,8 +240,8 @@ class Search:
                  if mode == "evaluator" and ev.units < comm.size else ""))
         elif mode != "none":
             log(f"parallel.mode={mode} needs mpiexec with several ranks; running one chain")
-        log(f"{'resuming' if resuming else 'starting'} {self.run.name}: n={p['n']} d={p['d']} "
-            f"g={p['g']} method={s['method']} seed={s['seed']}"
+        log(f"{'resuming' if resuming else 'starting'} {self.run.name}: {self.problem.label} "
+            f"method={s['method']} seed={s['seed']}"
             + (" (+rank for each chain)" if self.co.chains else ""))
         log(f"evaluator: {ev.describe()}" + (f" (auto: {ev.auto_reason})" if ev.auto_reason
                                               else ""))
@@ -367,11 +364,10 @@ class Search:
         # the best graph first: whenever a checkpoint exists, so does a best.edges at least
         # as new as it
         if key[:2] != self.best_written:
-            from golf.io import write_edges
-
             best = self._graph_of(rows)
             best.check()
-            write_edges(rd.file("best.edges"), best.edges())
+            self.problem.check(best)
+            self.problem.write(rd.file("best.edges"), best)
             self.best_written = key[:2]
         meta = dict(self.meta, elapsed=elapsed, steps=int(self.ann.sc[SC.STEP]),
                     chains=len(states))
@@ -402,6 +398,7 @@ class Search:
         if not self.rank0:
             return None
         best = self.best_graph = self._graph_of(rows)
+        self.problem.check(best)
         recheck = recheck_graph(best, self.cfg["problem"]["d"], self.ev.name)
         if (recheck.get("diameter"), recheck.get("total")) != (best_d, best_total):
             raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
@@ -435,7 +432,8 @@ class Search:
         best_d, best_total = best
         return {
             "name": self.run.name,
-            "problem": {"n": n, "d": p["d"], "g": p["g"]},
+            "problem": {"n": n, "d": p["d"], "g": p["g"]} if p.get("grid") is None else
+            {"grid": p["grid"], "n": n, "d": p["d"], "r": p["r"], "g": p["g"]},
             "seed": cfg["search"]["seed"],
             "method": cfg["search"]["method"],
             "backend": self.ev.name,

@@ -105,19 +105,20 @@ def submission_name(n: int, d: int, diameter: int, total: int) -> str:
 
 def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
     """Copy a run's best graph into a submission file, re-checked; named in the competition's
-    style (:func:`submission_name`) when ``output`` is a folder or None (None: the current
-    folder). Returns the file written and the re-check."""
-    from golf.io import read_edges, write_edges
+    style (:func:`submission_name`; a grid problem's ``w{w}h{h}d{d}r{r}k{diameter}l{..}``,
+    in the grid format) when ``output`` is a folder or None (None: the current folder).
+    Returns the file written and the re-check."""
     from golf.run.folder import RunDir, read_run_config
+    from golf.run.problem import Problem
 
     rd = RunDir(run_dir)
     best = rd.file("best.edges")
     if not best.exists():
         raise GolfError(f"{run_dir}: no best.edges (has this run written a checkpoint yet?)")
-    p = read_run_config(run_dir).data["problem"]
-    graph = read_edges(best).graph(n=p["n"], g=p["g"], d=p["d"])
-    check = recheck_graph(graph, p["d"], "bitset")
-    name = submission_name(graph.n, p["d"], check["diameter"], check["total"])
+    problem = Problem(read_run_config(run_dir).data["problem"])
+    graph = problem.read(best)
+    check = recheck_graph(graph, problem.d, "bitset")
+    name = problem.submission_name(check["diameter"], check["total"])
     if output is None:
         target = Path(name)
     else:
@@ -126,5 +127,5 @@ def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
             target = target / name
     if gz and target.suffix != ".gz":
         target = target.with_name(target.name + ".gz")
-    write_edges(target, graph.edges())
+    problem.write(target, graph)
     return target, check

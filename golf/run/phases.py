@@ -42,11 +42,12 @@ class Phases:
 
         return polish_budget(self.s["steps"], self.fraction, self.s["neighbourhood"])
 
-    def tabu(self, graph, ev, seed: int):
-        """The tabu search of ``method: tabu``."""
+    def tabu(self, graph, ev, seed: int, reach=None, bounds=None):
+        """The tabu search of ``method: tabu`` (``reach``: a grid problem's length limit)."""
         from golf.tabu import TabuSearch
 
-        return TabuSearch(graph, ev, steps=self.s["steps"], **self._tabu_kw(seed))
+        return TabuSearch(graph, ev, steps=self.s["steps"], reach=reach, bounds=bounds,
+                          **self._tabu_kw(seed))
 
     def annealer_steps(self) -> int:
         """The annealer's step budget: the run's, less the polish phase's share."""

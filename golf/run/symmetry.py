@@ -54,6 +54,7 @@ import time
 from dataclasses import dataclass, field
 
 from golf.errors import GolfError
+from golf.run.problem import Problem
 
 __all__ = ["divisors", "candidates", "trial_costs", "trial_steps", "choose_g", "Choice",
            "MAX_CANDIDATES", "MIN_TRIAL_STEPS", "M_PER_DEGREE"]
@@ -204,8 +205,9 @@ def run_trial(cfg: dict, g: int, steps: int, graph, co, halt):
     tc, s = _with_g(cfg, g), cfg["search"]
     t = time.perf_counter()
     ev = build_evaluator(tc, co.comm)
+    problem = Problem(tc["problem"], g)
     ann = Annealer(graph, ev, steps=steps, seed=s["seed"], trace_every=steps + 1,
-                   **search_options(s))
+                   bounds=problem.bounds(), reach=problem.reach(), **search_options(s))
     sampled = []
 
     def sample():
@@ -319,13 +321,15 @@ def choose_g(cfg: dict, co, log, stopped, start) -> Choice:
     t = time.perf_counter()
     p, s = cfg["problem"], cfg["search"]
     n, d = p["n"], p["d"]
-    gs = candidates(n, d)
     floor = "d" if M_PER_DEGREE == 1 else f"{M_PER_DEGREE}d"
-    rule = f"divisors g of n={n} with m = n/g >= {floor} = {M_PER_DEGREE * d}, and 1"
+    gs, rule = Problem(p).trial_candidates(
+        (candidates(n, d), f"divisors g of n={n} with m = n/g >= {floor} = {M_PER_DEGREE * d}, "
+                           f"and 1"))
     record = {"candidates": gs, "rule": rule, "budget": s["auto_g_budget"]}
     if len(gs) == 1:
         return _single(record, f"no divisor g > 1 of n={n} keeps m = n/g >= "
-                               f"{M_PER_DEGREE * d} (= {floor})", log)
+                               f"{M_PER_DEGREE * d} (= {floor})" if p.get("grid") is None else
+                       f"{rule}: 1 only", log)
     ranks = co.comm.size if co.comm is not None and not co.chains else 1
     costs = trial_costs(cfg, gs, ranks)
     steps = trial_steps(cfg, costs)

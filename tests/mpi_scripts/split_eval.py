@@ -1,6 +1,7 @@
 """Under mpiexec: split evaluation must equal the serial result, for every CPU backend of the
 registry that splits its work over ranks, on many random graphs (regular and not, symmetric
-and not, disconnected). Any mismatch raises (and the job fails); rank 0 prints the count."""
+and not, disconnected, grid graphs). Any mismatch raises (and the job fails); rank 0 prints
+the count."""
 
 import sys
 
@@ -13,7 +14,8 @@ from conftest import cpu_split_backends  # noqa: E402
 from golf.evaluators import backend_class, make_evaluator  # noqa: E402
 from golf.generate import random_graph  # noqa: E402
 from golf.graph import Graph  # noqa: E402
-from naive import symmetric_edges  # noqa: E402
+from golf.grid import Grid  # noqa: E402
+from naive import grid_edges, symmetric_edges  # noqa: E402
 
 comm = MPI.COMM_WORLD
 rng = np.random.default_rng(2024)
@@ -27,6 +29,11 @@ for k in range(12):
     else:
         e = symmetric_edges(n, g, int(rng.integers(n // 3, 2 * n)), rng, half_orbits=k % 2)
         graphs.append(Graph.from_edges(e, n=n, g=g))
+for w, h, r, g in ((10, 10, 3, 4), (9, 7, 2, 1), (12, 5, 4, 2)):  # grid graphs (golf.grid)
+    cells = grid_edges(w, h, r, g, 2 * w * h, rng)
+    vid = Grid(w, h, r, g).vertex_of()
+    e = np.stack([vid[cells[:, 1], cells[:, 0]], vid[cells[:, 3], cells[:, 2]]], axis=1)
+    graphs.append(Graph.from_edges(e, n=w * h, g=g))
 checked = 0
 for graph in graphs:
     for backend in cpu_split_backends():

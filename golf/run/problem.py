@@ -1,0 +1,118 @@
+"""What a run needs to know about its problem beyond ``n``, ``d`` and ``g``: an Order/Degree
+problem, or a grid problem (:mod:`golf.grid`: a lattice, an edge length limit, rotation
+symmetry). The driver, the ``g: auto`` trials and ``golf export`` ask this one place for the
+bounds, the start graph, the moves' length limit and the edge-file format."""
+
+from __future__ import annotations
+
+from golf.errors import GolfError
+
+__all__ = ["Problem"]
+
+
+class Problem:
+    """The ``problem`` section of a validated run config (``g`` resolved, or the one given)."""
+
+    def __init__(self, problem: dict, g=None):
+        from golf.grid import Grid
+
+        self.p = problem
+        self.n, self.d = problem["n"], problem["d"]
+        self.g = g if g is not None else problem["g"]
+        size = problem.get("grid")
+        g_grid = self.g if self.g != "auto" else 1
+        self.grid = Grid(size[0], size[1], problem["r"], g_grid) if size is not None else None
+
+    @property
+    def label(self) -> str:
+        """``n=.. d=.. g=..``, with the lattice and reach of a grid problem."""
+        if self.grid is None:
+            return f"n={self.n} d={self.d} g={self.g}"
+        return f"grid {self.grid.label} (n={self.n}) d={self.d} r={self.grid.r} g={self.g}"
+
+    def bounds(self):
+        """The lower bounds: Moore's, or the lattice bound of a grid problem."""
+        from golf.lower_bounds import grid_bounds, moore_bounds
+
+        if self.grid is None:
+            return moore_bounds(self.n, self.d)
+        return grid_bounds(self.grid.w, self.grid.h, self.d, self.grid.r)
+
+    def reach(self):
+        """The moves' length limit (:meth:`golf.grid.Grid.reach`), None without a lattice."""
+        return None if self.grid is None else self.grid.reach()
+
+    def random_graph(self, seed: int):
+        """A random connected start graph of the problem for ``g``."""
+        if self.grid is None:
+            from golf.generate import random_graph
+
+            return random_graph(self.n, self.d, self.g, seed=seed)
+        from golf.grid_generate import random_grid_graph
+
+        return random_grid_graph(self.grid, self.d, seed=seed)
+
+    def read(self, path):
+        """The graph of an edge file (``problem.start``, a run's best.edges) for ``g``: the
+        competition's format for the problem's kind, every rule checked, errors naming the
+        file and line."""
+        if self.grid is None:
+            from golf.io import read_edges
+
+            el = read_edges(path)
+            if el.duplicates:
+                line, first, u, v = el.duplicates[0]
+                raise GolfError(f"{path}:{line}: duplicate edge '{u} {v}' (first on line "
+                                f"{first})")
+            return el.graph(n=self.n, g=self.g, d=self.d)
+        from golf.grid import is_grid_file, read_grid_edges
+
+        if not is_grid_file(path):
+            raise GolfError(f"{path}: a grid problem reads cells 'x,y' (one edge 'x1,y1 x2,y2' "
+                            f"a line); this file holds vertex ids")
+        ge = read_grid_edges(path, size=(self.grid.w, self.grid.h))
+        if ge.duplicates:
+            line, first, text = ge.duplicates[0]
+            raise GolfError(f"{path}:{line}: duplicate edge '{text}' (first on line {first})")
+        return ge.graph(g=self.g, d=self.d, r=self.grid.r)[0]
+
+    def write(self, path, graph) -> None:
+        """Write ``graph`` in the problem's edge-file format, atomically."""
+        if self.grid is None:
+            from golf.io import write_edges
+
+            write_edges(path, graph.edges())
+        else:
+            from golf.grid import write_grid_edges
+
+            write_grid_edges(path, graph, self.grid)
+
+    def submission_name(self, diameter: int, total: int) -> str:
+        """The competition's file name for a result."""
+        if self.grid is None:
+            from golf.run.outputs import submission_name
+
+            return submission_name(self.n, self.d, diameter, total)
+        from golf.grid import grid_submission_name
+
+        return grid_submission_name(self.grid, self.d, diameter, total)
+
+    def check(self, graph) -> None:
+        """The rules a result must keep beyond :meth:`golf.graph.Graph.check`: on a grid,
+        every edge within the length limit."""
+        if self.grid is None:
+            return
+        lengths = self.grid.lengths(graph.edges())
+        if len(lengths) and lengths.max() > self.grid.r:
+            raise GolfError(f"internal error: an edge of length {int(lengths.max())} > "
+                            f"r={self.grid.r}")
+
+    def trial_candidates(self, default):
+        """``g: auto``'s candidates and the rule that chose them: ``default`` (a pair) for an
+        Order/Degree problem, the rotations the lattice allows for a grid."""
+        if self.grid is None:
+            return default
+        from golf.grid import symmetry_problem
+
+        gs = [g for g in (1, 2, 4) if symmetry_problem(self.grid.w, self.grid.h, g) is None]
+        return gs, f"the rotations a {self.grid.label} lattice allows"
