@@ -313,15 +313,41 @@ def cmd_validate(args) -> int:
 
 
 def cmd_bounds(args) -> int:
-    from golf.lower_bounds import moore_bounds
+    """``golf bounds N D`` (Moore bounds) or ``golf bounds --grid WxH D R`` (lattice bounds).
 
-    b = moore_bounds(args.n, args.d)
+    The two numbers stay text until here, where ``--grid`` says what they are; a missing or bad
+    one is a usage error of the bounds parser, worded as argparse words it.
+    """
+    from golf.lower_bounds import grid_bounds, moore_bounds
+
+    names = ("D", "R") if args.grid is not None else ("n", "d")
+    kinds = (_nonneg_int, _positive_int) if args.grid is not None else (_positive_int,
+                                                                         _nonneg_int)
+    missing = [name for name, text in zip(names, (args.n, args.d)) if text is None]
+    if missing:
+        args.bounds_parser.error(f"the following arguments are required: {', '.join(missing)}")
+    values = []
+    for name, kind, text in zip(names, kinds, (args.n, args.d)):
+        try:
+            values.append(kind(text))
+        except argparse.ArgumentTypeError as exc:
+            args.bounds_parser.error(f"argument {name}: {exc}")
+    if args.grid is not None:
+        from golf.grid import parse_size
+
+        w, h = parse_size(args.grid)
+        d, r = values
+        b = grid_bounds(w, h, d, r)
+        label = f"grid {w}x{h} d={d} r={r} (n={b.n})"
+    else:
+        b = moore_bounds(*values)
+        label = f"n={b.n} d={b.d}"
     if args.json:
         print(json.dumps(b.as_dict()))
     elif b.diameter is None:
-        print(f"n={args.n} d={args.d}: no connected graph exists")
+        print(f"{label}: no connected graph exists")
     else:
-        print(f"n={args.n} d={args.d}\ndiameter >= {b.diameter}\n"
+        print(f"{label}\ndiameter >= {b.diameter}\n"
               f"ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\ntotal    >= {b.total}")
     return 0
 
@@ -412,11 +438,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--r", type=_positive_int, help="the longest edge of a grid file")
     s.set_defaults(func=cmd_validate)
 
-    s = sub.add_parser("bounds", help="Moore lower bounds on diameter and ASPL")
-    s.add_argument("n", type=_positive_int)
-    s.add_argument("d", type=_nonneg_int)
+    s = sub.add_parser("bounds", help="Moore lower bounds on diameter and ASPL (--grid: the "
+                       "lattice bounds of a grid problem)",
+                       usage="golf bounds [-h] [--json] n d\n"
+                       "       golf bounds [-h] [--json] --grid WxH D R")
+    # checked in cmd_bounds, where --grid says which numbers they are
+    s.add_argument("n", nargs="?", help="vertex count (>= 1); with --grid: the degree D (>= 0)")
+    s.add_argument("d", nargs="?",
+                   help="degree (>= 0); with --grid: the edge length limit R (>= 1)")
+    s.add_argument("--grid", metavar="WxH",
+                   help="the bounds of the grid problem on a W x H lattice, degree D, edges of "
+                   "Manhattan length <= R")
     s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_bounds)
+    s.set_defaults(func=cmd_bounds, bounds_parser=s)
 
     s = sub.add_parser("random", help="write a random connected g-symmetric graph")
     s.add_argument("n", type=_positive_int)
