@@ -308,7 +308,7 @@ class Annealer:
         self.start_score = score
 
     # -- temperatures -----------------------------------------------------------------------
-    def auto_temperatures(self, count=200) -> tuple[float, float, str]:
+    def auto_temperatures(self, count=200, descended=False) -> tuple[float, float, str]:
         """Sample ``count`` random swaps from the start graph (each undone; a separate RNG
         stream, so the chain itself does not depend on it) and choose
 
@@ -316,7 +316,10 @@ class Annealer:
         * ``T1``: an uphill change of the smallest size seen (at least half an orbit's unit)
           is accepted 1% of the time at the end.
 
-        Returns ``(T0, T1, how)``."""
+        A start with no uphill move among the samples (a structured graph such as a circulant
+        one, where nearly every swap improves the total) says nothing about the landscape the
+        search will walk: the samples are then taken again after ``20 * count`` hill-climbing
+        steps from it (on a copy). Returns ``(T0, T1, how)``."""
         st = rng_seed(self.seed ^ 0x5EED)
         dd = np.zeros(count, dtype=np.int64)
         de = np.zeros(count, dtype=np.float64)
@@ -326,6 +329,15 @@ class Annealer:
         else:
             k = self._sample_python(st, count, dd, de)
         up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
+        if len(up) == 0 and not descended and k > 0:
+            probe = Annealer(self.graph, self.evaluator, method="hill", seed=self.seed ^ 0xD05E,
+                             bounds=self.bounds, reach=self.reach,
+                             voltage_moves=self.params[P.VOLTAGE] / 1000)
+            probe.set_temperatures(1.0, 1.0)  # not used by hill climbing
+            probe.run(20 * count)
+            t0, t1, how = probe.auto_temperatures(count, descended=True)
+            return t0, t1, (f"no uphill move in {k} samples from the start; after "
+                            f"{20 * count} hill-climbing steps: {how}")
         if len(up) == 0:
             return 1.0, 0.01, f"no uphill move in {k} samples: T0=1, T1=0.01"
         t0 = float(np.median(up) / math.log(2))

@@ -181,3 +181,18 @@ def test_search_from_a_file_named_circulant(tmp_path, monkeypatch):
     assert r.summary["start"]["total"] == golf.evaluate(start).total
     with pytest.raises(GolfError, match="no such edge-list file 'nope.edges'"):
         golf.search(64, 4, g=4, steps=100, start="nope.edges", progress=False)
+
+
+def test_auto_temperatures_from_a_circulant_start_are_sampled_after_a_descent():
+    """Nearly every swap of a good circulant graph lowers its total, so its own samples hold
+    no uphill move; the temperatures then come from a hill-climbed copy, not a fixed guess."""
+    from golf.anneal import Annealer
+    from golf.evaluators import make_evaluator
+
+    graph = find_circulant(256, 8, seed=1).graph(4, 8)
+    ann = Annealer(graph, make_evaluator("bitset", 256, 8, 4, threads=1), seed=1)
+    before = ann.graph.adj.copy()
+    t0, t1, how = ann.auto_temperatures(200)
+    assert "no uphill move in 200 samples from the start; after 4000 hill-climbing" in how
+    assert t0 > 1.0 and 0 < t1 < t0 and "uphill at equal diameter" in how
+    assert np.array_equal(ann.graph.adj, before)  # the chain's own graph is untouched
