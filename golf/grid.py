@@ -91,7 +91,7 @@ class Grid:
         if self.w < 1 or self.h < 1:
             raise GolfError(f"the lattice size must be at least 1x1, got {self.w}x{self.h}")
         if self.r < 0:
-            raise GolfError(f"the edge length limit r must be >= 1, got {self.r}")
+            raise GolfError(f"the edge length limit r must be >= 1 (0: none), got {self.r}")
         why = symmetry_problem(self.w, self.h, self.g)
         if why:
             raise GolfError(why)
@@ -135,8 +135,10 @@ class Grid:
         return out
 
     def reach(self) -> np.ndarray:
-        """The int64 array the moves take: ``[r, x_0, y_0, x_1, y_1, ...]``."""
-        return np.concatenate([[self.r], self.cells().ravel()]).astype(np.int64)
+        """The int64 array the moves take: ``[r, x_0, y_0, x_1, y_1, ...]`` (``r = 0``, no
+        limit, as the lattice's longest distance ``w + h - 2``)."""
+        r = self.r or self.w + self.h - 2
+        return np.concatenate([[r], self.cells().ravel()]).astype(np.int64)
 
     def lengths(self, edges) -> np.ndarray:
         """Manhattan length of each edge ``(u, v)`` of an ``(E, 2)`` vertex-id array."""
