@@ -375,20 +375,21 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
                                 f"expected a mapping, got {entry!r}")
             merged = _merge(_merge({k: v for k, v in raw.items() if k != "name"}, entry), over)
             merged.setdefault("name", _default_name(merged.get("problem")))
-            data = validate(merged, _Where(src, lines, i))
-            if data["name"] in seen:
+            name = check_value("name", merged["name"], SCHEMA["name"], _Where(src, lines, i))
+            if name in seen:
                 raise GolfError(f"{_Where(src, lines, i)('name')}: two problems are named "
-                                f"'{data['name']}'")
-            seen.add(data["name"])
-            runs.append(RunConfig(data["name"], data,
-                                  Path(data["output"]["dir"]) / top / data["name"], src))
-    if only:
-        wanted = set(only)
-        missing = wanted - {r.name for r in runs}
-        if missing:
-            raise GolfError(f"{path}: no problem named {', '.join(sorted(missing))}; have: "
-                            f"{', '.join(r.name for r in runs)}")
-        runs = [r for r in runs if r.name in wanted]
+                                f"'{name}'")
+            seen.add(name)
+            if only and name not in only:
+                continue  # not run: its settings are checked when it is (an override such as
+                # --set problem.g=2 may suit the problems selected and not the others)
+            data = validate(merged, _Where(src, lines, i))
+            runs.append(RunConfig(name, data, Path(data["output"]["dir"]) / top / name, src))
+    names = [r.name for r in runs] if problems is None else seen
+    missing = set(only or ()) - set(names)
+    if missing:
+        raise GolfError(f"{path}: no problem named {', '.join(sorted(missing))}; have: "
+                        f"{', '.join(sorted(names))}")
     return runs
 
 

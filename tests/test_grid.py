@@ -210,3 +210,18 @@ def test_validate_grid_usage_errors(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit):
         main(["validate", ok, "--d", "2", "--grid", "2x", "--r", "1"])
     assert "expected a lattice size" in capsys.readouterr().err
+
+
+def test_an_override_is_checked_on_the_problems_it_runs(tmp_path):
+    """--set problem.g=2 suits the 10x10 lattice, not the 5x5 one: running the first alone
+    is fine, running both names the second."""
+    path = tmp_path / "m.yaml"
+    path.write_text("name: comp\nsearch: {steps: 10}\nproblems:\n"
+                    "  - {problem: {grid: [5, 5], d: 4, r: 2}}\n"
+                    "  - {problem: {grid: [10, 10], d: 6, r: 3}}\n")
+    runs = load_config(path, ["problem.g=2"], only=["w10h10d6r3"])
+    assert [r.name for r in runs] == ["w10h10d6r3"] and runs[0]["problem"]["g"] == 2
+    with pytest.raises(GolfError, match=r"m.yaml: problem.g: g=2 needs an even number of cells, 5x5"):
+        load_config(path, ["problem.g=2"])
+    with pytest.raises(GolfError, match="no problem named w9h9d4r2; have: w10h10d6r3, w5h5"):
+        load_config(path, only=["w9h9d4r2"])
