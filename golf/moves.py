@@ -29,6 +29,11 @@ change voltages only in pairs around a 4-cycle; the voltage move changes one alo
 lets the search move between graphs with the same quotient in one step (it is the move of
 the "voltage graph" view of symmetric graphs). :func:`propose_move` mixes the two kinds.
 
+On a grid problem (:mod:`golf.grid`) every move takes ``reach``, the length limit and the cell
+of every vertex: a move whose new edges are longer than the limit is rejected like one that
+would make a multi-edge (the lattice's rotations keep lengths, so one edge of an orbit decides
+for all). Without it (``None``, general graphs) Numba compiles the check away.
+
 Everything here is a small Numba function over the ``adj`` array; the search calls them from
 its compiled loop. ``undo`` is a scratch int64 array (at least ``UNDO_SIZE``) that records the
 changed slots so that :func:`undo_swap` restores them exactly.

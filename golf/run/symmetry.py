@@ -10,8 +10,10 @@ budget. :func:`choose_g` tries a few and keeps the best:
    vertex has neighbours, and little is left to search but the voltages. The floor is
    measured, not derived: in 60 s single-chain runs with voltage moves, (256, 8) did best at
    g = 32 (m = 8, ASPL 2.7495-2.7520 against 2.7525-2.7574 at g = 16) and (1024, 8) at
-   g = 128 (m = 8, 3.5177-3.5228 against 3.5207-3.5254 at g = 64). At most :data:`MAX_CANDIDATES` are kept, spread evenly over ``log g`` from 1 to
-   the largest, ties going to the larger ``g``.
+   g = 128 (m = 8, 3.5177-3.5228 against 3.5207-3.5254 at g = 64). At most
+   :data:`MAX_CANDIDATES` are kept, spread evenly over ``log g`` from 1 to the largest, ties
+   going to the larger ``g``. A grid problem (:mod:`golf.grid`) tries the rotations its
+   lattice allows instead: 1, 2 (an even number of cells) and 4 (a square with an even side).
 2. **Equal time under golf's cost model**: every trial gets the same model seconds, and
    candidate ``g`` as many steps as that buys at the estimate of one evaluation of its backend
    (the backend's ``estimate``, as ``auto`` uses; ``reference`` gives none and is budgeted with
