@@ -10,6 +10,7 @@ under the competition's name into ``results/grid/graphs/``.
 
     python scripts/bench_grid.py                          # the problems with n <= 400, 120 s
     python scripts/bench_grid.py --only w10h10d6r3 --seconds 30
+    python scripts/bench_grid.py --parallel 8   # 8 problems at once, 2 cores each (16 cores)
 
 Targets (for the small problems): the diameter bound reached on (5x5,4,2), (10x10,6,3) and
 (10x10,8,4), and an ASPL within 3% of the bound there.
@@ -22,6 +23,7 @@ import json
 import os
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 from benchlib import (ROOT, describe_machine, export_best, header, load, machine, new_record,
                       run_problem, save, table)
@@ -75,14 +77,14 @@ def markdown(record) -> str:
                    "gap = ASPL / lattice bound - 1 (the bound of `golf bounds --grid WxH D R`)",
                    "each problem: `golf run configs/graphgolf2019_grid.yaml --only NAME` with "
                    "search.time_limit set by --seconds, under `mpiexec -n RANKS` (one chain a "
-                   "core)")
+                   "core); `at once` problems ran side by side, each on its own RANKS cores")
     cols = ["problem", "g", "seconds", "D (bound)", "ASPL", "ASPL bound", "gap", "evaluations/s",
-            "date"]
+            "ranks", "at once", "date"]
     lines += table(cols, [[f"({r['w']}x{r['h']}, {r['d']}, {r['r']})", r["g"],
                            f"{r['seconds']:.0f}", f"{r['diameter']} ({r['diameter_bound']})",
                            f"{r['aspl']:.6f}", f"{r['aspl_bound']:.6f}",
                            f"{r['aspl_gap_percent']:.2f}%", f"{r['evaluations_per_s']:,.0f}",
-                           r["date"][:10]] for r in rows])
+                           r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
     lines += ["", f"Machine: {describe_machine(record['machine'])}; each row's commit is in the "
                   f"JSON (`commit`).", "", verdict(rows), "", "Best graphs:", ""]
     lines += [f"- {r['name']}: `{r['file']}`" for r in rows]
@@ -95,6 +97,8 @@ def main(argv=None):
     p.add_argument("--ranks", type=int, default=2, help="MPI ranks (one a core)")
     p.add_argument("--max-n", type=int, default=400, help="the problems with n <= this")
     p.add_argument("--only", default=None, help="comma-separated problem names")
+    p.add_argument("--parallel", type=int, default=1, help="problems run at once (each on its "
+                   "own RANKS cores; a machine with PARALLEL * RANKS cores)")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "grid", "bench_grid"))
     p.add_argument("--graphs", default=os.path.join(ROOT, "results", "grid", "graphs"))
     args = p.parse_args(argv)
@@ -107,12 +111,22 @@ def main(argv=None):
         runs = [r for r in load_config(CONFIG) if r.name in wanted]
     record = load(args.out) or new_record(rows={})
     mach = machine()
-    with tempfile.TemporaryDirectory() as tmp:
-        for run in runs:
-            s, rd = run_problem(CONFIG, run.name, args.seconds, args.ranks, tmp)
+    busy = min(args.parallel, len(runs)) * args.ranks
+    if args.parallel > 1 and busy > (os.cpu_count() or 1):
+        sys.exit(f"bench_grid: {busy} ranks at once on {os.cpu_count()} cores")
+
+    def one(run, tmp):
+        s, rd = run_problem(CONFIG, run.name, args.seconds, args.ranks, tmp)
+        return run, s, rd
+
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.parallel) as pool:
+        jobs = [pool.submit(one, run, os.path.join(tmp, run.name)) for run in runs]
+        for job in jobs:
+            run, s, rd = job.result()
             row = row_of(run, s, rd, args.ranks, args.graphs)
             fresh = new_record()
-            row.update(date=fresh["date"], command=fresh["command"], commit=mach.get("commit"))
+            row.update(date=fresh["date"], command=fresh["command"], commit=mach.get("commit"),
+                       at_once=min(args.parallel, len(runs)))
             record["rows"][run.name] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach)
             save(args.out, record, markdown(record))
