@@ -135,10 +135,12 @@ class Grid:
         return out
 
     def reach(self) -> np.ndarray:
-        """The int64 array the moves take: ``[r, x_0, y_0, x_1, y_1, ...]`` (``r = 0``, no
-        limit, as the lattice's longest distance ``w + h - 2``)."""
+        """The int64 array the moves take (:mod:`golf.moves`): ``[r, w, h]``, then the cell
+        ``x, y`` of every vertex, then the vertex of every cell in row-major order. ``r = 0``
+        (no limit) is written as the lattice's longest distance ``w + h - 2``."""
         r = self.r or self.w + self.h - 2
-        return np.concatenate([[r], self.cells().ravel()]).astype(np.int64)
+        return np.concatenate([[r, self.w, self.h], self.cells().ravel(),
+                               self.vertex_of().ravel()]).astype(np.int64)
 
     def lengths(self, edges) -> np.ndarray:
         """Manhattan length of each edge ``(u, v)`` of an ``(E, 2)`` vertex-id array."""

@@ -486,7 +486,7 @@ def random_grid_graph(grid: Grid, d: int, seed: int = 0, attempts: int = 20) -> 
                             f"cell 2): {why}; use r >= 2 or d >= 3")
     cap, short = grid_target_degrees(grid, d)
     cells = grid.cells()
-    reach = np.concatenate([[_reach(grid)], cells.ravel()]).astype(np.int64)
+    reach = grid.reach()
     adj, code = _build(n, g, d, cap, cells, grid.vertex_of(), reach_offsets(_reach(grid)),
                        _half_rows(grid), 1 if short else 0, reach, int(seed), int(attempts))
     if code == _NOT_FILLED:

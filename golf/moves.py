@@ -96,10 +96,30 @@ def _find(adj, r, val):
 @njit(cache=True, inline="always")
 def _beyond(reach, u, v):
     """True when the cells of ``u`` and ``v`` are further apart than ``reach[0]`` (Manhattan
-    distance; ``reach[1 + 2v]``, ``reach[2 + 2v]`` is the cell of vertex ``v``)."""
-    dx = reach[1 + 2 * u] - reach[1 + 2 * v]
-    dy = reach[2 + 2 * u] - reach[2 + 2 * v]
+    distance; ``reach[3 + 2v]``, ``reach[4 + 2v]`` is the cell of vertex ``v``: the layout of
+    :meth:`golf.grid.Grid.reach`)."""
+    dx = reach[3 + 2 * u] - reach[3 + 2 * v]
+    dy = reach[4 + 2 * u] - reach[4 + 2 * v]
     return (dx if dx >= 0 else -dx) + (dy if dy >= 0 else -dy) > reach[0]
+
+
+@njit(cache=True)
+def _near(reach, n, a, st):
+    """A random vertex whose cell is within the reach of ``a``'s (``a`` itself, or -1 for a
+    step off the lattice: the caller draws again)."""
+    r = reach[0]
+    w = reach[1]
+    h = reach[2]
+    while True:
+        dx = rng_below(st, 2 * r + 1) - r
+        dy = rng_below(st, 2 * r + 1) - r
+        if (dx if dx >= 0 else -dx) + (dy if dy >= 0 else -dy) <= r:
+            break
+    x = reach[3 + 2 * a] + dx
+    y = reach[4 + 2 * a] + dy
+    if x < 0 or x >= w or y < 0 or y >= h:
+        return -1
+    return reach[3 + 2 * n + y * w + x]
 
 
 @njit(cache=True)
@@ -188,10 +208,25 @@ def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo, reach=None):
 @njit(cache=True)
 def propose_swap(adj, n, g, st, undo, reach=None, tries=64):
     """Apply one random valid symmetric swap (drawing from the RNG state ``st``); returns
-    False if ``tries`` proposals in a row were all invalid (the graph is then unchanged)."""
+    False if ``tries`` proposals in a row were all invalid (the graph is then unchanged).
+
+    On a grid (``reach``) the second orbit is drawn near the first: a random edge at a random
+    vertex ``c`` within reach of ``a`` (the new edge ``a -- c`` must be short, so every valid
+    swap can be drawn), where two edges drawn anywhere on a large lattice would almost never
+    give two short new edges."""
     m = adj.shape[0]
     d = adj.shape[1]
     if d == 0:
+        return False
+    if reach is not None:
+        for _ in range(tries):
+            s1 = rng_below(st, m) * d + rng_below(st, d)
+            c = _near(reach, n, np.int64(s1 // d), st)
+            if c < 0:
+                continue
+            s2 = (c % m) * d + rng_below(st, d)
+            if swap_at(adj, n, s1, s2, c // m, 0, undo, reach):
+                return True
         return False
     for _ in range(tries):
         s1 = rng_below(st, m) * d + rng_below(st, d)

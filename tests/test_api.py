@@ -151,3 +151,25 @@ def test_import_golf_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT).stdout.strip()
     assert out == "False"
+
+
+def test_numba_cache_is_keyed_by_the_source(tmp_path):
+    """Numba re-checks only a cached function's own file; golf names its cache folder by a
+    hash of all its sources, so an edit of any file is a fresh cache. A user's
+    NUMBA_CACHE_DIR is kept."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import golf, os, numba.core.config as c; "
+            "print(os.environ['NUMBA_CACHE_DIR'], c.CACHE_DIR)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == out[1] and out[0].startswith(str(tmp_path / "golf" / "numba"))
+    assert len(os.path.basename(out[0])) == 16
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [str(tmp_path / "mine")] * 2

@@ -37,7 +37,10 @@ def test_numbering_turns_the_lattice_by_v_plus_m(w, h, g):
     if g == 1 and w > 1 and h > 1:
         assert vid[0, 1] == 1 and vid[1, 0] == w  # row-major
     reach = grid.reach()
-    assert reach[0] == 1 and np.array_equal(reach[1:].reshape(-1, 2), cells)
+    assert reach[:3].tolist() == [1, w, h]
+    assert np.array_equal(reach[3:3 + 2 * n].reshape(-1, 2), cells)
+    assert np.array_equal(reach[3 + 2 * n:], vid.ravel())
+    assert Grid(w, h, 0, g).reach()[0] == w + h - 2  # r = 0: no limit
 
 
 @pytest.mark.parametrize("w,h,g,why", [(5, 5, 2, "even number of cells"),

@@ -113,3 +113,20 @@ def test_drawn_move_sequences(shape, seed, permille):
             assert np.array_equal(graph.adj, before)
             propose_move(graph.adj, graph.n, g, rng, undo, permille, reach)  # keep this one
     check_invariants(grid, graph, degrees)
+
+
+def test_large_lattice_swaps_are_drawn_near_each_other():
+    """On a 20x20 lattice with r = 2 two edges drawn anywhere almost never swap into two short
+    ones; the grid proposal draws the second edge near the first, so a run does not stall."""
+    from golf.anneal import SC, Annealer
+    from golf.evaluators import make_evaluator
+
+    grid = Grid(20, 20, 2, 4)
+    graph = random_grid_graph(grid, 4, seed=1)
+    ann = Annealer(graph, make_evaluator("bitset", 400, 4, 4, threads=1), seed=1, steps=3000,
+                   reach=grid.reach())
+    ann.set_temperatures(1.0, 0.1)
+    ann.run(3000)
+    assert ann.sc[SC.STEP] == 3000 and ann.sc[SC.FAILED] < 30
+    assert ann.sc[SC.ACCEPTED] > 300
+    assert grid.lengths(ann.best_graph().edges()).max() <= 2
