@@ -346,7 +346,8 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
         Any other key of the YAML config's ``search``, ``evaluator``, ``parallel``,
         ``output`` or ``problem`` sections, e.g. ``method="hill"``, ``threads=2``,
         ``t0=5.0``, ``trace_every=100``, ``start="circulant"`` (or ``"random"``, the
-        default, or an edge-list file such as ``"graph.edges"``).
+        default, or an edge-list file such as ``"graph.edges"``); ``grid=[w, h], r=R`` makes
+        it a grid problem (:mod:`golf.grid`; ``n = w*h``, ``g`` a rotation: 1, 2 or 4).
 
     Returns
     -------
