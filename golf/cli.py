@@ -3,12 +3,17 @@
 Every subcommand turns bad input into one line on stderr (``golf: error: ...``) and a non-zero
 exit code; tracebacks are for bugs only. Heavy modules (Numba kernels, SciPy) are imported inside
 the subcommands that need them, so ``golf bounds`` answers at once.
+
+A reader that goes away (``golf bounds 256 8 | head -1``) ends golf quietly with exit code 141,
+what a shell reports for a program killed by SIGPIPE (128 + 13): nothing on stderr, and
+``set -o pipefail`` still sees that the output was cut short.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -18,6 +23,7 @@ __all__ = ["main"]
 
 EXIT_ERROR = 2  # bad input or failed check
 EXIT_INTERRUPT = 130
+EXIT_PIPE = 141  # stdout's reader went away: 128 + SIGPIPE, as a shell reports it
 
 
 def _int_at_least(lo: int):
@@ -273,30 +279,37 @@ def _grid_edges(args, problems: list):
 
 
 def cmd_validate(args) -> int:
+    """``golf validate``: every problem of the file, one a line, then a verdict. Memory grows
+    with the file's edges, not with ``--n`` or the lattice: degrees and connectivity are
+    computed on the vertices the edges touch."""
     import numpy as np
 
-    from golf.evaluators.bfs import bfs_one
+    from golf.kernels.reach import reached_from
 
     problems: list[str] = []
     e, n, name, dup_ends, shape = (_grid_edges if _is_grid(args) else _id_edges)(args, problems)
     d = args.d
-    deg = np.bincount(e.ravel(), minlength=n) if len(e) else np.zeros(n, dtype=np.int64)
     # duplicates count against the degree too: the competition counts every line
-    for u, v in dup_ends:
-        deg[u] += 1
-        deg[v] += 1
+    ends = np.concatenate([e.ravel(), np.asarray(dup_ends, dtype=np.int64).ravel()])
+    touched, deg = np.unique(ends, return_counts=True)
     over = np.flatnonzero(deg > d)
-    _capped(problems, args.file, over, lambda v: f"{args.file}: {name(v)} has degree {deg[v]} "
-            f"> d={d}", f"vertices with degree > d={d}")
-    missing = int((deg == 0).sum())
+    _capped(problems, args.file, over, lambda k: f"{args.file}: {name(touched[k])} has degree "
+            f"{deg[k]} > d={d}", f"vertices with degree > d={d}")
+    missing = n - len(touched)
     reached = n
     if n > 1:
-        from golf.graph import Graph
-
-        graph = Graph.from_edges(e, n=n, d=max(int(deg.max()), 1))
-        visited = np.zeros((n + 63) // 64, dtype=np.uint64)
-        queue = np.zeros(n + 1, dtype=np.int32)
-        _, _, reached = bfs_one(graph.adj, n, 0, 0, visited, queue)
+        # BFS from vertex 0 over the touched vertices only (numbered by np.unique)
+        ids, local = np.unique(e.ravel(), return_inverse=True)
+        if len(ids) and ids[0] == 0:
+            local = local.reshape(-1, 2)
+            u = np.concatenate([local[:, 0], local[:, 1]])
+            v = np.concatenate([local[:, 1], local[:, 0]])
+            order = np.argsort(u, kind="stable")
+            indptr = np.zeros(int(local.max()) + 2, dtype=np.int64)
+            np.cumsum(np.bincount(u, minlength=len(indptr) - 1), out=indptr[1:])
+            reached = int(reached_from(indptr, v[order].astype(np.int64), 0))
+        else:
+            reached = 1
     if reached < n:
         extra = f" ({missing} vertices have no edge at all)" if missing else ""
         problems.append(f"{args.file}: disconnected: {name(0)} reaches {reached} of n={n} "
@@ -307,7 +320,8 @@ def cmd_validate(args) -> int:
         print(f"golf: {args.file}: INVALID ({len(problems)} problem"
               f"{'s' if len(problems) != 1 else ''})", file=sys.stderr)
         return EXIT_ERROR
-    print(f"{args.file}: valid: {shape}, {len(e)} edges, max degree {int(deg.max())} <= d={d}, "
+    top = int(deg.max()) if len(deg) else 0
+    print(f"{args.file}: valid: {shape}, {len(e)} edges, max degree {top} <= d={d}, "
           f"simple, connected")
     return 0
 
@@ -488,6 +502,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run one ``golf`` command; returns its exit code (see the module docstring)."""
+    try:
+        try:
+            return _main(argv)
+        finally:  # a reader gone away shows here at the latest, not at interpreter exit
+            if sys.stdout is not None:  # None: started with stdout closed
+                sys.stdout.flush()
+    except BrokenPipeError:
+        _stdout_to_devnull()
+        return EXIT_PIPE
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still
+    buffered does not fail again on the closed pipe."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError):  # no file descriptor (stdout replaced, e.g. captured)
+        pass
+
+
+def _main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from golf.parallel import world_if_launched
@@ -499,6 +537,8 @@ def main(argv=None) -> int:
         return args.func(args) or 0
     except Interrupted as exc:  # SIGINT/SIGTERM: a checkpoint was written
         return exc.code
+    except BrokenPipeError:  # stdout's reader went away: main ends quietly
+        raise
     except AgreedError as exc:  # every rank raised it together: one prints
         if comm is None or comm.rank == 0:
             print(f"golf: error: {exc}", file=sys.stderr)

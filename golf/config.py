@@ -19,12 +19,21 @@ A file describes one run, or a competition of several problems::
 Every error names the file, the line, the key and what was expected; unknown keys are errors
 (with the nearest known key suggested). Command-line overrides (``--set search.seed=3``) are
 applied last, to every problem.
+
+Hostile or careless files end in a GolfError, fast: a config larger than 1 MB
+(:data:`MAX_CONFIG_BYTES`) is refused before it is parsed, YAML anchors and aliases are
+refused where they stand (an alias "bomb" of nine levels of nine references would expand to
+a billion nodes), and so is nesting deeper than :data:`MAX_YAML_DEPTH`. :func:`read_yaml` is
+the one way golf reads a YAML file. Paths are checked before any search starts: ``output.dir``
+must be a folder (or creatable under one) that golf may write in, ``problem.start`` a file
+golf may read.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +42,13 @@ import yaml
 from golf.errors import GolfError
 from golf.options import INF, POSITIVE, Spec, check_value
 
-__all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate", "START_KINDS"]
+__all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate", "START_KINDS",
+           "read_yaml", "load_yaml", "MAX_CONFIG_BYTES", "MAX_YAML_DEPTH"]
+
+# a config file above this size is refused before it is parsed (real ones are a few KB)
+MAX_CONFIG_BYTES = 1 << 20
+# mappings and lists nested deeper than this are refused (a config uses 3 or 4 levels)
+MAX_YAML_DEPTH = 32
 
 # problem.start values that name a generated start graph, not a file
 START_KINDS = ("random", "circulant")
@@ -44,8 +59,8 @@ S = Spec
 SCHEMA = {
     "name": S("name", None, None, "a run name (letters, digits, '-', '_', '.')"),
     "problem": {
-        "n": S("int?", None, (1, INF), "an integer >= 1 (for a grid problem: w*h, or left "
-               "out)"),
+        "n": S("int?", None, (1, 2**31 - 1), "an integer from 1 to 2147483647 (golf's "
+               "largest order; for a grid problem: w*h, or left out)"),
         "grid": S("size?", None, None, "a lattice size [w, h] or 'WxH' (a grid problem: "
                   "golf.grid)"),
         "r": S("int?", None, (1, INF), "an integer >= 1 (a grid problem's longest edge, in "
@@ -134,8 +149,149 @@ class RunConfig:
 
 
 # ------------------------------------------------------------------------------------------
-def _lines(text: str) -> dict:
-    """Map every dotted key (list items as ``problems.0``) to its 1-based line number."""
+class _Refused(Exception):
+    """A YAML construct golf does not read, at ``mark``."""
+
+    def __init__(self, mark, message):
+        super().__init__(message)
+        self.mark, self.message = mark, message
+
+
+class _Loader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses anchors and aliases and nesting deeper than
+    :data:`MAX_YAML_DEPTH`, where they stand (before anything is expanded)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(event.start_mark, f"YAML alias '*{event.anchor}': anchors and "
+                           f"aliases are not read (write the settings out; settings at the top "
+                           f"of a file of problems are every problem's defaults)")
+        if getattr(event, "anchor", None) is not None:
+            raise _Refused(event.start_mark, f"YAML anchor '&{event.anchor}': anchors and "
+                           f"aliases are not read (write the settings out; settings at the top "
+                           f"of a file of problems are every problem's defaults)")
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _Refused(event.start_mark, f"nested more than {MAX_YAML_DEPTH} levels "
+                               f"deep; a config needs 3 or 4")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_object(self, node, deep=False):
+        """A value PyYAML's constructors fail on (a date like 2020-13-45) is refused at its
+        line."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError, TypeError) as exc:
+            raise _Refused(node.start_mark, f"cannot read the value {_quoted(node)}: "
+                           f"{exc}") from None
+
+    def construct_yaml_int(self, node):
+        """Integers of at most 100 characters (Python refuses int() of 4300 digits, and no
+        setting needs more than 20)."""
+        text = self.construct_scalar(node)
+        if len(text) > 100:
+            raise _Refused(node.start_mark, f"a number of {len(text)} characters "
+                           f"({_quoted(node)}); expected at most 100")
+        return super().construct_yaml_int(node)
+
+
+def _quoted(node) -> str:
+    text = str(node.value) if isinstance(node, yaml.ScalarNode) else node.tag
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+
+
+def load_yaml(text: str, source: str, with_line: bool = True):
+    """Parse YAML text with :class:`_Loader` (safe types only, no anchors or aliases, nesting
+    at most :data:`MAX_YAML_DEPTH` levels). Messages start ``<source>:<line>:``, or
+    ``<source>:`` without ``with_line`` (a one-line value).
+
+    Returns
+    -------
+    (data, lines)
+        The document (None when empty) and the 1-based line of every dotted key
+        (:func:`_node_lines`).
+
+    Raises
+    ------
+    GolfError
+        ``<source>:<line>: ...`` for bad YAML, an anchor or alias, deep nesting, or a
+        value PyYAML cannot build (a date like 2020-13-45, an integer of 5000 digits).
+    """
+    def at(mark):
+        return f"{source}:{mark.line + 1}" if mark and with_line else str(source)
+
+    loader = None
+    try:
+        loader = _Loader(text)  # refuses non-printable characters at once
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except _Refused as exc:
+        raise GolfError(f"{at(exc.mark)}: {exc.message}") from None
+    except yaml.reader.ReaderError as exc:  # a control character: no mark, a position
+        line = text.count("\n", 0, exc.position) + 1
+        where = f"{source}:{line}" if with_line else str(source)
+        char = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        raise GolfError(f"{where}: not valid YAML: character {char!r} is not allowed "
+                        f"(special characters)") from None
+    except yaml.YAMLError as exc:
+        raise GolfError(f"{at(getattr(exc, 'problem_mark', None))}: not valid YAML: "
+                        f"{getattr(exc, 'problem', None) or exc}") from None
+    except RecursionError:  # pragma: no cover - the depth limit comes first
+        raise GolfError(f"{source}: nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return data, _node_lines(node)
+
+
+def read_yaml(path, what: str = "config file"):
+    """Read a YAML file with :func:`load_yaml`, refusing a file over
+    :data:`MAX_CONFIG_BYTES` before parsing it (reading stops there: a device or a pipe that
+    never ends is refused too). The shared entry for every YAML file golf reads (configs, a
+    run folder's ``run.yaml``).
+
+    Returns
+    -------
+    (data, lines)
+        As :func:`load_yaml`.
+
+    Raises
+    ------
+    GolfError
+        Naming the file: missing, unreadable, too large, not UTF-8, or what
+        :func:`load_yaml` refuses (with the line).
+    """
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise GolfError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise GolfError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise GolfError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; expected a {what} of "
+                        f"a few KB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GolfError(f"{path}: cannot read: not UTF-8 text ({exc.reason} at byte "
+                        f"{exc.start})") from None
+    return load_yaml(text, str(path))
+
+
+def _node_lines(node) -> dict:
+    """Map every dotted key (list items as ``problems.0``) of a composed YAML document to its
+    1-based line number (a tree: :class:`_Loader` allows no aliases, so one visit a node)."""
     out = {}
 
     def walk(node, prefix):
@@ -150,10 +306,8 @@ def _lines(text: str) -> dict:
                 out[key] = v.start_mark.line + 1
                 walk(v, key)
 
-    try:
-        walk(yaml.compose(text, Loader=yaml.SafeLoader), "")
-    except yaml.YAMLError:
-        pass
+    if node is not None:
+        walk(node, "")
     return out
 
 
@@ -240,9 +394,8 @@ def _check_relations(out: dict, where) -> None:
         raise GolfError(f"{where('problem.regular')}: problem.regular: with odd g={g} every "
                         f"class needs an even slot count m*d={n // g * d}; choose another g")
     start = p["start"]
-    if start is not None and start not in START_KINDS and not Path(start).exists():
-        raise GolfError(f"{where('problem.start')}: problem.start: no such edge-list file "
-                        f"{start!r} (expected {', '.join(START_KINDS)} or an edge-list file)")
+    if start is not None and start not in START_KINDS:
+        _check_start(start, where)
     if s["steps"] == 0 and s["time_limit"] is None:
         raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
                         f"a run with neither would never stop")
@@ -266,6 +419,53 @@ def _check_relations(out: dict, where) -> None:
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
+
+
+def _check_start(start: str, where) -> None:
+    """``problem.start`` names a regular file golf may read."""
+    key = "problem.start"
+    p = Path(start)
+    try:
+        if "\0" in start:
+            why = f"{start!r} contains a NUL character"
+        elif not p.exists():
+            why = (f"no such edge-list file {start!r} (expected "
+                   f"{', '.join(START_KINDS)} or an edge-list file)")
+        elif p.is_dir():
+            why = f"{start!r} is a folder, expected an edge-list file"
+        elif not p.is_file():
+            why = (f"{start!r} is not a regular file (a device or a pipe), expected an "
+                   f"edge-list file")
+        elif not os.access(p, os.R_OK):
+            why = f"no permission to read {start!r}"
+        else:
+            return
+    except OSError as exc:  # a name too long, ...
+        why = f"cannot use {start!r}: {exc.strerror or exc}"
+    raise GolfError(f"{where(key)}: {key}: {why}")
+
+
+def _check_output(run: "RunConfig", where) -> None:
+    """The run folder (``output.dir``/name) is a folder golf may write in, or can be created:
+    its nearest existing ancestor is a folder golf may write in. Nothing is created here."""
+    key = "output.dir"
+    folder = str(run.path)
+    if "\0" in folder:
+        raise GolfError(f"{where(key)}: {key}: {folder!r} contains a NUL character")
+    p = run.path
+    try:
+        while not p.exists() and p != p.parent:
+            p = p.parent
+        here = "" if p == run.path else f" (on the way to the run folder {folder!r})"
+        if not p.is_dir():
+            raise GolfError(f"{where(key)}: {key}: {str(p)!r} is a file, expected a "
+                            f"folder{here}")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise GolfError(f"{where(key)}: {key}: no permission to write in "
+                            f"{str(p)!r}{here}")
+    except OSError as exc:  # a name too long, ...
+        raise GolfError(f"{where(key)}: {key}: cannot use {folder!r}: "
+                        f"{exc.strerror or exc}") from None
 
 
 def _check_grid(p: dict, where) -> None:
@@ -319,10 +519,7 @@ def parse_overrides(items) -> dict:
         parts = key.strip().split(".")
         if not all(parts):
             raise GolfError(f"--set {item}: bad key '{key}'")
-        try:
-            value = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError as exc:
-            raise GolfError(f"--set {item}: cannot read the value: {exc}") from None
+        value = load_yaml(text, f"--set {item}", with_line=False)[0] if text.strip() else None
         node = out
         for p in parts[:-1]:
             node = node.setdefault(p, {})
@@ -333,26 +530,17 @@ def parse_overrides(items) -> dict:
 def load_config(path, overrides=(), only=None) -> list[RunConfig]:
     """Read and validate a config file; returns one RunConfig per problem to run.
 
-    Raises GolfError for a missing or unreadable file, bad YAML (with the line), or any
-    invalid setting."""
+    Raises GolfError for a missing, unreadable or too large file, bad YAML, an anchor or
+    alias (with the line), any invalid setting, or a path that cannot be used (an output
+    folder golf cannot create or write in, a start file it cannot read)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise GolfError(f"{path}: no such config file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise GolfError(f"{path}: cannot read: {exc}") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise GolfError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if path.is_dir():
+        raise GolfError(f"{path}: cannot read: is a directory, expected a config file")
+    raw, lines = read_yaml(path)
     if raw is None:
         raise GolfError(f"{path}: the file is empty")
     if not isinstance(raw, dict):
         raise GolfError(f"{path}: expected a mapping of settings at the top")
-    lines = _lines(text)
     over = parse_overrides(overrides)
     src = str(path)
     problems = raw.pop("problems", None)
@@ -360,6 +548,7 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
         data = validate(_merge(raw, over), _Where(src, lines))
         out_dir = Path(data["output"]["dir"]) / data["name"]
         runs = [RunConfig(data["name"], data, out_dir, src)]
+        _check_output(runs[0], _Where(src, lines))
     else:
         if not isinstance(problems, list) or not problems:
             raise GolfError(f"{_Where(src, lines)('problems')}: problems: expected a non-empty "
@@ -385,6 +574,7 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
                 # --set problem.g=2 may suit the problems selected and not the others)
             data = validate(merged, _Where(src, lines, i))
             runs.append(RunConfig(name, data, Path(data["output"]["dir"]) / top / name, src))
+            _check_output(runs[-1], _Where(src, lines, i))
     names = [r.name for r in runs] if problems is None else seen
     missing = set(only or ()) - set(names)
     if missing:

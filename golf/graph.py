@@ -14,11 +14,63 @@ that orbit has ``g/2`` edges and takes a single slot of row ``i``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["Graph", "rotate_key", "sort_rows", "detect_symmetry", "edge_array"]
+__all__ = ["Graph", "rotate_key", "sort_rows", "detect_symmetry", "edge_array", "MAX_ORDER",
+           "SPARE_VERTICES", "order_limit", "check_rows"]
+
+# the largest order golf handles: the base rows hold vertex ids as int32
+MAX_ORDER = 2**31 - 1
+# ids inferred from an edge list (no n given): E edges touch at most 2E vertices, and the
+# largest id + 1 may leave at most this many more of them without an edge (see order_limit)
+SPARE_VERTICES = 1024
+# the base rows (m rows of d int32 slots) may hold at most ROW_SLOTS_PER_END slots for each
+# edge end they store, or ROW_SLOTS_FLOOR slots (256 MiB) whatever the edges (see check_rows)
+ROW_SLOTS_PER_END = 16
+ROW_SLOTS_FLOOR = 2**26
+
+
+def order_limit(num_edges: int) -> int:
+    """The most vertices an edge list of ``num_edges`` edges may imply when no ``n`` is given:
+    ``2 * num_edges + SPARE_VERTICES``. The edges touch at most ``2 * num_edges`` vertices; a
+    larger id leaves the vertices below it without an edge, and golf allows
+    :data:`SPARE_VERTICES` of those (a graph being built, ids from 1). Anything beyond is not a
+    sensible graph of that file (a typo, another tool's labels): golf refuses it before it
+    allocates anything sized by the id, so reading costs memory in proportion to the file."""
+    return 2 * int(num_edges) + SPARE_VERTICES
+
+
+def check_rows(n: int, d: int, g: int, num_edges: int, source: str = "<edges>") -> None:
+    """Refuse base rows far larger than the edges need, before they are allocated.
+
+    The rows take ``m = n/g`` rows of ``d`` slots (4 bytes each): every vertex as wide as the
+    largest degree. That is what a Graph Golf graph (all degrees <= d) needs, but a star of
+    ``E`` edges would take ``E^2`` slots and an ``n`` or ``d`` given far beyond the edges would
+    take memory the file does not justify. Allowed: up to :data:`ROW_SLOTS_PER_END` slots for
+    each of the ``2E/g`` edge ends the rows store, or :data:`ROW_SLOTS_FLOOR` slots, whichever
+    is larger; and ``n <= MAX_ORDER``.
+
+    Raises
+    ------
+    GolfError
+        Naming ``source``, ``n``, ``d``, ``g``, the number of edges and the limit.
+    """
+    if n > MAX_ORDER:
+        raise GolfError(f"{source}: n={n} is above the largest order golf handles, {MAX_ORDER} "
+                        f"(vertex ids are 32-bit)")
+    m = n // g
+    slots = m * max(d, 1)
+    allowed = max(ROW_SLOTS_FLOOR, ROW_SLOTS_PER_END * (2 * int(num_edges) // g))
+    if slots > allowed:
+        raise GolfError(
+            f"{source}: n={n}, d={d}, g={g}: the base rows would take {m} x {max(d, 1)} slots "
+            f"({4 * slots / 2**30:.1f} GiB) for {num_edges} edges; expected at most {allowed} "
+            f"slots ({ROW_SLOTS_PER_END} per edge end, at least {ROW_SLOTS_FLOOR}): a degree, n "
+            f"or d far above what the edges use")
 
 
 def rotate_key(u, v, shift, n):
@@ -38,7 +90,11 @@ def edge_array(edges, source: str = "<edges>") -> np.ndarray:
     """``edges`` (any array-like of shape ``(k, 2)`` holding integers: a list of pairs, an
     integer NumPy array of any width, an empty list) as an int64 ``(k, 2)`` array; a
     GolfError naming ``source`` for another shape, non-integers or ids beyond int64."""
-    arr = np.asarray(edges)
+    try:
+        arr = np.asarray(edges)
+    except (ValueError, TypeError, OverflowError):  # ragged rows, unconvertible objects
+        raise GolfError(f"{source}: expected a (k, 2) array of vertex ids (pairs of "
+                        f"integers)") from None
     if arr.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -67,9 +123,8 @@ def detect_symmetry(edges, n: int) -> int:
     u = np.concatenate([e[:, 0], e[:, 1]])
     v = np.concatenate([e[:, 1], e[:, 0]])
     keys = np.sort(u * n + v)
-    for s in range(1, n):
-        if n % s:
-            continue
+    small = [s for s in range(1, math.isqrt(n) + 1) if n % s == 0]  # O(sqrt n), not O(n)
+    for s in sorted(set(small + [n // s for s in small]) - {n}):
         rot = np.sort(rotate_key(u, v, s, n))
         if np.array_equal(rot, keys):
             return n // s
@@ -209,7 +264,8 @@ class Graph:
             type); each undirected edge once, no self-loops, no duplicates
             (:func:`golf.io.read_edges` reports and removes those).
         n : int, optional
-            Number of vertices (default: largest id + 1).
+            Number of vertices (default: largest id + 1, which must be below
+            :func:`order_limit` of the edge count: ``2E + 1024``).
         g : int or "auto"
             Symmetry to verify and exploit (``"auto"``: the largest that holds).
         d : int, optional
@@ -224,9 +280,11 @@ class Graph:
         Raises
         ------
         GolfError
-            On another shape than ``(k, 2)``, non-integer ids, an id out of range, a
-            self-loop, a duplicate edge, a degree above ``d``, or, for ``g > 1``, an edge
-            whose rotation by ``n/g`` is missing (named in the message).
+            On another shape than ``(k, 2)``, non-integer ids, an id out of range (without
+            ``n``: an id of ``2E + 1024`` or more), a self-loop, a duplicate edge, a degree
+            above ``d``, base rows far larger than the edges need (:func:`check_rows`), or,
+            for ``g > 1``, an edge whose rotation by ``n/g`` is missing (named in the
+            message). Every check runs before anything sized by ``n`` is allocated.
 
         Examples
         --------
@@ -238,17 +296,36 @@ class Graph:
         e = edge_array(edges, source)
         where = (lambda k: f"{source}:{int(lines[k])}") if lines is not None else (
             lambda k: f"{source}: edge #{k + 1}")
-        if n is None:
+        if len(e):
+            neg = np.flatnonzero((e < 0).any(axis=1))
+            if len(neg):
+                k = neg[0]
+                raise GolfError(f"{where(k)}: vertex id out of range (negative) in edge "
+                                f"'{e[k, 0]} {e[k, 1]}' (ids start at 0; {len(neg)} such edges)")
+        for name, value in (("n", n), ("d", d)):
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, (int, np.integer))):
+                raise GolfError(f"{source}: {name} must be an integer, got {value!r}")
+        if d is not None and d < 0:
+            raise GolfError(f"{source}: d must be >= 0, got {d}")
+        if n is None:  # the largest id + 1, within what the edges can use
             n = int(e.max()) + 1 if len(e) else 1
+            limit = order_limit(len(e))
+            if n > limit:
+                k = int(np.argmax(e.max(axis=1)))
+                raise GolfError(
+                    f"{where(k)}: vertex id {n - 1} is too large for {len(e)} edges: expected "
+                    f"ids < {limit} ({len(e)} edges touch at most {2 * len(e)} vertices, and at "
+                    f"most {SPARE_VERTICES} more may have no edge); give the vertex count n "
+                    f"(golf eval --n) to allow larger ids")
         n = int(n)
         if n < 1:
             raise GolfError(f"{source}: n must be >= 1, got {n}")
-        if g == "auto":
-            g = detect_symmetry(e, n)
-        if not isinstance(g, (int, np.integer)) or g < 1 or n % g:
-            raise GolfError(f"{source}: g={g} does not divide n={n}")
+        if n > MAX_ORDER:
+            raise GolfError(f"{source}: n={n} is above the largest order golf handles, "
+                            f"{MAX_ORDER} (vertex ids are 32-bit)")
         if len(e):
-            bad = np.flatnonzero((e < 0).any(axis=1) | (e >= n).any(axis=1))
+            bad = np.flatnonzero((e >= n).any(axis=1))
             if len(bad):
                 k = bad[0]
                 raise GolfError(f"{where(k)}: vertex id out of range [0, {n}) in edge "
@@ -257,22 +334,29 @@ class Graph:
             if len(loops):
                 k = loops[0]
                 raise GolfError(f"{where(k)}: self-loop '{e[k, 0]} {e[k, 1]}'")
+        if g == "auto":
+            g = detect_symmetry(e, n)
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1 or n % g:
+            raise GolfError(f"{source}: g={g} does not divide n={n}")
+        g = int(g)
         u = np.concatenate([e[:, 0], e[:, 1]])
         v = np.concatenate([e[:, 1], e[:, 0]])
-        key = u * n + v
+        key = u * n + v  # n < 2^31: no overflow
         order = np.argsort(key, kind="stable")
         skey = key[order]
         dup = np.flatnonzero(skey[1:] == skey[:-1])
         if len(dup):
             k = order[dup[0] + 1] % len(e)
             raise GolfError(f"{where(k)}: duplicate edge '{e[k, 0]} {e[k, 1]}'")
-        deg = np.bincount(u, minlength=n)
-        maxdeg = int(deg.max()) if n else 0
+        # degrees of the vertices with an edge (memory by the edges, not by n)
+        ids, deg = np.unique(u, return_counts=True)
+        maxdeg = int(deg.max()) if len(deg) else 0
         if d is None:
             d = maxdeg
         if maxdeg > d:
-            v0 = int(np.argmax(deg))
+            v0 = int(ids[np.argmax(deg)])
             raise GolfError(f"{source}: vertex {v0} has degree {maxdeg} > d={d}")
+        check_rows(n, int(d), g, len(e), source)
         m = n // g
         if g > 1 and len(e):
             rot = rotate_key(u, v, m, n)

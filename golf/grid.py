@@ -56,11 +56,17 @@ def parse_size(text, source: str = "--grid") -> tuple[int, int]:
         w, h = (int(p) for p in parts)
         if [w, h] != [float(p) for p in parts]:
             raise ValueError
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:37] + "..."
         raise GolfError(f"{source}: expected a lattice size WxH (e.g. 10x10), got "
-                        f"'{text}'") from None
+                        f"'{shown}'") from None
     if w < 1 or h < 1:
         raise GolfError(f"{source}: the lattice size must be at least 1x1, got {w}x{h}")
+    from golf.graph import MAX_ORDER
+
+    if w * h > MAX_ORDER:
+        raise GolfError(f"{source}: a {w}x{h} lattice has {w * h} cells; golf handles at most "
+                        f"{MAX_ORDER} (vertex ids are 32-bit)")
     return w, h
 
 
@@ -164,14 +170,14 @@ def grid_of_problem(problem: dict) -> Grid | None:
 
 
 # -- files ---------------------------------------------------------------------------------
-_CELL = re.compile(r"^(-?\d+),(-?\d+)$")
+_CELL = re.compile(r"(-?[0-9]+),(-?[0-9]+)")
 
 
 def is_grid_file(path) -> bool:
     """True when the first non-blank line of an edge file writes its vertices as ``x,y``."""
-    from golf.io import _open_text
+    from golf.io import _open_text, reading
 
-    with _open_text(str(path)) as f:
+    with reading(path), _open_text(str(path)) as f:
         for raw in f:
             if raw.strip():
                 return "," in raw
@@ -209,9 +215,12 @@ class GridEdges:
         ``"auto"``: the largest that holds). Returns ``(graph, grid)``. Errors name the file
         and line: a cell outside the lattice, an edge longer than ``r``, a symmetry that does
         not hold, and what :meth:`golf.graph.Graph.from_edges` refuses."""
-        from golf.graph import Graph
+        from golf.graph import Graph, MAX_ORDER, check_rows
 
         w, h = size or self.size
+        if w * h > MAX_ORDER:
+            raise GolfError(f"{self.path}: a {w}x{h} lattice has {w * h} cells; golf handles "
+                            f"at most {MAX_ORDER} (vertex ids are 32-bit)")
         out = self.outside(w, h)
         if len(out):
             k = out[0]
@@ -234,6 +243,12 @@ class GridEdges:
             if not _rotation_holds(self.coords, w, h, g):
                 raise GolfError(f"{self.path}: the graph is not invariant under the rotation "
                                 f"by {360 // g} degrees (g={g})")
+        if len(self.coords):  # before the lattice's arrays: rows no larger than the edges need
+            c = self.coords
+            _, deg = np.unique(np.concatenate([c[:, 1] * w + c[:, 0], c[:, 3] * w + c[:, 2]]),
+                               return_counts=True)
+            check_rows(w * h, int(d) if d is not None else int(deg.max()),
+                       g if isinstance(g, int) and g >= 1 else 1, len(c), self.path)
         grid = Grid(w, h, r, g)
         vid = grid.vertex_of()
         c = self.coords
@@ -242,8 +257,10 @@ class GridEdges:
 
 
 def _parse_cell(tok: str):
-    m = _CELL.match(tok)
-    return (int(m.group(1)), int(m.group(2))) if m else None
+    from golf.io import _int_token
+
+    m = _CELL.fullmatch(tok)
+    return (_int_token(m.group(1)), _int_token(m.group(2))) if m else None
 
 
 def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
@@ -251,25 +268,36 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
     gzipped). ``size`` ``(w, h)`` is the lattice (default: the bounding box of the cells).
 
     With ``problems`` (a list), bad lines are appended to it as messages and skipped instead
-    of raising. A bad line: not two ``x,y`` cells, a negative coordinate, a loop, or a cell
-    outside ``size`` when it is given."""
-    from golf.io import _open_text
+    of raising (after :data:`golf.io.MAX_PROBLEMS` messages, the rest are counted in one). A
+    bad line: not two ``x,y`` cells, a negative coordinate, one of
+    :data:`golf.graph.MAX_ORDER` or more, a loop, or a cell outside ``size`` when it is given.
+
+    Without ``size`` the lattice is the bounding box of the cells, which must hold at most
+    :func:`golf.graph.order_limit` cells of the edge count (``2E + 1024``: E edges touch at
+    most 2E cells): a cell far outside is refused, naming its line, before anything sized by
+    the box is allocated. The memory of reading grows with the file, not with the values in
+    it. A truncated, corrupt or mislabelled ``.gz`` file is a GolfError naming the file."""
+    from golf.graph import MAX_ORDER, SPARE_VERTICES, order_limit
+    from golf.io import MAX_PROBLEMS, _open_text, _short, _shown_int, reading
 
     path = str(path)
     rows, lines = [], []
+    skipped = 0
 
     def bad(msg):
+        nonlocal skipped
         if problems is None:
             raise GolfError(msg)
-        problems.append(msg)
+        if skipped < MAX_PROBLEMS:
+            problems.append(msg)
+        skipped += 1
 
-    with _open_text(path) as f:
+    with reading(path), _open_text(path) as f:
         for lineno, raw in enumerate(f, 1):
             parts = raw.split()
             if not parts:
                 continue
-            shown = raw.strip()
-            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            shown = _short(raw.strip())
             where = f"{path}:{lineno}"
             if len(parts) != 2:
                 bad(f"{where}: expected 2 cells 'x1,y1 x2,y2', found {len(parts)} fields: "
@@ -278,11 +306,18 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
             a, b = _parse_cell(parts[0]), _parse_cell(parts[1])
             if a is None or b is None:
                 tok = parts[0] if a is None else parts[1]
-                bad(f"{where}: expected a cell 'x,y' (two integers, no spaces), found '{tok}' "
-                    f"in '{shown}'")
+                bad(f"{where}: expected a cell 'x,y' (two integers, no spaces), found "
+                    f"'{_short(tok, 30)}' in '{shown}'")
                 continue
             if min(a + b) < 0:
                 bad(f"{where}: negative coordinate in '{shown}' (cells start at 0,0)")
+                continue
+            if max(a + b) >= MAX_ORDER:
+                k = (a + b).index(max(a + b))
+                tok = re.split(",", parts[k // 2])[k % 2]
+                bad(f"{where}: coordinate {_shown_int(tok, max(a + b))} is too large in "
+                    f"'{shown}': expected coordinates < {MAX_ORDER} (golf holds vertex ids as "
+                    f"32-bit integers)")
                 continue
             if size is not None and (max(a[0], b[0]) >= size[0] or max(a[1], b[1]) >= size[1]):
                 bad(f"{where}: cell outside the {size[0]}x{size[1]} lattice in '{shown}' "
@@ -293,23 +328,32 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
                 continue
             rows.append(a + b)
             lines.append(lineno)
+    if skipped > MAX_PROBLEMS:
+        problems.append(f"{path}: {skipped - MAX_PROBLEMS} more malformed lines")
     coords = np.array(rows, dtype=np.int64).reshape(-1, 4)
     lines = np.array(lines, dtype=np.int64)
     if size is None:
         size = ((int(max(coords[:, 0].max(), coords[:, 2].max())) + 1,
                  int(max(coords[:, 1].max(), coords[:, 3].max())) + 1) if len(coords) else (1, 1))
-    # duplicates, either orientation
+        limit = order_limit(len(coords))
+        if size[0] * size[1] > limit:
+            k = int(np.argmax(coords.max(axis=1)))
+            x1, y1, x2, y2 = coords[k].tolist()
+            raise GolfError(
+                f"{path}:{lines[k]}: cell in '{x1},{y1} {x2},{y2}' makes the bounding box "
+                f"{size[0]}x{size[1]} = {size[0] * size[1]} cells, too many for {len(coords)} "
+                f"edges: expected at most {limit} cells ({len(coords)} edges touch at most "
+                f"{2 * len(coords)} cells, and at most {SPARE_VERTICES} more may have no edge); "
+                f"give the lattice with --grid WxH")
     w, h = size
-    u = coords[:, 1] * w + coords[:, 0]
-    v = coords[:, 3] * w + coords[:, 2]
-    key = np.minimum(u, v) * (w * h) + np.maximum(u, v)
+    # duplicates, either orientation, keyed by the cells themselves (no key sized by w*h)
     seen: dict = {}
     keep = np.ones(len(coords), dtype=bool)
     duplicates = []
-    for k, kk in enumerate(key.tolist()):
+    for k, (x1, y1, x2, y2) in enumerate(coords.tolist()):
+        kk = min((y1, x1), (y2, x2)), max((y1, x1), (y2, x2))
         if kk in seen:
             keep[k] = False
-            x1, y1, x2, y2 = coords[k].tolist()
             duplicates.append((int(lines[k]), int(lines[seen[kk]]), f"{x1},{y1} {x2},{y2}"))
         else:
             seen[kk] = k

@@ -4,7 +4,10 @@ The format: one edge per line, two vertex ids from 0 separated by white space; b
 allowed. Files ending in ``.gz`` are read and written gzipped.
 
 Reading checks every line and raises :class:`golf.errors.GolfError` naming the file, the line
-number, the offending text and what was expected (two non-negative integers, distinct).
+number, the offending text and what was expected (two non-negative integers below
+:data:`golf.graph.MAX_ORDER`, distinct). Nothing read is allocated by the size of an id: the
+memory of reading grows with the file, not with the values in it. A truncated, corrupt or
+mislabelled ``.gz`` file, a folder or a device is a GolfError naming the file too.
 Duplicate edges are not errors of the format: :func:`read_edges` reports them in its result so
 that ``golf eval`` can warn and ``golf validate`` can reject.
 """
@@ -14,8 +17,12 @@ from __future__ import annotations
 import gzip
 import io as _io
 import os
+import re
 import secrets
+import stat
 import warnings
+import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,54 +63,125 @@ class EdgeList:
         return Graph.from_edges(self.edges, n=n, g=g, d=d, source=self.path, lines=self.lines)
 
 
-def _open_text(path: str):
+def _open_text(path: str, ascii_only: bool = False):
+    """The file as text lines (``.gz``: gunzipped); a GolfError for a missing file, a folder,
+    a device (``/dev/zero`` would never end) or no permission. Errors met while reading (bad
+    gzip data) surface as GolfErrors inside :func:`reading`. UTF-8 with undecodable bytes
+    replaced, or with ``ascii_only`` a UnicodeDecodeError at the first byte above 127."""
     p = str(path)
     try:
-        if p.endswith(".gz"):
-            return _io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8", errors="replace")
-        return open(p, encoding="utf-8", errors="replace")
+        mode = os.stat(p).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise GolfError(f"{p}: is a device, expected an edge-list file")
+        raw = gzip.open(p, "rb") if p.endswith(".gz") else open(p, "rb")
     except FileNotFoundError:
         raise GolfError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise GolfError(f"{p}: is a directory, expected an edge-list file") from None
     except PermissionError:
         raise GolfError(f"{p}: permission denied") from None
+    except OSError as exc:
+        raise GolfError(f"{p}: cannot open: {exc.strerror or exc}") from None
+    if ascii_only:
+        return _io.TextIOWrapper(raw, encoding="ascii", errors="strict")
+    return _io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+
+
+@contextmanager
+def reading(path):
+    """Turn the errors of reading ``path`` (a truncated, corrupt or mislabelled gzip file, an
+    I/O error) into a GolfError naming the file; GolfErrors pass through."""
+    p = str(path)
+    try:
+        yield
+    except GolfError:
+        raise
+    except EOFError as exc:
+        raise GolfError(f"{p}: the gzip data ends early (a truncated file?): {exc}") from None
+    except gzip.BadGzipFile as exc:
+        if "Not a gzipped file" in str(exc):
+            raise GolfError(f"{p}: not a gzip file ({exc}); a name ending in .gz is read "
+                            f"gzipped") from None
+        raise GolfError(f"{p}: corrupt gzip data: {exc}") from None
+    except zlib.error as exc:
+        raise GolfError(f"{p}: corrupt gzip data: {exc}") from None
+    except OSError as exc:
+        raise GolfError(f"{p}: cannot read: {exc.strerror or exc}") from None
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """``text`` as a message quotes it: control characters escaped (``\\x00``; a message
+    stays one line), cut to ``limit`` characters (never whole megabytes)."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_HUGE = 10**18  # stands for a token of more digits: far above any id, and no int() of it
+
+
+def _int_token(tok: str) -> int:
+    """The value of an integer token (``[+-]?[0-9]+``), or ``+-10**18`` for one of more than
+    18 significant digits (Python refuses int() of 4300 digits, and a long one is slow)."""
+    digits = tok.lstrip("+-").lstrip("0")
+    sign = -1 if tok.startswith("-") else 1
+    return sign * (int(digits or "0") if len(digits) <= 18 else _HUGE)
+
+
+def _shown_int(tok: str, value: int) -> str:
+    """How a message quotes an integer token: its value, or the token cut short."""
+    return str(value) if abs(value) < _HUGE else _short(tok, 30)
 
 
 def _parse_slow(path: str, problems: list | None = None):
     """Line-by-line parse that names bad lines exactly. Raises at the first bad line, or, when
-    ``problems`` is a list, appends every bad line's message to it and skips the line."""
+    ``problems`` is a list, appends every bad line's message to it and skips the line (after
+    :data:`MAX_PROBLEMS` messages it counts the rest in one last message)."""
+    from golf.graph import MAX_ORDER
+
     us, vs, ls = [], [], []
+    skipped = 0
 
     def bad(msg):
+        nonlocal skipped
         if problems is None:
             raise GolfError(msg)
-        problems.append(msg)
+        if skipped < MAX_PROBLEMS:
+            problems.append(msg)
+        skipped += 1
 
-    with _open_text(path) as f:
+    with reading(path), _open_text(path) as f:
         for lineno, raw in enumerate(f, 1):
             text = raw.rstrip("\r\n")
             parts = text.split()
             if not parts:
                 continue
-            shown = text.strip()
-            if len(shown) > 60:
-                shown = shown[:57] + "..."
+            shown = _short(text.strip())
             where = f"{path}:{lineno}"
             if len(parts) != 2:
                 bad(f"{where}: expected 2 columns 'u v', found {len(parts)}: '{shown}'")
                 continue
             vals = []
             for tok in parts:
-                try:
-                    vals.append(int(tok))
-                except ValueError:
-                    bad(f"{where}: expected an integer vertex id, found '{tok}' in '{shown}'")
+                if not _INT.fullmatch(tok):
+                    bad(f"{where}: expected an integer vertex id, found '{_short(tok, 30)}' in "
+                        f"'{shown}'")
                     break
+                vals.append(_int_token(tok))
             if len(vals) != 2:
                 continue
-            if min(vals) < 0:
-                bad(f"{where}: negative vertex id {min(vals)} in '{shown}' (ids start at 0)")
+            lo, hi = (0, 1) if vals[0] <= vals[1] else (1, 0)
+            if vals[lo] < 0:
+                bad(f"{where}: negative vertex id {_shown_int(parts[lo], vals[lo])} in "
+                    f"'{shown}' (ids start at 0)")
+                continue
+            if vals[hi] >= MAX_ORDER:
+                bad(f"{where}: vertex id {_shown_int(parts[hi], vals[hi])} is too large in "
+                    f"'{shown}': expected ids < {MAX_ORDER} (golf holds vertex ids as 32-bit "
+                    f"integers)")
                 continue
             if vals[0] == vals[1]:
                 bad(f"{where}: self-loop '{shown}' (an edge needs two distinct vertices)")
@@ -111,16 +189,22 @@ def _parse_slow(path: str, problems: list | None = None):
             us.append(vals[0])
             vs.append(vals[1])
             ls.append(lineno)
+    if skipped > MAX_PROBLEMS:
+        problems.append(f"{path}: {skipped - MAX_PROBLEMS} more malformed lines")
     return (np.array([us, vs], dtype=np.int64).T.reshape(-1, 2), np.array(ls, dtype=np.int64))
+
+
+# malformed lines listed one by one (golf validate); the rest are counted
+MAX_PROBLEMS = 100
 
 
 def _line_numbers(path: str, count: int) -> np.ndarray:
     """1-based line numbers of the non-blank lines (same order as the parsed rows)."""
-    with _open_text(path) as f:
+    with reading(path), _open_text(path) as f:
         total = sum(1 for _ in f)
     if total == count:  # no blank line: the common case, no second pass in Python
         return np.arange(1, count + 1, dtype=np.int64)
-    with _open_text(path) as f:
+    with reading(path), _open_text(path) as f:
         nums = [k for k, raw in enumerate(f, 1) if raw.strip()]
     return np.array(nums[:count], dtype=np.int64)
 
@@ -139,9 +223,12 @@ def read_edges(path, problems: list | None = None) -> EdgeList:
     Raises
     ------
     GolfError
-        For a missing file or the first malformed line: wrong column count, a non-integer,
-        a negative id, or a self-loop.
+        For a missing file, a folder or a device, a truncated, corrupt or mislabelled
+        ``.gz`` file, or the first malformed line: wrong column count, a non-integer, a
+        negative id, an id of :data:`golf.graph.MAX_ORDER` or more, or a self-loop.
     """
+    from golf.graph import MAX_ORDER
+
     path = str(path)
     if not os.path.exists(path):
         raise GolfError(f"{path}: no such file")
@@ -149,31 +236,33 @@ def read_edges(path, problems: list | None = None) -> EdgeList:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # empty file warning
-            with _open_text(path) as f:
+            # ASCII only: NumPy's loadtxt (2.4) reads some characters beyond U+EFFFF as
+            # digits and crashes on others; any other byte goes to the line-by-line parse
+            with _open_text(path, ascii_only=True) as f:
                 e = np.loadtxt(f, dtype=np.int64, ndmin=2, comments=None)
         if e.size == 0:
             e = e.reshape(0, 2)
-        if e.shape[1] != 2 or (e < 0).any() or (e[:, 0] == e[:, 1]).any():
+        if e.shape[1] != 2 or (e < 0).any() or (e >= MAX_ORDER).any() or (
+                e[:, 0] == e[:, 1]).any():
             e = None
-    except (ValueError, OverflowError, UnicodeDecodeError, EOFError, OSError):
-        e = None
+    except (ValueError, OverflowError, UnicodeDecodeError, EOFError, OSError, zlib.error):
+        e = None  # GolfErrors (a folder, a device) are raised as they are
     if e is None:  # something is wrong: find the exact line(s)
         e, lines = _parse_slow(path, problems)
     else:
         lines = _line_numbers(path, len(e))
-    # duplicates (either orientation)
+    # duplicates (either orientation), found by sorting the pairs: no key sized by the ids
     a = np.minimum(e[:, 0], e[:, 1])
     b = np.maximum(e[:, 0], e[:, 1])
-    key = a * (int(b.max()) + 1 if len(b) else 1) + b
-    order = np.argsort(key, kind="stable")
-    sk = key[order]
-    rep = np.flatnonzero(sk[1:] == sk[:-1]) + 1
+    order = np.lexsort((b, a))  # stable: equal pairs stay in file order
+    sa, sb = a[order], b[order]
+    same = (sa[1:] == sa[:-1]) & (sb[1:] == sb[:-1])
+    rep = np.flatnonzero(same) + 1
     duplicates = []
     keep = np.ones(len(e), dtype=bool)
     if len(rep):
         # first occurrence of each key in sorted order
-        first_of = np.maximum.accumulate(np.where(np.r_[True, sk[1:] != sk[:-1]],
-                                                  np.arange(len(sk)), 0))
+        first_of = np.maximum.accumulate(np.where(np.r_[True, ~same], np.arange(len(sa)), 0))
         for r in rep:
             k, k0 = order[r], order[first_of[r]]
             keep[k] = False

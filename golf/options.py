@@ -49,8 +49,11 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
 
     def bad():
         place = where(key)
+        shown = repr(value)
+        if len(shown) > 80:  # a hostile value is quoted, not copied whole
+            shown = shown[:77] + "..."
         raise GolfError(f"{place + ': ' if place else ''}{key}: expected {expected}, "
-                        f"got {value!r}")
+                        f"got {shown}")
 
     if kind.endswith("?") and value is None:
         return None
@@ -61,9 +64,12 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
         if isinstance(value, bool) or not isinstance(value, int):
             bad()
     elif base == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            bad()  # value != value: NaN, which no range check would catch
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
             bad()
-        value = float(value)
     elif base == "bool":
         if not isinstance(value, bool):
             bad()
@@ -71,9 +77,12 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
     elif base == "temp":
         if value == "auto":
             return value
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            bad()  # not value > 0: also NaN
+        try:
+            return float(value)
+        except OverflowError:
             bad()
-        return float(value)
     elif base == "choice":
         if isinstance(value, bool) or not isinstance(value, (str, int, float)) or \
                 value not in check:

@@ -36,7 +36,8 @@ def test_config_takes_auto_and_the_budget(tmp_path):
 
 @pytest.mark.parametrize("problem,search,pattern", [
     ("{n: 64, d: 4, g: automatic}", "{steps: 9}",
-     r"c\.yaml:2: problem.g: expected an integer >= 1 dividing n, or 'auto'.*got 'automatic'"),
+     r"c\.yaml:2: problem.g: expected an integer >= 1 dividing n \(a grid: 1, 2 or 4\), or "
+     r"'auto'.*got 'automatic'"),
     ("{n: 64, d: 4, g: 0}", "{steps: 9}", r"c\.yaml:2: problem.g: expected .*got 0"),
     ("{n: 64, d: 4, g: 2.5}", "{steps: 9}", r"problem.g: expected .*got 2.5"),
     ("{n: 64, d: 4, g: true}", "{steps: 9}", r"problem.g: expected .*got True"),

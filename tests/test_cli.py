@@ -1,7 +1,9 @@
 """The golf command end to end: real subprocesses for the entry point, in-process calls of
 ``main`` for the many error cases (same code, no interpreter start-up each time)."""
 
+import gzip
 import json
+import os
 
 import networkx as nx
 import numpy as np
@@ -160,3 +162,111 @@ def test_eval_backend_options(petersen, capsys):
     assert main(["eval", str(petersen), "--opt", "block=4", "--explain", "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["total"] == 75 and "left out: block" in err
+
+
+# -- hostile input (issue 15) ----------------------------------------------------------------
+@pytest.mark.parametrize("text,needle", [
+    ("0 1\n1 999999999999\n", "x.edges:2: vertex id 999999999999 is too large in "
+                              "'1 999999999999': expected ids < 2147483647"),
+    ("0 1\n1 2000000000\n", "x.edges:2: vertex id 2000000000 is too large for 2 edges: "
+                            "expected ids < 1028"),
+    ("0 1\n1 99999999999999999999999\n", "x.edges:2: vertex id 99999999999999999999999 is "
+                                         "too large"),
+    ("0,0 1,0\n1,0 999999999999,0\n", "x.edges:2: coordinate 999999999999 is too large"),
+    ("0,0 1,0\n1,0 5000,0\n", "x.edges:2: cell in '1,0 5000,0' makes the bounding box 5001x1"),
+])
+def test_eval_of_huge_ids_one_line_no_allocation(tmp_path, capsys, text, needle):
+    p = tmp_path / "x.edges"
+    p.write_text(text)
+    assert main(["eval", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("golf: error: ") and needle in err, err
+
+
+def test_eval_n_and_d_beyond_the_edges(tmp_path, capsys):
+    p = tmp_path / "x.edges"
+    p.write_text("0 1\n1 2000000000\n")
+    assert main(["eval", str(p), "--n", "2000000001"]) == 2
+    assert "the base rows would take 2000000001 x 2 slots (14.9 GiB) for 2 edges" in \
+        capsys.readouterr().err
+    p.write_text("0 1\n1 2\n")
+    assert main(["eval", str(p), "--d", "1000000000"]) == 2
+    assert "d=1000000000" in capsys.readouterr().err
+
+
+def test_validate_memory_follows_the_file_not_n(tmp_path, capsys):
+    """--n 2*10^9 on a 2-edge file: every problem listed, nothing of size n allocated."""
+    import tracemalloc
+
+    p = tmp_path / "x.edges"
+    p.write_text("0 1\n1 2\n2 " + "9" * 40 + "\n")
+    tracemalloc.start()
+    try:
+        assert main(["validate", str(p), "--n", "2000000000", "--d", "1"]) == 2
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    err = capsys.readouterr().err.splitlines()
+    assert peak < 4 << 20
+    assert "x.edges:3: vertex id 999999999999999999999999999... is too large" in err[0]
+    assert err[1].endswith("x.edges: vertex 1 has degree 2 > d=1")
+    assert err[2].endswith("disconnected: vertex 0 reaches 3 of n=2000000000 vertices "
+                           "(1999999997 vertices have no edge at all)")
+    assert err[3].endswith("INVALID (3 problems)")
+
+
+def test_validate_of_a_star_lists_the_degree(tmp_path, capsys):
+    """A star of 20000 edges: golf's rows would take 20000^2 slots; validate checks it on the
+    edges and reports the degree."""
+    p = tmp_path / "star.edges"
+    p.write_text("".join(f"0 {k}\n" for k in range(1, 20001)))
+    assert main(["validate", str(p), "--n", "20001", "--d", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "vertex 0 has degree 20000 > d=4" in err and "disconnected" not in err
+
+
+def test_damaged_gzip_one_line(tmp_path, capsys):
+    p = tmp_path / "x.edges.gz"
+    p.write_bytes(b"no\n")
+    assert main(["eval", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"golf: error: {p}: not a gzip file (Not a gzipped file (b'no')); a name "
+                   f"ending in .gz is read gzipped\n")
+    p.write_bytes(gzip.compress(b"0 1\n1 2\n" * 100)[:25])
+    assert main(["validate", str(p), "--n", "3", "--d", "2"]) == 2
+    assert "the gzip data ends early" in capsys.readouterr().err
+
+
+def test_run_with_output_dir_a_file_names_the_key(tmp_path, capsys):
+    c = tmp_path / "c.yaml"
+    c.write_text("name: x\nproblem: {n: 10, d: 3}\nsearch: {steps: 10}\n"
+                 "output: {dir: /etc/passwd}\n")
+    assert main(["run", str(c), "--quiet"]) == 2
+    assert capsys.readouterr().err == (f"golf: error: {c}:4: output.dir: '/etc/passwd' is a "
+                                       f"file, expected a folder (on the way to the run folder "
+                                       f"'/etc/passwd/x')\n")
+
+
+def test_closed_stdout_ends_quietly(tmp_path):
+    """golf bounds | head -1: no 'Broken pipe' on stderr; exit 141 (128 + SIGPIPE) when the
+    reader left before golf wrote, 0 when golf wrote first."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    proc = subprocess.run(["bash", "-c", f"'{sys.executable}' -m golf bounds 256 8 | head -1; "
+                           "echo \"status ${PIPESTATUS[0]}\" >&2"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.stdout == "n=256 d=8\n"
+    assert proc.stderr.strip() in ("status 0", "status 141"), proc.stderr
+    # the reader gone before golf writes: always the broken pipe
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "golf", "bounds", "256", "8"],
+                              stdout=writer, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              timeout=120)
+    finally:
+        os.close(writer)
+    assert proc.returncode == 141 and proc.stderr == "", proc.stderr

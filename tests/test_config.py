@@ -132,3 +132,146 @@ def test_evaluator_options_come_from_the_registry(tmp_path):
         load_config(cfg(tmp_path, BASE + "evaluator: {backend: fortran}\n"))
     with pytest.raises(GolfError, match="unknown key 'evaluator.treads'.*'evaluator.threads'"):
         load_config(cfg(tmp_path, BASE + "evaluator: {treads: 2}\n"))
+
+
+# -- hostile configs (issue 15) --------------------------------------------------------------
+def _bomb(levels=9, width=9):
+    lines = [f"a0: &a0 [{', '.join(['x'] * width)}]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
+    return "\n".join(lines) + f"\n{BASE}extra: *a{levels - 1}\n"
+
+
+def test_alias_bomb_is_refused_at_once(tmp_path):
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(GolfError, match=r"c\.yaml:1: YAML anchor '&a0': anchors and aliases "
+                                        r"are not read"):
+        load_config(cfg(tmp_path, _bomb()))
+    assert time.perf_counter() - t0 < 1
+
+
+@pytest.mark.parametrize("text,pattern", [
+    (BASE + "output: {dir: *x}\n", r"c\.yaml:4: YAML alias '\*x'"),
+    (BASE.replace("search: {steps: 100}", "search: &s {steps: 100}") + "x: *s\n",
+     r"c\.yaml:3: YAML anchor '&s'"),
+    (BASE + "z: " + "[" * 5000 + "]" * 5000 + "\n", r"c\.yaml:4: nested more than 32 levels"),
+    (BASE + "z: \x0c\n", r"c\.yaml:4: not valid YAML: character '\\x0c' is not allowed"),
+    (BASE + "search: {steps: 100, time_limit: .nan}\n", r"search\.time_limit: expected"),
+    (BASE.replace("n: 64", "n: 99999999999999999999999"), r"problem\.n: expected an integer "
+                                                           r"from 1 to 2147483647"),
+    (BASE.replace("n: 64, d: 4, g: 2", "grid: [100000, 100000], d: 4, r: 2"),
+     r"c\.yaml:2: problem\.grid: expected a lattice size"),
+])
+def test_hostile_yaml_names_file_and_line(tmp_path, text, pattern):
+    with pytest.raises(GolfError, match=pattern):
+        load_config(cfg(tmp_path, text))
+
+
+def test_large_config_refused_before_parsing(tmp_path):
+    from golf.config import MAX_CONFIG_BYTES
+
+    text = BASE + "#" * MAX_CONFIG_BYTES + "\n"
+    with pytest.raises(GolfError, match=r"c\.yaml: larger than 1048576 bytes; expected a "
+                                        r"config file of a few KB"):
+        load_config(cfg(tmp_path, text))
+    with pytest.raises(GolfError, match=r"/dev/zero: larger than 1048576 bytes"):
+        load_config("/dev/zero")
+
+
+def test_set_values_take_no_aliases():
+    with pytest.raises(GolfError, match=r"--set search\.seed=&a 3: YAML anchor '&a'"):
+        parse_overrides(["search.seed=&a 3"])
+    with pytest.raises(GolfError, match=r"--set search\.seed=\[: not valid YAML"):
+        parse_overrides(["search.seed=["])
+
+
+def test_shared_yaml_reader(tmp_path):
+    """read_yaml: the one way golf reads a YAML file (for a run folder's run.yaml too)."""
+    from golf.config import read_yaml
+
+    data, lines = read_yaml(cfg(tmp_path, BASE))
+    assert data["problem"]["n"] == 64 and lines["search.steps"] == 3
+    with pytest.raises(GolfError, match=r"c\.yaml:1: YAML anchor"):
+        read_yaml(cfg(tmp_path, _bomb()))
+
+
+# -- paths that cannot be used are refused before the search, by key and line ---------------
+def test_output_dir_that_is_a_file(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    for out, pattern in ((tmp_path / "afile", r"c\.yaml:4: output\.dir: '.*afile' is a file, "
+                                              r"expected a folder \(on the way to the run "
+                                              r"folder '.*afile/t'\)"),
+                         (tmp_path / "afile" / "sub", r"'.*afile' is a file"),
+                         ("/etc/passwd", r"output\.dir: '/etc/passwd' is a file")):
+        with pytest.raises(GolfError, match=pattern):
+            load_config(cfg(tmp_path, BASE + f"output: {{dir: '{out}'}}\n"))
+    # the run folder itself a file
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "t").write_text("x")
+    with pytest.raises(GolfError, match=r"output\.dir: '.*out/t' is a file, expected a "
+                                        r"folder$"):
+        load_config(cfg(tmp_path, BASE + f"output: {{dir: '{tmp_path / 'out'}'}}\n"))
+    # a folder still to be made under a writable one is fine, and nothing is created
+    (run,) = load_config(cfg(tmp_path, BASE + f"output: {{dir: '{tmp_path / 'a/b'}'}}\n"))
+    assert run.path == tmp_path / "a" / "b" / "t" and not (tmp_path / "a").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes and reads whatever the mode bits say")
+def test_unwritable_output_dir_and_unreadable_start(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    start = tmp_path / "start.edges"
+    start.write_text("0 1\n")
+    start.chmod(0o000)
+    try:
+        with pytest.raises(GolfError, match=r"c\.yaml:4: output\.dir: no permission to write in "
+                                            r"'.*locked' \(on the way to"):
+            load_config(cfg(tmp_path, BASE + f"output: {{dir: '{locked}'}}\n"))
+        text = BASE.replace("g: 2}", f"g: 2, start: '{start}'}}")
+        with pytest.raises(GolfError, match=r"c\.yaml:2: problem\.start: no permission to read"):
+            load_config(cfg(tmp_path, text))
+    finally:
+        locked.chmod(0o700)
+        start.chmod(0o600)
+
+
+@pytest.mark.parametrize("start,pattern", [
+    ("missing.edges", r"c\.yaml:2: problem\.start: no such edge-list file 'missing\.edges'"),
+    ("DIR", r"c\.yaml:2: problem\.start: '.*' is a folder, expected an edge-list file"),
+    ("/dev/zero", r"problem\.start: '/dev/zero' is not a regular file"),
+    ("x" * 5000, r"problem\.start: (cannot use|no such edge-list file)"),
+])
+def test_start_that_cannot_be_read(tmp_path, start, pattern):
+    start = str(tmp_path) if start == "DIR" else start
+    text = BASE.replace("g: 2}", f"g: 2, start: '{start}'}}")
+    with pytest.raises(GolfError, match=pattern):
+        load_config(cfg(tmp_path, text))
+
+
+def test_permission_messages_where_root_would_pass(tmp_path, monkeypatch):
+    """The same checks as above with os.access answering as for a user without the rights (so
+    that they run under root too, where the mode bits do not bite)."""
+    import golf.config
+
+    start = tmp_path / "start.edges"
+    start.write_text("0 1\n")
+    monkeypatch.setattr(golf.config.os, "access", lambda path, mode: False)
+    with pytest.raises(GolfError, match=r"c\.yaml:4: output\.dir: no permission to write in "
+                                        r"'[^']*' \(on the way to the run folder '.*new/t'\)"):
+        load_config(cfg(tmp_path, BASE + f"output: {{dir: '{tmp_path / 'new'}'}}\n"))
+    text = BASE.replace("g: 2}", f"g: 2, start: '{start}'}}")
+    with pytest.raises(GolfError, match=r"c\.yaml:2: problem\.start: no permission to read "
+                                        r"'.*start\.edges'"):
+        load_config(cfg(tmp_path, text))
+
+
+@pytest.mark.parametrize("value,pattern", [
+    ("9" * 5000, r"c\.yaml:4: a number of 5000 characters \('9{37}\.\.\.'\); expected at most "
+                 r"100"),
+    ("2020-13-45", r"c\.yaml:4: cannot read the value '2020-13-45': month must be in 1\.\.12"),
+])
+def test_values_yaml_cannot_build_are_named(tmp_path, value, pattern):
+    with pytest.raises(GolfError, match=pattern):
+        load_config(cfg(tmp_path, BASE + f"output: {{dir: {value}}}\n"))

@@ -161,3 +161,65 @@ def test_random_graph_errors():
     assert random_graph(1, 3).num_edges == 0
     k5 = random_graph(5, 9, 5)
     assert k5.num_edges == 10
+
+
+# -- hostile input (issue 15): refused before anything sized by n is allocated ---------------
+def test_inferred_order_is_held_to_the_edge_count():
+    from golf.graph import SPARE_VERTICES, order_limit
+
+    assert order_limit(2) == 4 + SPARE_VERTICES == 1028
+    assert Graph.from_edges([(0, 1), (1, 1027)]).n == 1028  # 1024 vertices without an edge
+    with pytest.raises(GolfError, match=r"f\.edges:7: vertex id 1028 is too large for 2 edges: "
+                                        r"expected ids < 1028 \(2 edges touch at most 4 "
+                                        r"vertices, and at most 1024 more may have no edge\); "
+                                        r"give the vertex count n"):
+        Graph.from_edges([(0, 1), (1, 1028)], source="f.edges", lines=[3, 7])
+    # with n given, the ids only have to fit it
+    assert Graph.from_edges([(0, 1), (1, 5000)], n=5001).n == 5001
+
+
+def test_orders_beyond_int32_and_oversized_rows_are_refused():
+    import tracemalloc
+
+    with pytest.raises(GolfError, match=r"n=2147483648 is above the largest order golf "
+                                        r"handles, 2147483647"):
+        Graph.from_edges([(0, 1)], n=2**31)
+    tracemalloc.start()
+    try:
+        with pytest.raises(GolfError, match=r"n=2000000000, d=1, g=1: the base rows would take "
+                                            r"2000000000 x 1 slots \(7\.5 GiB\) for 1 edges"):
+            Graph.from_edges([(0, 1)], n=2_000_000_000)
+        with pytest.raises(GolfError, match=r"d=1000000000"):
+            Graph.from_edges([(0, 1), (1, 2)], d=10**9)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    # a star: every row as wide as the hub's degree would take E^2 slots
+    star = [(0, k) for k in range(1, 9000)]
+    with pytest.raises(GolfError, match=r"the base rows would take 9000 x 8999 slots"):
+        Graph.from_edges(star)
+    assert Graph.from_edges(star[:100]).max_degree == 100  # small ones are fine
+
+
+@pytest.mark.parametrize("edges,kw,pattern", [
+    ([(0, 1), (2,)], {}, r"expected a \(k, 2\) array of vertex ids"),
+    ([(0, 1)], {"d": -1}, r"d must be >= 0, got -1"),
+    ([], {"d": -1}, r"d must be >= 0, got -1"),
+    ([(0, 1)], {"n": 2.5}, r"n must be an integer, got 2\.5"),
+    ([(0, 1)], {"g": True}, r"g=True does not divide"),
+    ([(0, -3)], {"n": 10}, r"edge #1: vertex id out of range \(negative\) in edge '0 -3'"),
+    ([(0, 2**70)], {}, r"a vertex id does not fit 64 bits"),
+])
+def test_bad_arguments_are_golf_errors(edges, kw, pattern):
+    with pytest.raises(GolfError, match=pattern):
+        Graph.from_edges(edges, **kw)
+
+
+def test_auto_symmetry_of_a_large_order_tries_divisors_only():
+    import time
+
+    t0 = time.perf_counter()  # 2^30 shifts one by one took minutes; its 31 divisors do not
+    assert detect_symmetry(np.array([(0, 1)]), 2**30) == 1
+    assert detect_symmetry(np.array([(0, 2**29)]), 2**30) == 2  # its own half-turn
+    assert time.perf_counter() - t0 < 1

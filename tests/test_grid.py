@@ -224,7 +224,53 @@ def test_an_override_is_checked_on_the_problems_it_runs(tmp_path):
                     "  - {problem: {grid: [10, 10], d: 6, r: 3}}\n")
     runs = load_config(path, ["problem.g=2"], only=["w10h10d6r3"])
     assert [r.name for r in runs] == ["w10h10d6r3"] and runs[0]["problem"]["g"] == 2
-    with pytest.raises(GolfError, match=r"m.yaml: problem.g: g=2 needs an even number of cells, 5x5"):
+    with pytest.raises(GolfError, match=r"m.yaml: problem.g: g=2 needs an even number of "
+                                        r"cells, 5x5"):
         load_config(path, ["problem.g=2"])
     with pytest.raises(GolfError, match="no problem named w9h9d4r2; have: w10h10d6r3, w5h5"):
         load_config(path, only=["w9h9d4r2"])
+
+
+# -- hostile grid files (issue 15) -----------------------------------------------------------
+def test_a_far_cell_is_refused_before_the_bounding_box_is_allocated(tmp_path):
+    import tracemalloc
+
+    p = tmp_path / "g.edges"
+    p.write_text("0,0 1,0\n1,0 999999999999,0\n")
+    with pytest.raises(GolfError, match=r"g\.edges:2: coordinate 999999999999 is too large in "
+                                        r"'1,0 999999999999,0': expected coordinates < "
+                                        r"2147483647"):
+        read_grid_edges(p)
+    p.write_text("0,0 1,0\n1,0 2000000,0\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(GolfError, match=r"g\.edges:2: cell in '1,0 2000000,0' makes the "
+                                            r"bounding box 2000001x1 = 2000001 cells, too many "
+                                            r"for 2 edges: expected at most 1028 cells"):
+            read_grid_edges(p)
+        # a lattice given: the cell is outside it, named at its line
+        with pytest.raises(GolfError, match=r"g\.edges:2: cell outside the 10x10 lattice"):
+            read_grid_edges(p, size=(10, 10))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+def test_grid_sizes_beyond_int32_and_damaged_gzip(tmp_path):
+    with pytest.raises(GolfError, match=r"a 100000x100000 lattice has 10000000000 cells; golf "
+                                        r"handles at most 2147483647"):
+        parse_size("100000x100000")
+    with pytest.raises(GolfError, match=r"expected a lattice size"):
+        parse_size([10**400, 1])
+    p = tmp_path / "g.edges"
+    p.write_text("0,0 1,0\n")
+    with pytest.raises(GolfError, match=r"a 2x1099511627776 lattice"):
+        read_grid_edges(p, size=(2, 2**40)).graph(size=(2, 2**40))
+    z = tmp_path / "g.edges.gz"
+    z.write_bytes(gzip.compress(b"0,0 1,0\n1,0 1,1\n" * 50)[:30])
+    with pytest.raises(GolfError, match=r"g\.edges\.gz: the gzip data ends early"):
+        read_grid_edges(z)
+    z.write_bytes(b"0,0 1,0\n")
+    with pytest.raises(GolfError, match=r"g\.edges\.gz: not a gzip file"):
+        read_grid_edges(z)

@@ -127,3 +127,86 @@ def test_written_files_get_the_umask_modes(tmp_path, umask):
     mode = stat.S_IMODE(os.stat(tmp_path / "a.txt").st_mode)
     assert mode == 0o666 & ~umask == stat.S_IMODE(os.stat(tmp_path / "plain.txt").st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "plain.txt"]
+
+
+# -- hostile input (issue 15): errors with file and line, memory by the file's size --------
+@pytest.mark.parametrize("text,pattern", [
+    ("0 1\n1 999999999999\n", r"g\.edges:2: vertex id 999999999999 is too large in "
+                              r"'1 999999999999': expected ids < 2147483647"),
+    ("0 1\n1 99999999999999999999999\n", r"g\.edges:2: vertex id 99999999999999999999999 is "
+                                         r"too large"),
+    ("0 1\n1 " + "9" * 100000 + "\n", r"g\.edges:2: vertex id 9{27}\.\.\. is too large"),
+    ("0 1\n1 -" + "9" * 100000 + "\n", r"g\.edges:2: negative vertex id -9{26}\.\.\."),
+    ("0 1\n1 1_000\n", r"g\.edges:2: expected an integer vertex id, found '1_000'"),
+    ("0 1\n\u0661 2\n", r"g\.edges:2: expected an integer vertex id, found '\u0661'"),
+    ("0 1\n1 2\x00\n", r"g\.edges:2: expected an integer vertex id, found '2\\x00'"),
+])
+def test_hostile_ids_are_named(tmp_path, text, pattern):
+    with pytest.raises(GolfError, match=pattern) as info:
+        read_edges(write(tmp_path, text))
+    assert "\n" not in str(info.value) and len(str(info.value)) < 300
+
+
+@pytest.mark.parametrize("cp", [0xEFFFF, 0xF5182, 0x10FFFF])
+def test_characters_numpy_misreads_go_to_the_exact_parse(tmp_path, cp):
+    """NumPy 2.4's loadtxt reads U+EFFFF as the number 982991 and crashes on U+F5182: the fast
+    path takes ASCII only, the rest is parsed line by line."""
+    with pytest.raises(GolfError, match=r"g\.edges:1: expected an integer vertex id"):
+        read_edges(write(tmp_path, chr(cp) + " 1\n0 1\n"))
+
+
+def test_reading_memory_does_not_follow_the_ids(tmp_path):
+    """An id of 2*10^9 costs nothing: the duplicate check sorts pairs (no key sized by the
+    largest id) and nothing reads allocates by an id's value."""
+    import tracemalloc
+
+    p = write(tmp_path, "0 1\n1 2000000000\n2000000000 0\n1 0\n")
+    tracemalloc.start()
+    try:
+        el = read_edges(p)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert el.edges.tolist() == [[0, 1], [1, 2000000000], [2000000000, 0]]
+    assert el.duplicates == [(4, 1, 1, 0)]
+    assert peak < 4 << 20
+
+
+def test_many_malformed_lines_are_counted_after_a_hundred(tmp_path):
+    problems = []
+    read_edges(write(tmp_path, "x y\n" * 250 + "0 1\n"), problems=problems)
+    assert len(problems) == 101 and problems[-1].endswith("g.edges: 150 more malformed lines")
+
+
+@pytest.mark.parametrize("damage,pattern", [
+    ("truncated", r"g\.edges\.gz: the gzip data ends early"),
+    ("crc", r"g\.edges\.gz: corrupt gzip data: CRC check failed"),
+    ("plain", r"g\.edges\.gz: not a gzip file \(Not a gzipped file \(b'0 '\)\); a name ending "
+              r"in \.gz is read gzipped"),
+    ("empty-member", r"g\.edges\.gz: (the gzip data ends early|corrupt gzip data)"),
+])
+def test_damaged_gzip_names_the_file(tmp_path, damage, pattern):
+    data = "".join(f"{i} {i + 1}\n" for i in range(500)).encode()
+    z = gzip.compress(data, mtime=0)
+    blob = {"truncated": z[:len(z) // 2], "crc": z[:-8] + bytes([z[-8] ^ 1]) + z[-7:],
+            "plain": data, "empty-member": z[:12]}[damage]
+    p = tmp_path / "g.edges.gz"
+    p.write_bytes(blob)
+    for problems in (None, []):
+        with pytest.raises(GolfError, match=pattern):
+            read_edges(str(p), problems=problems)
+
+
+def test_devices_are_refused(tmp_path):
+    with pytest.raises(GolfError, match=r"/dev/zero: is a device, expected an edge-list file"):
+        read_edges("/dev/zero")
+
+
+def test_leading_zeros_beyond_pythons_digit_limit(tmp_path):
+    """Python refuses int() of more than 4300 digits; an id with 5000 leading zeros is 1."""
+    p = write(tmp_path, "0 " + "0" * 5000 + "1\n1 2\n")
+    assert read_edges(p).edges.tolist() == [[0, 1], [1, 2]]
+    p = write(tmp_path, "0 " + "0" * 5000 + "1\n1 x\n")
+    problems = []
+    assert read_edges(p, problems=problems).edges.tolist() == [[0, 1]]
+    assert problems == [f"{p}:2: expected an integer vertex id, found 'x' in '1 x'"]

@@ -5,6 +5,7 @@
 ``merge``      the status codes of a partial result and how partial results combine
 ``rng``        the xoshiro256** generator whose whole state is an array (checkpointable)
 ``changes``    which slots of two row arrays differ (the GPU backends' patch of a swap)
+``reach``      how many vertices a BFS reaches in a CSR graph (golf validate's connectivity)
 
 Everything here is a function over arrays and integers: no I/O, no errors for users, no Python
 objects; Python code around them does the orchestration. All are compiled with
