@@ -167,11 +167,9 @@ def _cycle(adj, fill, cap, bits, use_bits, n, m, g, st, perm, oa, ob, ot):
 
 
 @njit(cache=True)
-def _pair_stubs(adj, fill, cap, bits, use_bits, n, m, g, st, stubs, oa, ob, ot, no, pa, pb):
-    """Step 2: the remaining slots paired at random, each pair with a random voltage (an odd
-    slot count, even ``g`` only, takes one orbit ``i -- i + n/2``). Pairs that fit nowhere go
-    to ``pa``/``pb``. Returns ``(orbits, pending pairs)``, or ``(-1, 0)`` if the half orbit
-    did not fit."""
+def free_slots(fill, cap, m, st, stubs):
+    """The rows' free slots (row ``i`` listed ``cap[i] - fill[i]`` times) in ``stubs``, in a
+    random order; returns how many."""
     ns = 0
     for i in range(m):
         for _ in range(cap[i] - fill[i]):
@@ -180,6 +178,16 @@ def _pair_stubs(adj, fill, cap, bits, use_bits, n, m, g, st, stubs, oa, ob, ot, 
     for i in range(ns - 1, 0, -1):
         j = rng_below(st, i + 1)
         stubs[i], stubs[j] = stubs[j], stubs[i]
+    return ns
+
+
+@njit(cache=True)
+def _pair_stubs(adj, fill, cap, bits, use_bits, n, m, g, st, stubs, oa, ob, ot, no, pa, pb):
+    """Step 2: the remaining slots paired at random, each pair with a random voltage (an odd
+    slot count, even ``g`` only, takes one orbit ``i -- i + n/2``). Pairs that fit nowhere go
+    to ``pa``/``pb``. Returns ``(orbits, pending pairs)``, or ``(-1, 0)`` if the half orbit
+    did not fit."""
+    ns = free_slots(fill, cap, m, st, stubs)
     if ns % 2 == 1:
         a = stubs[ns - 1]
         ns -= 1

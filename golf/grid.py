@@ -278,19 +278,11 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
     the box is allocated. The memory of reading grows with the file, not with the values in
     it. A truncated, corrupt or mislabelled ``.gz`` file is a GolfError naming the file."""
     from golf.graph import MAX_ORDER, SPARE_VERTICES, order_limit
-    from golf.io import MAX_PROBLEMS, _open_text, _short, _shown_int, reading
+    from golf.io import BadLines, _open_text, _short, _shown_int, reading
 
     path = str(path)
     rows, lines = [], []
-    skipped = 0
-
-    def bad(msg):
-        nonlocal skipped
-        if problems is None:
-            raise GolfError(msg)
-        if skipped < MAX_PROBLEMS:
-            problems.append(msg)
-        skipped += 1
+    bad = BadLines(path, problems)
 
     with reading(path), _open_text(path) as f:
         for lineno, raw in enumerate(f, 1):
@@ -328,8 +320,7 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
                 continue
             rows.append(a + b)
             lines.append(lineno)
-    if skipped > MAX_PROBLEMS:
-        problems.append(f"{path}: {skipped - MAX_PROBLEMS} more malformed lines")
+    bad.close()
     coords = np.array(rows, dtype=np.int64).reshape(-1, 4)
     lines = np.array(lines, dtype=np.int64)
     if size is None:

@@ -58,7 +58,7 @@ import numpy as np
 from numba import njit
 
 from golf.errors import GolfError
-from golf.generate import _ends, _has, _remove_orbit, _try_orbit
+from golf.generate import _ends, _has, _remove_orbit, _try_orbit, free_slots
 from golf.graph import Graph, sort_rows
 from golf.grid import Grid
 from golf.kernels.rng import rng_below, rng_seed
@@ -190,14 +190,7 @@ def _near(cells, vid, offs, v, o):
 def _fill(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, stubs, perm):
     """Step 1: each free slot, in random order, joined to a random cell within reach that
     has a free slot (offsets tried in random order until one fits)."""
-    ns = 0
-    for i in range(m):
-        for _ in range(cap[i] - fill[i]):
-            stubs[ns] = i
-            ns += 1
-    for i in range(ns - 1, 0, -1):
-        j = rng_below(st, i + 1)
-        stubs[i], stubs[j] = stubs[j], stubs[i]
+    ns = free_slots(fill, cap, m, st, stubs)
     k_all = offs.shape[0]
     for s in range(ns):
         a = stubs[s]

@@ -136,6 +136,27 @@ def _shown_int(tok: str, value: int) -> str:
     return str(value) if abs(value) < _HUGE else _short(tok, 30)
 
 
+class BadLines:
+    """What a reader does with a bad line of ``path``: raise it (``problems`` None), or append
+    it to ``problems`` and go on, the first :data:`MAX_PROBLEMS` one by one and the rest
+    counted in one message by :meth:`close`."""
+
+    def __init__(self, path: str, problems: list | None):
+        self.path, self.problems, self.count = path, problems, 0
+
+    def __call__(self, msg: str) -> None:
+        if self.problems is None:
+            raise GolfError(msg)
+        if self.count < MAX_PROBLEMS:
+            self.problems.append(msg)
+        self.count += 1
+
+    def close(self) -> None:
+        if self.count > MAX_PROBLEMS:
+            self.problems.append(f"{self.path}: {self.count - MAX_PROBLEMS} more malformed "
+                                 f"lines")
+
+
 def _parse_slow(path: str, problems: list | None = None):
     """Line-by-line parse that names bad lines exactly. Raises at the first bad line, or, when
     ``problems`` is a list, appends every bad line's message to it and skips the line (after
@@ -143,15 +164,7 @@ def _parse_slow(path: str, problems: list | None = None):
     from golf.graph import MAX_ORDER
 
     us, vs, ls = [], [], []
-    skipped = 0
-
-    def bad(msg):
-        nonlocal skipped
-        if problems is None:
-            raise GolfError(msg)
-        if skipped < MAX_PROBLEMS:
-            problems.append(msg)
-        skipped += 1
+    bad = BadLines(path, problems)
 
     with reading(path), _open_text(path) as f:
         for lineno, raw in enumerate(f, 1):
@@ -189,8 +202,7 @@ def _parse_slow(path: str, problems: list | None = None):
             us.append(vals[0])
             vs.append(vals[1])
             ls.append(lineno)
-    if skipped > MAX_PROBLEMS:
-        problems.append(f"{path}: {skipped - MAX_PROBLEMS} more malformed lines")
+    bad.close()
     return (np.array([us, vs], dtype=np.int64).T.reshape(-1, 2), np.array(ls, dtype=np.int64))
 
 
