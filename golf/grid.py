@@ -116,7 +116,7 @@ class Grid:
 
     def cells(self) -> np.ndarray:
         """``(n, 2)`` int64: the cell ``(x, y)`` of every vertex."""
-        n, m, w, h = self.n, self.m, self.w, self.h
+        n, m, w = self.n, self.m, self.w
         if self.g == 1:
             v = np.arange(n, dtype=np.int64)
             return np.stack([v % w, v // w], axis=1)
@@ -278,48 +278,41 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
     the box is allocated. The memory of reading grows with the file, not with the values in
     it. A truncated, corrupt or mislabelled ``.gz`` file is a GolfError naming the file."""
     from golf.graph import MAX_ORDER, SPARE_VERTICES, order_limit
-    from golf.io import BadLines, _open_text, _short, _shown_int, reading
+    from golf.io import BadLines, _short, _shown_int, text_lines
 
     path = str(path)
     rows, lines = [], []
     bad = BadLines(path, problems)
-
-    with reading(path), _open_text(path) as f:
-        for lineno, raw in enumerate(f, 1):
-            parts = raw.split()
-            if not parts:
-                continue
-            shown = _short(raw.strip())
-            where = f"{path}:{lineno}"
-            if len(parts) != 2:
-                bad(f"{where}: expected 2 cells 'x1,y1 x2,y2', found {len(parts)} fields: "
-                    f"'{shown}'")
-                continue
-            a, b = _parse_cell(parts[0]), _parse_cell(parts[1])
-            if a is None or b is None:
-                tok = parts[0] if a is None else parts[1]
-                bad(f"{where}: expected a cell 'x,y' (two integers, no spaces), found "
-                    f"'{_short(tok, 30)}' in '{shown}'")
-                continue
-            if min(a + b) < 0:
-                bad(f"{where}: negative coordinate in '{shown}' (cells start at 0,0)")
-                continue
-            if max(a + b) >= MAX_ORDER:
-                k = (a + b).index(max(a + b))
-                tok = re.split(",", parts[k // 2])[k % 2]
-                bad(f"{where}: coordinate {_shown_int(tok, max(a + b))} is too large in "
-                    f"'{shown}': expected coordinates < {MAX_ORDER} (golf holds vertex ids as "
-                    f"32-bit integers)")
-                continue
-            if size is not None and (max(a[0], b[0]) >= size[0] or max(a[1], b[1]) >= size[1]):
-                bad(f"{where}: cell outside the {size[0]}x{size[1]} lattice in '{shown}' "
-                    f"(x < {size[0]}, y < {size[1]})")
-                continue
-            if a == b:
-                bad(f"{where}: self-loop '{shown}' (an edge needs two distinct cells)")
-                continue
-            rows.append(a + b)
-            lines.append(lineno)
+    for lineno, parts, shown, where in text_lines(path):
+        if len(parts) != 2:
+            bad(f"{where}: expected 2 cells 'x1,y1 x2,y2', found {len(parts)} fields: "
+                f"'{shown}'")
+            continue
+        a, b = _parse_cell(parts[0]), _parse_cell(parts[1])
+        if a is None or b is None:
+            tok = parts[0] if a is None else parts[1]
+            bad(f"{where}: expected a cell 'x,y' (two integers, no spaces), found "
+                f"'{_short(tok, 30)}' in '{shown}'")
+            continue
+        if min(a + b) < 0:
+            bad(f"{where}: negative coordinate in '{shown}' (cells start at 0,0)")
+            continue
+        if max(a + b) >= MAX_ORDER:
+            k = (a + b).index(max(a + b))
+            tok = re.split(",", parts[k // 2])[k % 2]
+            bad(f"{where}: coordinate {_shown_int(tok, max(a + b))} is too large in "
+                f"'{shown}': expected coordinates < {MAX_ORDER} (golf holds vertex ids as "
+                f"32-bit integers)")
+            continue
+        if size is not None and (max(a[0], b[0]) >= size[0] or max(a[1], b[1]) >= size[1]):
+            bad(f"{where}: cell outside the {size[0]}x{size[1]} lattice in '{shown}' "
+                f"(x < {size[0]}, y < {size[1]})")
+            continue
+        if a == b:
+            bad(f"{where}: self-loop '{shown}' (an edge needs two distinct cells)")
+            continue
+        rows.append(a + b)
+        lines.append(lineno)
     bad.close()
     coords = np.array(rows, dtype=np.int64).reshape(-1, 4)
     lines = np.array(lines, dtype=np.int64)

@@ -136,6 +136,16 @@ def _shown_int(tok: str, value: int) -> str:
     return str(value) if abs(value) < _HUGE else _short(tok, 30)
 
 
+def text_lines(path: str):
+    """``(line number, fields, the line as a message quotes it, "path:line")`` for each
+    non-blank line of a text file (``.gz``: gzipped), reading errors as GolfErrors."""
+    with reading(path), _open_text(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            parts = raw.split()
+            if parts:
+                yield lineno, parts, _short(raw.strip()), f"{path}:{lineno}"
+
+
 class BadLines:
     """What a reader does with a bad line of ``path``: raise it (``problems`` None), or append
     it to ``problems`` and go on, the first :data:`MAX_PROBLEMS` one by one and the rest
@@ -165,43 +175,35 @@ def _parse_slow(path: str, problems: list | None = None):
 
     us, vs, ls = [], [], []
     bad = BadLines(path, problems)
-
-    with reading(path), _open_text(path) as f:
-        for lineno, raw in enumerate(f, 1):
-            text = raw.rstrip("\r\n")
-            parts = text.split()
-            if not parts:
-                continue
-            shown = _short(text.strip())
-            where = f"{path}:{lineno}"
-            if len(parts) != 2:
-                bad(f"{where}: expected 2 columns 'u v', found {len(parts)}: '{shown}'")
-                continue
-            vals = []
-            for tok in parts:
-                if not _INT.fullmatch(tok):
-                    bad(f"{where}: expected an integer vertex id, found '{_short(tok, 30)}' in "
-                        f"'{shown}'")
-                    break
-                vals.append(_int_token(tok))
-            if len(vals) != 2:
-                continue
-            lo, hi = (0, 1) if vals[0] <= vals[1] else (1, 0)
-            if vals[lo] < 0:
-                bad(f"{where}: negative vertex id {_shown_int(parts[lo], vals[lo])} in "
-                    f"'{shown}' (ids start at 0)")
-                continue
-            if vals[hi] >= MAX_ORDER:
-                bad(f"{where}: vertex id {_shown_int(parts[hi], vals[hi])} is too large in "
-                    f"'{shown}': expected ids < {MAX_ORDER} (golf holds vertex ids as 32-bit "
-                    f"integers)")
-                continue
-            if vals[0] == vals[1]:
-                bad(f"{where}: self-loop '{shown}' (an edge needs two distinct vertices)")
-                continue
-            us.append(vals[0])
-            vs.append(vals[1])
-            ls.append(lineno)
+    for lineno, parts, shown, where in text_lines(path):
+        if len(parts) != 2:
+            bad(f"{where}: expected 2 columns 'u v', found {len(parts)}: '{shown}'")
+            continue
+        vals = []
+        for tok in parts:
+            if not _INT.fullmatch(tok):
+                bad(f"{where}: expected an integer vertex id, found '{_short(tok, 30)}' in "
+                    f"'{shown}'")
+                break
+            vals.append(_int_token(tok))
+        if len(vals) != 2:
+            continue
+        lo, hi = (0, 1) if vals[0] <= vals[1] else (1, 0)
+        if vals[lo] < 0:
+            bad(f"{where}: negative vertex id {_shown_int(parts[lo], vals[lo])} in "
+                f"'{shown}' (ids start at 0)")
+            continue
+        if vals[hi] >= MAX_ORDER:
+            bad(f"{where}: vertex id {_shown_int(parts[hi], vals[hi])} is too large in "
+                f"'{shown}': expected ids < {MAX_ORDER} (golf holds vertex ids as 32-bit "
+                f"integers)")
+            continue
+        if vals[0] == vals[1]:
+            bad(f"{where}: self-loop '{shown}' (an edge needs two distinct vertices)")
+            continue
+        us.append(vals[0])
+        vs.append(vals[1])
+        ls.append(lineno)
     bad.close()
     return (np.array([us, vs], dtype=np.int64).T.reshape(-1, 2), np.array(ls, dtype=np.int64))
 
