@@ -4,8 +4,10 @@ A run folder ``<output.dir>/<name>/`` holds:
 
 ``run.yaml``        the config as run (defaults filled in, overrides applied)
 ``log.txt``         what the run printed, with times
-``checkpoint.npz``  the whole search state, rewritten atomically every ``checkpoint_every``
-                    seconds, on SIGINT/SIGTERM and at the end
+``checkpoint.npz``  the whole search state: first before the first step, then every
+                    ``checkpoint_every`` seconds, on SIGINT/SIGTERM and at the end
+``checkpoint.prev.npz``  the checkpoint before the newest (a resume falls back on it when
+                    the newest is damaged; see :func:`golf.run.checkpoint.pick_checkpoint`)
 ``best.edges``      the best graph so far in the competition's format (atomic; re-checked)
 ``trace.csv``       step, temperature, current and best score every ``trace_every`` steps
 ``summary.json``    the result (written at the end)
@@ -14,8 +16,10 @@ A run folder ``<output.dir>/<name>/`` holds:
 
 Nothing is ever half-written: every file is written to a temporary file and renamed. A run
 killed even with SIGKILL keeps its last checkpoint and best graph; ``golf resume DIR`` goes on
-from the checkpoint and, for a step-limited run, reaches exactly the result of an
-uninterrupted one.
+from the checkpoint (from the one before it where the newest is damaged; from the beginning
+where the run was killed before its first) and, for a step-limited run, reaches exactly the
+result of an uninterrupted one. A ``.lock`` left by a killed run names a process that is gone:
+the next run or resume on that host takes it over.
 
 The parts, one job each:
 

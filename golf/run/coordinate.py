@@ -43,9 +43,16 @@ class Coordinator:
         collective(self.comm, lambda: fn() if self.rank0 else None)
 
     def decide(self, interrupted: bool, stop: int, chunk: int, frac: float,
-               checkpoint: bool) -> tuple[int, int, float, bool]:
-        """One decision for all ranks: rank 0's ``(stop, chunk, frac, checkpoint)``, with the
-        stop raised to INTERRUPTED if a signal reached any rank."""
+               checkpoint: bool, progress: bool = False
+               ) -> tuple[int, int, float, bool, bool]:
+        """One decision for all ranks: rank 0's ``(stop, chunk, frac, checkpoint,
+        progress)``, with the stop raised to INTERRUPTED if a signal reached any rank.
+
+        Whatever leads to a collective call must come from here (or from counters that every
+        rank steps alike), never from a rank's own clock: ranks that read their clocks a
+        moment apart disagree now and then, one enters a collective the others skip, and
+        the job hangs. The progress line (its rate is a sum over the chains) once did that:
+        two runs in four of 1.2 M steps on two chains hung."""
         from golf.anneal import StopReason
 
         local = int(StopReason.INTERRUPTED) if interrupted else 0
@@ -53,8 +60,9 @@ class Coordinator:
             from mpi4py import MPI
 
             local = self.comm.allreduce(local, op=MPI.MAX)
-            stop, chunk, frac, checkpoint = self.comm.bcast((stop, chunk, frac, checkpoint), 0)
-        return (local or stop), chunk, frac, checkpoint
+            stop, chunk, frac, checkpoint, progress = self.comm.bcast(
+                (stop, chunk, frac, checkpoint, progress), 0)
+        return (local or stop), chunk, frac, checkpoint, progress
 
     def stop_reason(self, mine: int) -> int:
         """The largest stop reason over the ranks (any rank done stops all)."""

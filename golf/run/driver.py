@@ -8,20 +8,61 @@ MPI every decision is taken once for all ranks (:mod:`golf.run.coordinate`).
 
 A search with a run folder writes the files of :mod:`golf.run.folder`; one without (the Python
 API's default) keeps its result in memory.
+
+Stopping at any moment. A fresh run writes its first checkpoint (and best.edges) as soon as
+its start state exists -- after the ``g: auto`` trials, the evaluator, the start graph and the
+temperatures, before the first step (and before the first call of the compiled loop, which
+compiles it). A run killed before that has computed nothing that a start does not compute
+again: ``golf resume`` then starts it from the beginning (a step-limited run still ends where
+an uninterrupted one would). From the first checkpoint on, two generations are kept
+(:mod:`golf.run.checkpoint`), so a kill at any moment leaves a whole one.
+
+Signals under ``mpiexec``: Open MPI's launcher (PRRTE, Open MPI 5) does not pass SIGINT or
+SIGTERM on and wait: it sends every rank SIGCONT, 0.25 s later SIGTERM and another 0.25 s later
+SIGKILL (measured with Open MPI 5.0.11, whose PRRTE offers no setting for it). A rank has a
+quarter of a second after its SIGTERM: enough to finish its chunk and write the checkpoint when
+it is in the loop, not when the signal finds it still setting up (importing, compiling,
+sampling temperatures: ten seconds and more on a loaded machine), nor when the ranks are stuck.
+
+Why a SIGINT to ``mpiexec`` 15 s into a two-rank chains run once in eight tries left no
+checkpoint, no best.edges and a ``.lock``: the first checkpoint came only after
+``checkpoint_every`` (60 s by default), so everything hung on the one written at the signal,
+and either of two things kept that from being written before SIGKILL. (1) The ranks were
+still setting up. (2) The ranks were stuck: the progress line (every ``progress_every``
+seconds) sums the chains' rates with an ``allreduce``, and each rank decided on its own clock
+whether it was time; ranks a moment apart disagreed now and then, one entered the
+``allreduce`` while the other went on to the next collective, and the job hung (two of four
+1.2 M-step chains runs hung that way; none since rank 0 decides,
+:meth:`golf.run.coordinate.Coordinator.decide`). A hung job cannot act on a signal, and
+SIGKILL took it with nothing on disk. Now a checkpoint exists from the first step on, and a
+kill before it is resumed by starting again. A ``.lock`` left by SIGKILL names a process that
+is gone (or a zombie: :func:`golf.run.folder._alive`), and the next ``golf run`` or
+``golf resume`` on that host takes it over.
+
+Every other way out of :meth:`Search.start` and :meth:`Search.resume` releases the lock: the
+signal handlers are installed before the lock is taken (no KeyboardInterrupt or default
+SIGTERM death while it is held), rank 0 releases it in a ``finally``, and under MPI a rank
+that fails alone -- whose error ends the job through ``MPI_Abort``, which kills rank 0 where it
+waits in a collective, before its ``finally`` -- removes it first (:meth:`Search._release`).
+After an error every rank raised together, or a signal, the ranks leave together, once rank 0
+has written its files and released the lock (a rank that exits non-zero first would have the
+launcher kill rank 0 mid-write).
 """
 
 from __future__ import annotations
 
+import filecmp
 import json
+import os
 import signal
 import socket
 import time
 
 from golf.anneal import FL, SC, P, StopReason, schedule
-from golf.errors import GolfError, Interrupted
-from golf.run.checkpoint import load_checkpoint, save_checkpoint
+from golf.errors import AgreedError, GolfError, Interrupted
+from golf.run.checkpoint import Picked, load_checkpoint, pick_checkpoint, save_checkpoint
 from golf.run.coordinate import Coordinator, collective
-from golf.run.folder import CHECKPOINT, OUTPUTS, RunDir
+from golf.run.folder import CHECKPOINT, OUTPUTS, SET_ASIDE, RunDir
 from golf.run.outputs import plot_trace, recheck_graph, write_trace
 from golf.run.phases import Phases
 from golf.run.problem import Problem
@@ -35,6 +76,15 @@ def next_chunk(chunk: int, seconds: float) -> int:
     (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s."""
     grown = chunk * 2 if seconds < 0.1 else chunk * 0.2 / max(seconds, 1e-9)
     return int(min(max(1, grown), 1_000_000))
+
+
+def _os_error(rd, what: str, fn):
+    """``fn()``, an OSError (a full disk, a folder made read-only) raised as a GolfError that
+    names the run folder."""
+    try:
+        return fn()
+    except OSError as exc:
+        raise GolfError(f"{rd.path}: {what}: {exc}") from None
 
 
 class _Signals:
@@ -79,6 +129,7 @@ class Search:
         self.best_graph = self.best_score = None
         self.trace_rows: list = []
         self.start_note = None
+        self.resumed_from = self.last_checkpoint = None
 
     # -- entry points -----------------------------------------------------------------------
     def start(self, force=False) -> dict:
@@ -92,52 +143,140 @@ class Search:
             rd.lock()
             for name in OUTPUTS:
                 rd.file(name).unlink(missing_ok=True)
+            for aside in rd.path.glob(f"{SET_ASIDE}*.edges"):
+                aside.unlink()
             from golf.config import dump
             from golf.io import atomic_write
 
             atomic_write(rd.file("run.yaml"), dump(self.cfg))
+            return Picked()
 
-        if rd is not None:
-            self.co.first(prepare)
-        return self._go(resume=None)
+        return self._go(prepare if rd is not None else None)
 
     def resume(self) -> dict:
-        """Continue the run of the folder from its checkpoint."""
+        """Continue the run of the folder from its checkpoint: ``checkpoint.npz``, or where
+        that one is damaged or missing, the one before it (``checkpoint.prev.npz``; the log
+        says so). A run that stopped before its first checkpoint starts from the beginning.
+        See :func:`golf.run.checkpoint.pick_checkpoint`.
+
+        What a fall-back means for the other files: ``trace.csv`` is rewritten from the
+        checkpoint resumed from (the rows after it are dropped, and written again as the
+        steps are run again), and a ``best.edges`` that is not the best graph of that
+        checkpoint (the newer one's, or one written just before a kill) is kept as
+        ``best.before-resume.edges`` before best.edges is rewritten; ``log.txt`` keeps all
+        its lines. A step-limited run still ends exactly where an uninterrupted one would.
+        """
         rd = self.rundir
 
         def prepare():
-            if not rd.file(CHECKPOINT).exists():
-                raise GolfError(f"{rd.path}: no {CHECKPOINT} to resume from")
             if rd.file("summary.json").exists():
                 raise GolfError(f"{rd.path}: this run has finished (summary.json); nothing to "
                                 f"resume")
             rd.lock()
+            return pick_checkpoint(rd.file(CHECKPOINT))
 
-        self.co.first(prepare)
-        return self._go(resume=load_checkpoint(rd.file(CHECKPOINT)))
+        return self._go(prepare, resuming=True)
 
-    def _go(self, resume) -> dict:
+    def _go(self, prepare, resuming=False) -> dict:
+        """The run, from ``prepare`` (rank 0 takes the lock, returns the checkpoint to resume
+        from) to the summary; every way out releases the lock (module docstring)."""
         rd = self.rundir
-        path = rd.file("log.txt") if rd is not None and self.rank0 else None
-        self.log = Log(path, quiet=self.quiet or not self.rank0)
-        try:
-            with _Signals() as sigs:
-                self.auto_g = self._resolve_g(sigs)
+        self.log = Log(None, quiet=self.quiet or not self.rank0)
+        self.lock_token = None
+        exc = None
+        with _Signals() as sigs:
+            try:
+                picked = self._prepare(prepare)
+                if rd is not None and self.rank0:
+                    self.log = Log(rd.file("log.txt"), quiet=self.quiet)
+                resume = self._load(picked) if resuming else None
+                self.auto_g = self._resolve_g(sigs, resume)
                 self._set_up(resume)
-                stop, elapsed = self._drive(sigs)
+                stop, elapsed = self._drive(sigs, fresh=resume is None)
                 if stop == StopReason.INTERRUPTED:
                     self._interrupted(sigs)
                 return self._finish(stop, elapsed)
-        finally:
-            self.log.close()
-            if rd is not None and self.rank0:
+            except BaseException as e:
+                exc = e
+                raise
+            finally:
+                self.log.close()
+                self._release(exc)
+
+    def _prepare(self, prepare) -> Picked:
+        """Rank 0's ``prepare`` (a GolfError there stops every rank; an OSError becomes one
+        naming the folder); every rank gets its answer and the lock's text."""
+        if prepare is None:
+            return Picked()
+        rd = self.rundir
+
+        def guarded():
+            if not self.rank0:
+                return None
+            try:
+                return prepare()
+            except OSError as exc:
+                raise GolfError(f"{rd.path}: {exc}") from None
+
+        picked = collective(self.comm, guarded)
+        if self.comm is not None:
+            # the others need only to know what to load and the lock's text
+            slim = None if picked is None else Picked(picked.path, None, picked.notes)
+            slim, token = self.comm.bcast((slim, rd.token), root=0)
+            if not self.rank0:
+                picked = slim
+            self.lock_token = token
+        return picked
+
+    def _load(self, picked: Picked):
+        """The checkpoint ``picked`` names, on every rank (rank 0 has read it already); the
+        notes of the pick go to the log. None: the run had not written its first checkpoint,
+        and starts from the beginning."""
+        for note in picked.notes:
+            self.log(note)
+        if picked.path is None:
+            self.log("no checkpoint yet (the run stopped before its first one): starting the "
+                     "run from the beginning")
+            return None
+        self.resumed_from = self.last_checkpoint = picked.path
+        return collective(self.comm, lambda: picked.data if picked.data is not None else
+                          load_checkpoint(picked.path))
+
+    def _release(self, exc) -> None:
+        """Give the lock back on the way out (``exc``: the exception leaving, or None).
+
+        Rank 0 holds it and removes it. Under MPI, a rank other than 0 that fails alone
+        (anything but an error all ranks raised together, or a signal) is about to end the job
+        with ``MPI_Abort`` (:func:`golf.parallel.abort_on_error`), which kills rank 0 where it
+        waits in a collective, before its ``finally`` runs: that rank removes the lock, if it
+        is still this run's. After an agreed error or a signal the ranks leave together, once
+        rank 0 has released it."""
+        rd, comm = self.rundir, self.comm
+        together = exc is None or isinstance(exc, (AgreedError, Interrupted))
+        if rd is not None:
+            if self.rank0:
                 rd.unlock()
+            elif not together and self.lock_token is not None:
+                rd.unlock_if(self.lock_token)
+        if comm is not None and together and exc is not None:
+            comm.Barrier()
 
     # -- set-up -----------------------------------------------------------------------------
-    def _resolve_g(self, sigs):
-        """``problem.g: auto``: the trials of :mod:`golf.run.symmetry`, then the chosen g in
-        the config and in run.yaml (so that a resume keeps it); None for a given g."""
+    def _resolve_g(self, sigs, resume):
+        """``problem.g: auto``: the trials of :mod:`golf.run.symmetry` (a resumed run takes
+        the g its checkpoint records), and the chosen g in the config; None for a given g or
+        a resumed run. run.yaml gets the chosen g once the first checkpoint is written
+        (:meth:`_first_checkpoint`): a run stopped before it has no g chosen, and a resume
+        starts it from the beginning, trials included."""
         if self.cfg["problem"]["g"] != "auto":
+            return None
+        if resume is not None:
+            g = resume["meta"].get("auto_g", {}).get("g")
+            if not isinstance(g, int) or g < 1 or self.cfg["problem"]["n"] % g:
+                raise GolfError(f"{self.resumed_from}: run.yaml says problem.g: auto and the "
+                                f"checkpoint records no g chosen by the trials")
+            self.cfg["problem"]["g"] = g
+            self._write_run_yaml()  # killed between the first checkpoint and run.yaml
             return None
         from golf.run.symmetry import choose_g
 
@@ -146,15 +285,12 @@ class Search:
         if choice.interrupted:
             name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught,
                                                                            "signal")
-            self.log(f"{name}: stopped during the g: auto trials; nothing to resume, start "
-                     f"the run again")
+            again = (f"'golf resume {self.rundir.path}' starts the run again, trials included"
+                     if self.rundir is not None else "no run folder")
+            self.log(f"{name}: stopped during the g: auto trials, before the first "
+                     f"checkpoint; {again}")
             raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
         self.cfg["problem"]["g"] = choice.g
-        if self.rundir is not None:
-            from golf.config import dump
-            from golf.io import atomic_write
-
-            self.co.first(lambda: atomic_write(self.rundir.file("run.yaml"), dump(self.cfg)))
         return choice
 
     def _start_graph(self, g=None):
@@ -211,9 +347,8 @@ class Search:
             won = self.auto_g.graph if self.auto_g is not None else None
             ann = self._annealer(won if won is not None else self._start_graph(), ev, self.seed)
             if resume is not None:
-                where = self.rundir.file(CHECKPOINT)
                 ann = self.phases.resumed(ann, ev, self.seed, resume["meta"])
-                ann.load_state(self.co.my_state(resume["states"], where))
+                ann.load_state(self.co.my_state(resume["states"], self.resumed_from))
             return ann, ev
 
         self.ann, self.ev = collective(comm, build)
@@ -282,23 +417,31 @@ class Search:
                 "started": time.strftime("%Y-%m-%d %H:%M:%S")}
 
     # -- the loop ---------------------------------------------------------------------------
-    def _drive(self, sigs) -> tuple[StopReason, float]:
-        """Chunks of steps until a stop; returns the stop reason and the elapsed seconds."""
+    def _drive(self, sigs, fresh: bool) -> tuple[StopReason, float]:
+        """Chunks of steps until a stop; returns the stop reason and the elapsed seconds. A
+        fresh run writes its first checkpoint before the first step; a resumed one makes
+        best.edges and trace.csv those of its checkpoint."""
         o = self.cfg["output"]
         tlimit = self.cfg["search"]["time_limit"]
+        chunk, self.best_written, self.dirty = 16, None, False
+        if fresh:
+            self._first_checkpoint()
+        elif self.rundir is not None:
+            self._match_files()
         t_start = time.perf_counter() - self.elapsed0
         last_ckpt = last_prog = time.perf_counter()
-        chunk, self.best_written = 16, None
         evals0, t_rate = int(self.ann.sc[SC.EVALS]), time.perf_counter()
         while True:
             now = time.perf_counter()
             elapsed = now - t_start
             timed_out = tlimit is not None and elapsed >= tlimit
-            stop, chunk, frac, want_ckpt = self.co.decide(
+            # rank 0's clock decides for all (Coordinator.decide: the progress line's rate
+            # is a collective; a rank's own clock would make the ranks disagree, and hang)
+            stop, chunk, frac, want_ckpt, want_prog = self.co.decide(
                 sigs.caught is not None, int(StopReason.TIME) if timed_out else 0, chunk,
                 min(1.0, elapsed / tlimit) if tlimit else 0.0,
-                now - last_ckpt >= o["checkpoint_every"])
-            if want_ckpt:
+                now - last_ckpt >= o["checkpoint_every"], now - last_prog >= o["progress_every"])
+            if want_ckpt and self.dirty:
                 self._checkpoint(elapsed)
                 last_ckpt = time.perf_counter()
             if stop:
@@ -306,8 +449,8 @@ class Search:
             chunk, stop = self._run_chunk(chunk, frac, t_start)
             if stop:
                 break
-            now = time.perf_counter()
-            if now - last_prog >= o["progress_every"]:
+            if want_prog:
+                now = time.perf_counter()
                 ann = self.ann
                 evals = int(ann.sc[SC.EVALS])
                 rate = self.co.rate((evals - evals0) / max(now - t_rate, 1e-9))
@@ -316,7 +459,8 @@ class Search:
                     ann.sc, float(ann.fl[FL.T]), int(ann.params[P.STEPS]), ann.graph.n,
                     self.bounds, rate, now - t_start, tlimit))
         elapsed = time.perf_counter() - t_start
-        self._checkpoint(elapsed)
+        if self.dirty:  # not when nothing ran since the last one (a signal before any step)
+            self._checkpoint(elapsed)
         return StopReason(stop), elapsed
 
     def _run_chunk(self, chunk: int, frac: float, t_start: float) -> tuple[int, int]:
@@ -328,6 +472,7 @@ class Search:
             chunk = max(1, min(chunk, every - int(ann.sc[SC.STEP]) % every))
         t0 = time.perf_counter()
         rows = ann.run(chunk, time_frac=self.phases.time_frac(frac))
+        self.dirty = True
         dt = time.perf_counter() - t0
         stamp = time.perf_counter() - t_start
         self.trace_rows.extend(r + [stamp] for r in rows.tolist())
@@ -355,24 +500,75 @@ class Search:
 
     def _checkpoint(self, elapsed: float) -> None:
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
-        then the trace, each atomically; nothing without a run folder. Collective under MPI."""
+        then the trace, each atomically; nothing without a run folder. Collective under MPI:
+        every rank returns once rank 0 has written (or all raise its error)."""
         rows, key, _ = self.co.best(self.ann)
         states = self.co.states(self.ann)
+        self.dirty = False
         rd = self.rundir
-        if not self.rank0 or rd is None:
+        if rd is None:
             return
-        # the best graph first: whenever a checkpoint exists, so does a best.edges at least
-        # as new as it
-        if key[:2] != self.best_written:
+
+        def write():
+            # the best graph first: whenever a checkpoint exists, so does a best.edges at
+            # least as new as it
+            if key[:2] != self.best_written:
+                best = self._graph_of(rows)
+                best.check()
+                self.problem.check(best)
+                self.problem.write(rd.file("best.edges"), best)
+                self.best_written = key[:2]
+            meta = dict(self.meta, elapsed=elapsed, steps=int(self.ann.sc[SC.STEP]),
+                        chains=len(states))
+            save_checkpoint(rd.file(CHECKPOINT), meta, self.trace_rows, states)
+            write_trace(rd.file("trace.csv"), self.trace_rows)
+            self.last_checkpoint = rd.file(CHECKPOINT)
+
+        self.co.first(lambda: _os_error(rd, "could not write the checkpoint", write))
+
+    def _first_checkpoint(self) -> None:
+        """A fresh run's checkpoint of its start state; then run.yaml gets the g that
+        ``g: auto`` chose (so that a run.yaml with the chosen g always has a checkpoint
+        beside it, which holds the trials' record)."""
+        self._checkpoint(self.elapsed0)
+        if self.auto_g is not None:
+            self._write_run_yaml()
+
+    def _write_run_yaml(self) -> None:
+        """run.yaml from the config as it runs now (rank 0; collective)."""
+        from golf.config import dump
+        from golf.io import atomic_write
+
+        rd = self.rundir
+        if rd is not None:
+            self.co.first(lambda: _os_error(rd, "could not write run.yaml", lambda: atomic_write(
+                rd.file("run.yaml"), dump(self.cfg))))
+
+    def _match_files(self) -> None:
+        """A resumed run's best.edges and trace.csv made those of the checkpoint it resumed
+        from. A best.edges that differs (the newest checkpoint was damaged and this is the one
+        before it, or the run was killed between writing best.edges and its checkpoint) is
+        kept as ``best.before-resume.edges``: it may be better than anything the resumed run
+        finds (with a time limit; a step-limited run finds it again)."""
+        rows, key, _ = self.co.best(self.ann)
+        rd = self.rundir
+
+        def write():
             best = self._graph_of(rows)
             best.check()
             self.problem.check(best)
-            self.problem.write(rd.file("best.edges"), best)
+            ours, old = rd.file(".best.edges.resumed.tmp"), rd.file("best.edges")
+            self.problem.write(ours, best)
+            if old.exists() and not filecmp.cmp(old, ours, shallow=False):
+                aside = rd.set_aside_name()
+                os.replace(old, aside)
+                self.log(f"best.edges is not the best graph of {self.resumed_from.name} "
+                         f"(diameter {key[0]}, total {key[1]}): kept as {aside.name}")
+            os.replace(ours, old)
             self.best_written = key[:2]
-        meta = dict(self.meta, elapsed=elapsed, steps=int(self.ann.sc[SC.STEP]),
-                    chains=len(states))
-        save_checkpoint(rd.file(CHECKPOINT), meta, self.trace_rows, states)
-        write_trace(rd.file("trace.csv"), self.trace_rows)
+            write_trace(rd.file("trace.csv"), self.trace_rows)
+
+        self.co.first(lambda: _os_error(rd, "could not write best.edges", write))
 
     def _graph_of(self, rows):
         from golf.graph import Graph, sort_rows
@@ -382,7 +578,7 @@ class Search:
 
     def _interrupted(self, sigs) -> None:
         name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught, "signal")
-        where = (f"checkpoint written to {self.rundir.file(CHECKPOINT)}; continue with: golf "
+        where = (f"checkpoint written to {self.last_checkpoint}; continue with: golf "
                  f"resume {self.rundir.path}" if self.rundir is not None else "no run folder")
         self.log(f"{name}: stopped at step {int(self.ann.sc[SC.STEP])}; {where}")
         raise Interrupted(128 + int(sigs.caught or signal.SIGINT))

@@ -176,8 +176,8 @@ class _Halt:
         reason = int(StopReason.INTERRUPTED) if self.stopped() else 0
         if co.chains:
             return reason or (int(StopReason.TIME) if late else 0), chunk
-        reason, chunk, _, _ = co.decide(bool(reason), int(StopReason.TIME) if late else 0,
-                                        chunk, 0.0, False)
+        reason, chunk = co.decide(bool(reason), int(StopReason.TIME) if late else 0, chunk,
+                                  0.0, False)[:2]
         return reason, chunk
 
 
