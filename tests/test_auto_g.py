@@ -246,7 +246,7 @@ def test_resume_keeps_g_and_runs_no_new_trials(tmp_path):
     assert s["evaluations"] > s["auto_g"]["evaluations"]
 
 
-def test_a_signal_during_the_trials_stops_with_nothing_to_resume(tmp_path):
+def test_a_signal_during_the_trials_stops_before_the_first_checkpoint(tmp_path):
     p = run_cfg(tmp_path, n=1024, d=8, steps=50_000_000, budget=0.5)
     proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

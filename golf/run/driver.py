@@ -367,7 +367,7 @@ class Search:
 
     def _announce(self, resuming: bool) -> None:
         cfg, comm, ev, log = self.cfg, self.comm, self.ev, self.log
-        p, s = cfg["problem"], cfg["search"]
+        s = cfg["search"]
         mode = cfg["parallel"]["mode"]
         if comm is not None:
             log(f"MPI: {comm.size} ranks, parallel.mode={mode}" +

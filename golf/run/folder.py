@@ -138,16 +138,10 @@ def _alive(pid: int) -> bool:
 
 def read_run_config(run_dir):
     """The RunConfig of a run folder, from the ``run.yaml`` it was run with."""
-    import yaml
-
-    from golf.config import RunConfig, validate
+    from golf.config import RunConfig, read_yaml, validate
 
     cfg_path = RunDir(run_dir).file("run.yaml")
     if not cfg_path.exists():
         raise GolfError(f"{run_dir}: no run.yaml here; is this a golf run folder?")
-    try:
-        data = yaml.safe_load(cfg_path.read_text())
-    except yaml.YAMLError as exc:
-        raise GolfError(f"{cfg_path}: not valid YAML: {exc}") from None
-    data = validate(data, lambda key: str(cfg_path))
+    data = validate(read_yaml(cfg_path, "run.yaml")[0], lambda key: str(cfg_path))
     return RunConfig(data["name"], data, Path(run_dir), str(cfg_path))
