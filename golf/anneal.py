@@ -90,8 +90,9 @@ def progress(sc, fl, params):
 @njit(cache=True)
 def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None):
     """Start a step: stop if done, set the temperature, apply a random swap (within the
-    length limit ``reach`` of a grid problem, :mod:`golf.grid`) and set the kernel's level cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or
-    -1 (stopped; ``sc[SC.STOP]`` says why)."""
+    length limit ``reach`` of a grid problem, :mod:`golf.grid`) and set the kernel's level
+    cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or -1 (stopped;
+    ``sc[SC.STOP]`` says why)."""
     if reached_limit(sc, params):
         return -1
     frac = progress(sc, fl, params)

@@ -265,16 +265,13 @@ def _grid_edges(args, problems: list):
     ge = read_grid_edges(args.file, size=(w, h), problems=problems)
     for line, first, text in ge.duplicates:
         problems.append(f"{args.file}:{line}: duplicate edge '{text}' (first on line {first})")
-    c = ge.coords
-    length = np.abs(c[:, 0] - c[:, 2]) + np.abs(c[:, 1] - c[:, 3])
+    c, length = ge.coords, ge.lengths()
     far = np.flatnonzero(length > r)
     _capped(problems, args.file, far, lambda k: f"{args.file}:{ge.lines[k]}: edge "
             f"'{ge.text(k)}' has length {length[k]} > r={r}", f"edges longer than r={r}")
     e = np.stack([c[:, 1] * w + c[:, 0], c[:, 3] * w + c[:, 2]], axis=1)
-    ends = []
-    for _, _, text in ge.duplicates:
-        (x1, y1), (x2, y2) = (map(int, cell.split(",")) for cell in text.split())
-        ends.append((y1 * w + x1, y2 * w + x2))
+    # a duplicate line repeats the edge of its first line (ge.lines ascends)
+    ends = e[np.searchsorted(ge.lines, [first for _, first, _ in ge.duplicates])]
     return e, w * h, (lambda v: f"cell {v % w},{v // w}"), ends, f"{w}x{h} r={r}"
 
 

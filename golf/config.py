@@ -586,12 +586,15 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
 def _default_name(problem) -> str:
     """A problem's folder name when the config gives none: ``n{n}d{d}``, or for a grid
     ``w{w}h{h}d{d}r{r}`` (the competition's names)."""
+    from golf.grid import parse_size
+
     p = problem if isinstance(problem, dict) else {}
-    size = p.get("grid")
-    if isinstance(size, (list, tuple)) and len(size) == 2:
-        return f"w{size[0]}h{size[1]}d{p.get('d')}r{p.get('r')}"
-    if isinstance(size, str):
-        return f"w{size.lower().replace('x', 'h')}d{p.get('d')}r{p.get('r')}"
+    if p.get("grid") is not None:
+        try:
+            w, h = parse_size(p["grid"])
+            return f"w{w}h{h}d{p.get('d')}r{p.get('r')}"
+        except GolfError:
+            pass  # validate() names the bad size
     return f"n{p.get('n')}d{p.get('d')}"
 
 

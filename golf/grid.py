@@ -40,8 +40,7 @@ import numpy as np
 from golf.errors import GolfError
 
 __all__ = ["Grid", "GridEdges", "parse_size", "is_grid_file", "read_grid_edges",
-           "format_grid_edges", "write_grid_edges", "rotation_symmetry", "grid_submission_name",
-           "grid_of_problem", "symmetry_problem"]
+           "format_grid_edges", "write_grid_edges", "rotation_symmetry", "symmetry_problem"]
 
 
 def parse_size(text, source: str = "--grid") -> tuple[int, int]:
@@ -140,12 +139,16 @@ class Grid:
         out[c[:, 1], c[:, 0]] = np.arange(self.n, dtype=np.int64)
         return out
 
+    @property
+    def limit(self) -> int:
+        """The length limit in force: ``r``, or for ``r = 0`` (none) the lattice's longest
+        distance ``w + h - 2``."""
+        return self.r or self.w + self.h - 2
+
     def reach(self) -> np.ndarray:
-        """The int64 array the moves take (:mod:`golf.moves`): ``[r, w, h]``, then the cell
-        ``x, y`` of every vertex, then the vertex of every cell in row-major order. ``r = 0``
-        (no limit) is written as the lattice's longest distance ``w + h - 2``."""
-        r = self.r or self.w + self.h - 2
-        return np.concatenate([[r, self.w, self.h], self.cells().ravel(),
+        """The int64 array the moves take (:mod:`golf.moves`): ``[limit, w, h]``, then the
+        cell ``x, y`` of every vertex, then the vertex of every cell in row-major order."""
+        return np.concatenate([[self.limit, self.w, self.h], self.cells().ravel(),
                                self.vertex_of().ravel()]).astype(np.int64)
 
     def lengths(self, edges) -> np.ndarray:
@@ -159,14 +162,6 @@ class Grid:
         c = self.cells()
         e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
         return np.concatenate([c[e[:, 0]], c[e[:, 1]]], axis=1)
-
-
-def grid_of_problem(problem: dict) -> Grid | None:
-    """The :class:`Grid` of a run config's ``problem`` section (None: not a grid problem)."""
-    if problem.get("grid") is None:
-        return None
-    w, h = problem["grid"]
-    return Grid(w, h, problem["r"], problem["g"] if problem["g"] != "auto" else 1)
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -206,8 +201,12 @@ class GridEdges:
         return np.flatnonzero((c[:, 0] >= w) | (c[:, 2] >= w) | (c[:, 1] >= h) | (c[:, 3] >= h))
 
     def text(self, k: int) -> str:
-        x1, y1, x2, y2 = (int(t) for t in self.coords[k])
-        return f"{x1},{y1} {x2},{y2}"
+        return _pair_text(self.coords[k])
+
+    def lengths(self) -> np.ndarray:
+        """The Manhattan length of every edge."""
+        c = self.coords
+        return np.abs(c[:, 0] - c[:, 2]) + np.abs(c[:, 1] - c[:, 3])
 
     def graph(self, g=1, d: int | None = None, r: int = 0, size=None):
         """The edges as a :class:`golf.graph.Graph` numbered for a :class:`Grid` of this size
@@ -227,8 +226,7 @@ class GridEdges:
             raise GolfError(f"{self.path}:{self.lines[k]}: cell outside the {w}x{h} lattice "
                             f"in '{self.text(k)}' (x < {w}, y < {h}; {len(out)} such edges)")
         if r:
-            length = np.abs(self.coords[:, 0] - self.coords[:, 2]) + np.abs(
-                self.coords[:, 1] - self.coords[:, 3])
+            length = self.lengths()
             far = np.flatnonzero(length > r)
             if len(far):
                 k = far[0]
@@ -278,7 +276,7 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
     the box is allocated. The memory of reading grows with the file, not with the values in
     it. A truncated, corrupt or mislabelled ``.gz`` file is a GolfError naming the file."""
     from golf.graph import MAX_ORDER, SPARE_VERTICES, order_limit
-    from golf.io import BadLines, _short, _shown_int, text_lines
+    from golf.io import BadLines, _short, _shown_int, repeated_edges, text_lines
 
     path = str(path)
     rows, lines = [], []
@@ -322,26 +320,24 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
         limit = order_limit(len(coords))
         if size[0] * size[1] > limit:
             k = int(np.argmax(coords.max(axis=1)))
-            x1, y1, x2, y2 = coords[k].tolist()
             raise GolfError(
-                f"{path}:{lines[k]}: cell in '{x1},{y1} {x2},{y2}' makes the bounding box "
+                f"{path}:{lines[k]}: cell in '{_pair_text(coords[k])}' makes the bounding box "
                 f"{size[0]}x{size[1]} = {size[0] * size[1]} cells, too many for {len(coords)} "
                 f"edges: expected at most {limit} cells ({len(coords)} edges touch at most "
                 f"{2 * len(coords)} cells, and at most {SPARE_VERTICES} more may have no edge); "
                 f"give the lattice with --grid WxH")
     w, h = size
-    # duplicates, either orientation, keyed by the cells themselves (no key sized by w*h)
-    seen: dict = {}
-    keep = np.ones(len(coords), dtype=bool)
-    duplicates = []
-    for k, (x1, y1, x2, y2) in enumerate(coords.tolist()):
-        kk = min((y1, x1), (y2, x2)), max((y1, x1), (y2, x2))
-        if kk in seen:
-            keep[k] = False
-            duplicates.append((int(lines[k]), int(lines[seen[kk]]), f"{x1},{y1} {x2},{y2}"))
-        else:
-            seen[kk] = k
+    keep, repeats = repeated_edges(np.stack([coords[:, 1] * w + coords[:, 0],
+                                             coords[:, 3] * w + coords[:, 2]], axis=1))
+    duplicates = sorted((int(lines[k]), int(lines[k0]), _pair_text(coords[k]))
+                        for k, k0 in repeats)
     return GridEdges(path, coords[keep], lines[keep], (int(w), int(h)), duplicates)
+
+
+def _pair_text(c) -> str:
+    """An edge ``x1, y1, x2, y2`` as the file writes it."""
+    x1, y1, x2, y2 = (int(t) for t in c)
+    return f"{x1},{y1} {x2},{y2}"
 
 
 def _rotate(coords, w, h, quarter_turns):
@@ -394,10 +390,3 @@ def write_grid_edges(path, graph, grid: Grid) -> None:
     from golf.io import atomic_write
 
     atomic_write(path, format_grid_edges(graph, grid))
-
-
-def grid_submission_name(grid: Grid, d: int, diameter: int, total: int) -> str:
-    """The competition's file name ``w{w}h{h}d{d}r{r}k{diameter}l{floor(100*ASPL)}.edges``."""
-    n = grid.n
-    hundred_aspl = 200 * int(total) // (n * (n - 1))  # floor(100 * ASPL), exactly
-    return f"w{grid.w}h{grid.h}d{d}r{grid.r}k{diameter}l{hundred_aspl}.edges"

@@ -62,17 +62,12 @@ from golf.generate import _ends, _has, _remove_orbit, _try_orbit, free_slots
 from golf.graph import Graph, sort_rows
 from golf.grid import Grid
 from golf.kernels.rng import rng_below, rng_seed
-from golf.moves import UNDO_SIZE, try_swap, undo_swap
+from golf.moves import UNDO_SIZE, cell_step, try_swap, undo_swap
 
 __all__ = ["random_grid_graph", "grid_target_degrees", "reach_offsets", "reach_counts"]
 
 # why an attempt failed (the kernel's return code)
 _FILLED, _NOT_FILLED, _NOT_CONNECTED = 0, 1, 2
-
-
-def _reach(grid: Grid) -> int:
-    """The length limit in force: ``grid.r``, or the lattice's largest distance for 0."""
-    return grid.r if grid.r > 0 else grid.w + grid.h - 2
 
 
 def reach_offsets(r: int) -> np.ndarray:
@@ -84,7 +79,7 @@ def reach_offsets(r: int) -> np.ndarray:
 
 def reach_counts(grid: Grid) -> np.ndarray:
     """``(n,)`` int64: for every vertex, the number of other cells within the reach."""
-    r = _reach(grid)
+    r = grid.limit
     c = grid.cells()
     x, y = c[:, 0], c[:, 1]
     count = np.zeros(grid.n, dtype=np.int64)
@@ -101,7 +96,7 @@ def _half_rows(grid: Grid) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     c = grid.cells()[: grid.m]
     far = np.abs(grid.w - 1 - 2 * c[:, 0]) + np.abs(grid.h - 1 - 2 * c[:, 1])
-    return np.flatnonzero(far <= _reach(grid)).astype(np.int64)
+    return np.flatnonzero(far <= grid.limit).astype(np.int64)
 
 
 def grid_target_degrees(grid: Grid, d: int) -> tuple[np.ndarray, int]:
@@ -176,18 +171,14 @@ def _size(t):
     return 1 if t == -1 else 2
 
 
-@njit(cache=True)
-def _near(cells, vid, offs, v, o):
+@njit(cache=True, inline="always")
+def _near(reach, offs, n, v, o):
     """The vertex at step ``offs[o]`` from the cell of ``v``, or -1 outside the lattice."""
-    x = cells[v, 0] + offs[o, 0]
-    y = cells[v, 1] + offs[o, 1]
-    if x < 0 or y < 0 or x >= vid.shape[1] or y >= vid.shape[0]:
-        return -1
-    return vid[y, x]
+    return cell_step(reach, n, v, offs[o, 0], offs[o, 1])
 
 
 @njit(cache=True)
-def _fill(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, stubs, perm):
+def _fill(adj, fill, cap, bits, reach, offs, n, m, g, st, stubs, perm):
     """Step 1: each free slot, in random order, joined to a random cell within reach that
     has a free slot (offsets tried in random order until one fits)."""
     ns = free_slots(fill, cap, m, st, stubs)
@@ -199,7 +190,7 @@ def _fill(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, stubs, perm):
         for k in range(k_all):
             j = k + rng_below(st, k_all - k)
             perm[k], perm[j] = perm[j], perm[k]
-            u = _near(cells, vid, offs, a, perm[k])
+            u = _near(reach, offs, n, a, perm[k])
             if u < 0:
                 continue
             b, t = _orbit_to(a, u, n, m, g)
@@ -210,7 +201,7 @@ def _fill(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, stubs, perm):
 
 
 @njit(cache=True)
-def _walk(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, allow, budget):
+def _walk(adj, fill, cap, bits, reach, offs, n, m, g, st, allow, budget):
     """Step 2: move free slots by random alternating steps until at most ``allow`` remain.
     Returns False when ``budget`` steps did not do it."""
     free = 0
@@ -228,7 +219,7 @@ def _walk(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, allow, budget):
                 if fill[i] < cap[i]:
                     a = i
                     break
-        u = _near(cells, vid, offs, a, rng_below(st, k_all))
+        u = _near(reach, offs, n, a, rng_below(st, k_all))
         if u < 0:
             continue
         b, t = _orbit_to(a, u, n, m, g)
@@ -313,14 +304,14 @@ def _outside_largest(comp, n, sizes, others):
 
 
 @njit(cache=True)
-def _join_swap(adj, n, m, cells, vid, offs, reach, st, comp, others, no, undo):
+def _join_swap(adj, n, m, offs, reach, st, comp, others, no, undo):
     """One random symmetric swap of an edge at a vertex of ``others[:no]`` with an edge of
     another component within reach: ``(a, b), (c, e) -> (a, c), (b, e)`` or ``(a, e), (b,
     c)``. True when applied (``undo`` records it)."""
     d = adj.shape[1]
     a = others[rng_below(st, no)]
     b = _neighbour(adj, n, m, a, rng_below(st, d))
-    c = _near(cells, vid, offs, a, rng_below(st, offs.shape[0]))
+    c = _near(reach, offs, n, a, rng_below(st, offs.shape[0]))
     if b < 0 or c < 0 or comp[c] == comp[a]:
         return False
     e = _neighbour(adj, n, m, c, rng_below(st, d))
@@ -332,7 +323,7 @@ def _join_swap(adj, n, m, cells, vid, offs, reach, st, comp, others, no, undo):
 
 
 @njit(cache=True)
-def _connect(adj, n, m, cells, vid, offs, reach, st, comp, trial, others, sizes, undo, undo2,
+def _connect(adj, n, m, offs, reach, st, comp, trial, others, sizes, undo, undo2,
              proposals, lookahead, recounts):
     """Step 3: join components by symmetric swaps within reach. A swap is kept when the
     component count does not grow. One that grows it is kept only if one of ``lookahead``
@@ -349,14 +340,14 @@ def _connect(adj, n, m, cells, vid, offs, reach, st, comp, trial, others, sizes,
         for _ in range(proposals):
             if stall >= recounts:
                 return count
-            if not _join_swap(adj, n, m, cells, vid, offs, reach, st, comp, others, no, undo):
+            if not _join_swap(adj, n, m, offs, reach, st, comp, others, no, undo):
                 continue
             now = _components(adj, n, m, trial)
             stall += 1
             if now > count:  # look one swap further before giving this one up
                 no2 = _outside_largest(trial, n, sizes, others)
                 for _ in range(lookahead):
-                    if _join_swap(adj, n, m, cells, vid, offs, reach, st, trial, others, no2,
+                    if _join_swap(adj, n, m, offs, reach, st, trial, others, no2,
                                   undo2):
                         now2 = _components(adj, n, m, sizes)  # sizes: scratch labels
                         stall += 1
@@ -383,7 +374,7 @@ def _connect(adj, n, m, cells, vid, offs, reach, st, comp, trial, others, sizes,
 
 
 @njit(cache=True)
-def _build(n, g, d, cap, cells, vid, offs, half_rows, allow, reach, seed, attempts):
+def _build(n, g, d, cap, offs, half_rows, allow, reach, seed, attempts):
     """Steps 1-3 of the module docstring, retried up to ``attempts`` times. Returns
     ``(adj, code)``: code 0 done, 1 the slots could not all be filled, 2 not connected."""
     m = n // g
@@ -409,12 +400,12 @@ def _build(n, g, d, cap, cells, vid, offs, half_rows, allow, reach, seed, attemp
         if total % 2 == 1 and len(half_rows) > 0:
             a = half_rows[rng_below(st, len(half_rows))]
             _try_orbit(adj, fill, cap, bits, False, a, a, -1, n, m, g)
-        _fill(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, stubs, perm)
-        if not _walk(adj, fill, cap, bits, cells, vid, offs, n, m, g, st, allow,
+        _fill(adj, fill, cap, bits, reach, offs, n, m, g, st, stubs, perm)
+        if not _walk(adj, fill, cap, bits, reach, offs, n, m, g, st, allow,
                      200 * total + 20000):
             code = _NOT_FILLED
             continue
-        if _connect(adj, n, m, cells, vid, offs, reach, st, comp, trial, others, sizes, undo,
+        if _connect(adj, n, m, offs, reach, st, comp, trial, others, sizes, undo,
                     undo2, 200000, 2000, 5000) > 1:
             code = _NOT_CONNECTED
             continue
@@ -478,10 +469,8 @@ def random_grid_graph(grid: Grid, d: int, seed: int = 0, attempts: int = 20) -> 
             raise GolfError(f"no connected graph on {what} has the degrees asked for (every "
                             f"cell 2): {why}; use r >= 2 or d >= 3")
     cap, short = grid_target_degrees(grid, d)
-    cells = grid.cells()
-    reach = grid.reach()
-    adj, code = _build(n, g, d, cap, cells, grid.vertex_of(), reach_offsets(_reach(grid)),
-                       _half_rows(grid), 1 if short else 0, reach, int(seed), int(attempts))
+    adj, code = _build(n, g, d, cap, reach_offsets(grid.limit), _half_rows(grid),
+                       1 if short else 0, grid.reach(), int(seed), int(attempts))
     if code == _NOT_FILLED:
         raise GolfError(
             f"could not build a random graph on {what} in {attempts} attempts (seed {seed}): "

@@ -208,6 +208,24 @@ def _parse_slow(path: str, problems: list | None = None):
     return (np.array([us, vs], dtype=np.int64).T.reshape(-1, 2), np.array(ls, dtype=np.int64))
 
 
+def repeated_edges(e):
+    """The repeats of an ``(E, 2)`` edge list (either orientation), found by sorting the pairs
+    (no key sized by the ids): ``keep``, a mask of the first occurrences, and ``(k, k0)`` for
+    each repeat ``k`` of the edge first at ``k0``."""
+    a = np.minimum(e[:, 0], e[:, 1])
+    b = np.maximum(e[:, 0], e[:, 1])
+    order = np.lexsort((b, a))  # stable: equal pairs stay in file order
+    sa, sb = a[order], b[order]
+    same = (sa[1:] == sa[:-1]) & (sb[1:] == sb[:-1])
+    keep = np.ones(len(e), dtype=bool)
+    # the first occurrence of each pair, in sorted order
+    first_of = np.maximum.accumulate(np.where(np.r_[True, ~same], np.arange(len(sa)), 0))
+    repeats = [(int(order[r]), int(order[first_of[r]])) for r in np.flatnonzero(same) + 1]
+    for k, _ in repeats:
+        keep[k] = False
+    return keep, repeats
+
+
 # malformed lines listed one by one (golf validate); the rest are counted
 MAX_PROBLEMS = 100
 
@@ -265,23 +283,9 @@ def read_edges(path, problems: list | None = None) -> EdgeList:
         e, lines = _parse_slow(path, problems)
     else:
         lines = _line_numbers(path, len(e))
-    # duplicates (either orientation), found by sorting the pairs: no key sized by the ids
-    a = np.minimum(e[:, 0], e[:, 1])
-    b = np.maximum(e[:, 0], e[:, 1])
-    order = np.lexsort((b, a))  # stable: equal pairs stay in file order
-    sa, sb = a[order], b[order]
-    same = (sa[1:] == sa[:-1]) & (sb[1:] == sb[:-1])
-    rep = np.flatnonzero(same) + 1
-    duplicates = []
-    keep = np.ones(len(e), dtype=bool)
-    if len(rep):
-        # first occurrence of each key in sorted order
-        first_of = np.maximum.accumulate(np.where(np.r_[True, ~same], np.arange(len(sa)), 0))
-        for r in rep:
-            k, k0 = order[r], order[first_of[r]]
-            keep[k] = False
-            duplicates.append((int(lines[k]), int(lines[k0]), int(e[k, 0]), int(e[k, 1])))
-        duplicates.sort()
+    keep, repeats = repeated_edges(e)
+    duplicates = sorted((int(lines[k]), int(lines[k0]), int(e[k, 0]), int(e[k, 1]))
+                        for k, k0 in repeats)
     return EdgeList(path, e[keep], lines[keep], duplicates)
 
 
@@ -332,11 +336,27 @@ def _create_temp(folder: Path, name: str) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {folder / name}")
 
 
-def atomic_write(path, data: bytes | str) -> None:
+def fsync_dir(folder) -> None:
+    """Make the renames in ``folder`` durable (where the system lets a folder be synced)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path, data: bytes | str, before_replace=None) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed
-    and synced, then renamed over ``path``. A reader sees the old file or the new one, never
-    a half-written one. ``.gz`` paths are compressed. The file gets the mode of any new file
-    under the user's umask."""
+    and synced, then renamed over ``path`` (and the folder synced). A reader sees the old file
+    or the new one, never a half-written one. ``.gz`` paths are compressed. The file gets the
+    mode of any new file under the user's umask. ``before_replace()``, when given, runs once
+    the new data is safe on disk and before the rename (a checkpoint keeps the file it
+    replaces there)."""
     path = Path(path)
     if isinstance(data, str):
         data = data.encode()
@@ -349,6 +369,8 @@ def atomic_write(path, data: bytes | str) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -356,6 +378,7 @@ def atomic_write(path, data: bytes | str) -> None:
         except FileNotFoundError:
             pass
         raise
+    fsync_dir(path.parent)
 
 
 def write_edges(path, edges) -> None:

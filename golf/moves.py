@@ -103,23 +103,29 @@ def _beyond(reach, u, v):
     return (dx if dx >= 0 else -dx) + (dy if dy >= 0 else -dy) > reach[0]
 
 
+@njit(cache=True, inline="always")
+def cell_step(reach, n, v, dx, dy):
+    """The vertex of the cell ``(dx, dy)`` away from the cell of ``v``, or -1 off the lattice
+    (``reach`` as :meth:`golf.grid.Grid.reach` lays it out)."""
+    w = reach[1]
+    x = reach[3 + 2 * v] + dx
+    y = reach[4 + 2 * v] + dy
+    if x < 0 or x >= w or y < 0 or y >= reach[2]:
+        return -1
+    return reach[3 + 2 * n + y * w + x]
+
+
 @njit(cache=True)
 def _near(reach, n, a, st):
     """A random vertex whose cell is within the reach of ``a``'s (``a`` itself, or -1 for a
     step off the lattice: the caller draws again)."""
     r = reach[0]
-    w = reach[1]
-    h = reach[2]
     while True:
         dx = rng_below(st, 2 * r + 1) - r
         dy = rng_below(st, 2 * r + 1) - r
         if (dx if dx >= 0 else -dx) + (dy if dy >= 0 else -dy) <= r:
             break
-    x = reach[3 + 2 * a] + dx
-    y = reach[4 + 2 * a] + dy
-    if x < 0 or x >= w or y < 0 or y >= h:
-        return -1
-    return reach[3 + 2 * n + y * w + x]
+    return cell_step(reach, n, a, dx, dy)
 
 
 @njit(cache=True)

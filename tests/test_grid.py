@@ -12,7 +12,7 @@ from golf.cli import main
 from golf.config import load_config
 from golf.errors import GolfError
 from golf.graph import Graph
-from golf.grid import (Grid, format_grid_edges, grid_submission_name, parse_size,
+from golf.grid import (Grid, format_grid_edges, parse_size,
                        read_grid_edges, rotation_symmetry, symmetry_problem, write_grid_edges)
 
 from naive import grid_edges, grid_turn
@@ -145,10 +145,15 @@ def test_bad_grid_lines_are_named(tmp_path, text, message):
 
 
 def test_submission_name_is_exact():
+    from golf.run.outputs import submission_name
+
     grid = Grid(10, 10, 3, 1)
     # ASPL exactly 2.84 (total 14058 over 4950 pairs): floor(100 * 2.84) = 284, no float slip
-    assert grid_submission_name(grid, 6, 6, 14058) == "w10h10d6r3k6l284.edges"
-    assert grid_submission_name(grid, 6, 6, 14057) == "w10h10d6r3k6l283.edges"
+    assert submission_name(100, 6, 6, 14058, grid) == "w10h10d6r3k6l284.edges"
+    assert submission_name(100, 6, 6, 14057, grid) == "w10h10d6r3k6l283.edges"
+    # total 5643 of 4950 pairs is ASPL 1.14 exactly, where floating point gives 113.999...
+    assert 100 * (5643 / 4950) < 114
+    assert submission_name(100, 6, 2, 5643) == "n100d6k2l114.edges"
 
 
 # -- config ---------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import golf
@@ -57,16 +56,6 @@ def test_every_search_kind_keeps_the_length_limit(kind, settings, w, h, d, r, g)
     assert res.summary["bounds"]["aspl_fraction"] == str(b.aspl)
     assert res.summary["problem"] == {"grid": [w, h], "n": w * h, "d": d, "r": r, "g": g}
     assert res.score.total < res.summary["start"]["total"] or kind == "tabu"
-
-
-def test_the_length_limit_binds(tmp_path):
-    """The same search without the lattice (r = infinity) uses longer edges: the limit is not
-    met by chance."""
-    free = golf.search(36, 4, g=4, steps=1500, seed=3, progress=False, backend="bitset",
-                       threads=1)
-    grid = Grid(6, 6, 2, 4)
-    # a general graph on 36 vertices, read on the 6x6 numbering
-    assert grid.lengths(free.graph.edges()).max() > 2
 
 
 def test_run_files_export_and_validate(tmp_path):
@@ -143,4 +132,3 @@ def test_gpu_population_on_a_grid():
                       backend="gpu-bitset", batch=16, population_every=20)
     want = _assert_valid(res.graph, 10, 10, 6, 3, 2)
     assert (res.score.diameter, res.score.total) == want[:2]
-    assert np.isfinite(res.score.aspl)

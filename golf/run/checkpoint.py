@@ -31,7 +31,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import secrets
 import zipfile
 from pathlib import Path
 
@@ -60,35 +59,12 @@ def damaged_path(path) -> Path:
     return path.with_name(f"{path.stem}.damaged{path.suffix}")
 
 
-def _temp_beside(path: Path) -> tuple[int, Path]:
-    """A new file ``.NAME.XXXX.tmp`` beside ``path`` (mode 0666 less the umask)."""
-    for _ in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name beside {path}")
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the renames in ``folder`` durable (where the system lets a folder be synced)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _keep_as_previous(path: Path, prev: Path) -> None:
     """``prev`` becomes the checkpoint now at ``path``, which stays in place (a hard link,
     renamed over ``prev``); where hard links fail, ``path`` is renamed to ``prev``."""
-    fd, tmp = _temp_beside(prev)
+    from golf.io import _create_temp
+
+    fd, tmp = _create_temp(prev.parent, prev.name)
     os.close(fd)
     os.unlink(tmp)
     try:
@@ -99,7 +75,7 @@ def _keep_as_previous(path: Path, prev: Path) -> None:
     try:
         os.replace(tmp, prev)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        Path(tmp).unlink(missing_ok=True)
         raise
 
 
@@ -107,6 +83,7 @@ def save_checkpoint(path, meta: dict, trace_rows, states: list[dict]) -> None:
     """Write the checkpoint of ``states`` (one dict of arrays a chain) atomically, keeping the
     one it replaces as :func:`previous_path` (see the module docstring)."""
     from golf.anneal import TRACE_COLUMNS
+    from golf.io import atomic_write
 
     path = Path(path)
     buf = io.BytesIO()
@@ -114,20 +91,12 @@ def save_checkpoint(path, meta: dict, trace_rows, states: list[dict]) -> None:
     np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
              trace=np.asarray(trace_rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS)),
              **arrays)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getvalue())
-            f.flush()
-            os.fsync(f.fileno())
+
+    def keep_previous():
         if path.exists():
             _keep_as_previous(path, previous_path(path))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+
+    atomic_write(path, buf.getvalue(), before_replace=keep_previous)
 
 
 def _check_members(zf: zipfile.ZipFile) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 import time
 from pathlib import Path
@@ -97,10 +96,12 @@ def recheck_graph(graph, d, backend) -> dict:
             "seconds": round(time.perf_counter() - t, 3)}
 
 
-def submission_name(n: int, d: int, diameter: int, total: int) -> str:
-    """The competition's file name ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges``."""
-    aspl = total / (n * (n - 1) / 2)
-    return f"n{n}d{d}k{diameter}l{math.floor(100 * aspl)}.edges"
+def submission_name(n: int, d: int, diameter: int, total: int, grid=None) -> str:
+    """The competition's file name ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges``, or for a
+    grid problem (a :class:`golf.grid.Grid`) ``w{w}h{h}d{d}r{r}k{diameter}l{..}.edges``; the
+    floor of ``100 * ASPL = 200 * total / (n(n-1))`` is taken exactly, in integers."""
+    head = f"n{n}d{d}" if grid is None else f"w{grid.w}h{grid.h}d{d}r{grid.r}"
+    return f"{head}k{diameter}l{200 * int(total) // (n * (n - 1))}.edges"
 
 
 def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:

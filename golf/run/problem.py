@@ -16,7 +16,6 @@ class Problem:
     def __init__(self, problem: dict, g=None):
         from golf.grid import Grid
 
-        self.p = problem
         self.n, self.d = problem["n"], problem["d"]
         self.g = g if g is not None else problem["g"]
         size = problem.get("grid")
@@ -89,13 +88,9 @@ class Problem:
 
     def submission_name(self, diameter: int, total: int) -> str:
         """The competition's file name for a result."""
-        if self.grid is None:
-            from golf.run.outputs import submission_name
+        from golf.run.outputs import submission_name
 
-            return submission_name(self.n, self.d, diameter, total)
-        from golf.grid import grid_submission_name
-
-        return grid_submission_name(self.grid, self.d, diameter, total)
+        return submission_name(self.n, self.d, diameter, total, self.grid)
 
     def check(self, graph) -> None:
         """The rules a result must keep beyond :meth:`golf.graph.Graph.check`: on a grid,
