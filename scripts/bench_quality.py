@@ -103,15 +103,18 @@ def markdown(record, target):
                    "1.0 matches the record",
                    f"each pair: `golf run configs/records2016_{target}.yaml --only NAME` with "
                    f"search.time_limit set by --seconds" +
-                   (" under `mpiexec -n RANKS` (one chain a core)" if target == "cpu" else ""))
+                   (" under `mpiexec -n RANKS` (one chain a core)" if target == "cpu" else ""),
+                   "at once: pairs run side by side on the same machine, each in its own "
+                   "process (on the GPU they share it; a pair alone would have more of it)")
     cols = ["pair", "g", "seconds", "D (best-known)", "ASPL (best-known)", "excess ratio",
-            "evaluations/s", "date", "machine"]
+            "evaluations/s", "at once", "date", "machine"]
     lines += table(cols, [[f"({r['n']}, {r['d']})", r["g"], f"{r['seconds']:.0f}",
                            f"{r['diameter']} ({r['best_known'][0]})",
                            f"{r['aspl']:.6f} ({r['best_known'][1]:.3f})",
                            f"{r['excess_ratio']:.3f}" + (" record" if r["record_matched"]
                                                           else ""),
-                           f"{r['evaluations_per_s']:,.0f}", r["date"][:10], r["machine"]]
+                           f"{r['evaluations_per_s']:,.0f}", r.get("at_once", 1),
+                           r["date"][:10], r["machine"]]
                           for r in rows])
     lines += ["", "Each row's commit is in the JSON (`commit`)."]
     lines += ["", verdict(rows, target)]
@@ -135,12 +138,16 @@ def main(argv=None):
                    "results/quality/<target>)")
     p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
                    "elsewhere to merge into --out; runs nothing")
+    p.add_argument("--at-once", type=int, default=1, help="for the record: how many pairs ran "
+                   "side by side on the same machine (GPU shared) with the ones run or merged")
     args = p.parse_args(argv)
     out = args.out or os.path.join(ROOT, "results", "quality", f"quality_{args.target}")
     record = load(out) or new_record(rows={})
     if args.merge:
         for path in args.merge:
             other = load(path[:-5] if path.endswith(".json") else path)
+            for row in other["rows"].values():
+                row["at_once"] = args.at_once
             record["rows"].update(other["rows"])
             record.update(date=other["date"], machine=other["machine"])
         record["command"] = " ".join(["python"] + sys.argv)
@@ -160,7 +167,8 @@ def main(argv=None):
             row = row_of(name, s, rd, args.target, args.ranks, graphs)
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"],
-                       machine=describe_machine(mach), commit=mach.get("commit"))
+                       machine=describe_machine(mach), commit=mach.get("commit"),
+                       at_once=args.at_once)
             record["rows"][name] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach)
             save(out, record, markdown(record, args.target))
