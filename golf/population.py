@@ -322,8 +322,35 @@ class BatchAnnealer:
                 break
         return self.trace[:ntrace].copy()
 
+    @property
+    def on_device(self) -> bool:
+        """The chains run on the GPU, many steps a launch (gpu-bitset with ``chains:
+        device``), instead of one launch a step for all of them."""
+        return getattr(self.evaluator, "chains", "host") == "device"
+
+    def _device_steps(self, nsteps: int, trace) -> int:
+        """``nsteps`` steps on the device, launched in pieces that end where the population
+        interacts (every ``population_every`` steps of chain 0), the interaction on the host
+        in between: the steps, draws and decisions of :func:`batch_chunk`."""
+        every = self.population_every
+        g = int(self.params[P.G])
+        k = done = 0
+        while done < nsteps:
+            piece = min(nsteps - done, every - int(self.scs[0, SC.STEP]) % every)
+            k += self.evaluator.anneal_chains(self.adjs, self.bests, self.sts, self.scs,
+                                              self.fls, self.params, self.reach, piece,
+                                              trace[k:])
+            done += piece
+            if (self.scs[:, SC.STOP] > 0).all():  # every chain stopped before this piece ended
+                break
+            interact(self.kind, self.adjs, self.scs, self.fls, self.rung, self.pop_rng,
+                     self.pop_fl, g, self.scs[0, SC.STEP], every)
+        return k
+
     def _steps(self, nsteps: int, ntrace: int) -> int:
         trace = self.trace[ntrace:]
+        if self.on_device:
+            return self._device_steps(nsteps, trace)
         if self.compiled:
             ev = self.first
             return batch_chunk(ev.evaluator.tag, ev.kargs, self.kind, self.adjs, self.bests,

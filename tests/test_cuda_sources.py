@@ -20,6 +20,7 @@ from conftest import gpu_skip_reason
 
 PACKAGE = "golf.evaluators.cuda"
 MODULES = {"block": gpu_bitset.BLOCK_FILES, "grid": gpu_bitset.GRID_FILES,
+           "anneal": gpu_bitset.ANNEAL_FILES,
            "seidel": seidel.FILES}
 MARKER = re.compile(r'#line (\d+) "([^"]+)"')
 
@@ -46,7 +47,8 @@ def fetched_kernels(module):
 
 def test_every_source_is_found_and_used():
     files = shipped()
-    assert {"common.cuh", "bitset_block.cu", "bitset_grid.cu", "seidel.cu"} <= set(files)
+    assert {"common.cuh", "bitset_block.cu", "bitset_grid.cu", "anneal.cu",
+            "seidel.cu"} <= set(files)
     used = {f for names in MODULES.values() for f in names}
     assert used == set(files)  # no module names a missing file, no file is left unused
     for name in files:
@@ -101,9 +103,10 @@ def test_headers_are_prepended_not_included():
 
 
 def test_kernels_the_host_fetches_are_defined():
-    block = fetched_kernels(gpu_bitset)
-    assert block == {"bitset_block", "patch_adj"}
-    assert block <= defined_kernels(module_source(gpu_bitset.BLOCK_FILES))
+    fetched = fetched_kernels(gpu_bitset)
+    assert fetched == {"bitset_block", "patch_adj", "anneal_chains"}
+    assert fetched - {"anneal_chains"} <= defined_kernels(module_source(gpu_bitset.BLOCK_FILES))
+    assert "anneal_chains" in defined_kernels(module_source(gpu_bitset.ANNEAL_FILES))
     sq = fetched_kernels(seidel)
     assert sq == {"square_step", "parity_step"}
     assert sq <= defined_kernels(module_source(seidel.FILES))

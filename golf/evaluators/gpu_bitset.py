@@ -26,6 +26,12 @@ Two kernels, chosen by size:
 
 Exact: it returns the same ``[ecc, dist_sum, n_at_ecc, status]`` as the CPU backends, and the
 tests compare it with them on many graphs.
+
+With ``chains: device`` a population's chains (:class:`golf.population.BatchAnnealer`) run on
+the GPU between the population's interactions: ``cuda/anneal.cu``, one block a chain, the
+move, the score in shared memory, the decision and the undo of every step without the host.
+The chains are those of the CPU search with the same seeds, step for step (the tests compare
+the two).
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ GPU_FIXED_SECONDS = 1e-4
 
 # the sources of the two modules (golf/evaluators/cuda/), headers first
 BLOCK_FILES = ("common.cuh", "bitset_block.cu")  # normal launches
+ANNEAL_FILES = ("common.cuh", "anneal.cu")  # annealing chains on the device
 GRID_FILES = ("common.cuh", "bitset_grid.cu")  # cooperative launches
 # words of a row a grid thread takes on sparse levels, and neighbour rows loaded together
 PIECES = (1, 2, 4, 8)
@@ -105,6 +112,10 @@ class GpuBitsetEvaluator(GpuEvaluator):
         once it is full) when at most this fraction of the pairs is left; else only the
         neighbours' pieces (default ln(d) / 128: where a 128-bit piece is full with
         probability about 1/d, so that the own read saves as many reads as it costs)
+    chains : ``"host"`` (default: a population's step is one launch that scores every
+        chain's move, the moves and decisions on the host) or ``"device"`` (one block a chain
+        runs many steps a launch, moves and decisions included: ``cuda/anneal.cu``; needs the
+        matrices of all base sources in one block's shared memory)
     """
 
     name = "gpu-bitset"
@@ -120,6 +131,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         "min_blocks": Spec("int?", None, (1, 32), "an integer from 1 to 32, or null"),
         "scatter": Spec("int?", None, (0, INF), "an integer >= 0, or null"),
         "late": Spec("float?", None, (0, 1), "a number from 0 to 1, or null"),
+        "chains": Spec("choice", "host", ("host", "device"), "host or device"),
     }
     supports = Capabilities(batched=True, mpi_split=True, gpu=True)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
@@ -130,7 +142,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  kernel="auto", dense_frac=None, group=None, min_blocks=None, piece=None,
-                 scatter=None, late=None):
+                 scatter=None, late=None, chains="host"):
         super().__init__(n, d, g, comm=comm, batch=batch)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
@@ -166,6 +178,69 @@ class GpuBitsetEvaluator(GpuEvaluator):
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
         self._allocate(d)
+        if chains not in ("host", "device"):
+            raise GolfError(f"gpu-bitset chains must be host or device, not {chains!r}")
+        self.chains = chains
+        if chains == "device" and not self.chains_fit():
+            raise GolfError(f"gpu-bitset chains: device needs the whole graph's bit matrices "
+                            f"({self._chain_smem()} bytes) in one block's shared memory "
+                            f"(at most {self.SMEM_BYTES}) and no split over MPI ranks")
+        self._k_anneal = None
+
+    # -- annealing chains on the device (cuda/anneal.cu) ------------------------------------
+    def _chain_threads(self) -> int:
+        """Threads of a chain's block: a power of two from 32 to 256, about one a row word."""
+        nt = 32
+        while nt < min(256, self.n * self.units):
+            nt *= 2
+        return nt
+
+    def _chain_smem(self) -> int:
+        """Shared bytes of a chain's block: two matrices of all m base sources, the
+        reduction words, the graph."""
+        return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self.m * self.d
+
+    def chains_fit(self) -> bool:
+        """True when a block can run a whole chain: the matrices of all base sources fit its
+        shared memory and this evaluator is not split over MPI ranks."""
+        return (tuple(self.unit_range) == (0, self.units)
+                and self._chain_smem() <= self.SMEM_BYTES)
+
+    def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace) -> int:
+        """``nsteps`` steps of each of the ``K`` chains whose state arrays are given
+        (:class:`golf.population.BatchAnnealer`'s ``adjs, bests, sts, scs, fls``, updated in
+        place; ``params`` and ``reach`` shared), without returning to the host: one block a
+        chain runs golf.anneal's steps (move, score, decision, undo) in shared memory. Chain 0
+        writes its trace rows into ``trace``; returns how many."""
+        cp = self.cp
+        if self._k_anneal is None:
+            self._k_anneal = load_module(ANNEAL_FILES).get_function("anneal_chains")
+            self._k_anneal.max_dynamic_shared_size_bytes = self._chain_smem()
+        K = adjs.shape[0]
+        d_adjs = cp.asarray(np.ascontiguousarray(adjs, dtype=np.int32))
+        d_bests = cp.asarray(np.ascontiguousarray(bests, dtype=np.int32))
+        d_sts, d_scs, d_fls = cp.asarray(sts), cp.asarray(scs), cp.asarray(fls)
+        d_params = cp.asarray(params)
+        has_reach = reach is not None
+        d_reach = cp.asarray(np.asarray(reach if has_reach else [0], dtype=np.int32))
+        cap = int(trace.shape[0])
+        d_trace = cp.zeros((max(cap, 1), trace.shape[1]), dtype=cp.float64)
+        d_ntrace = cp.zeros(1, dtype=cp.int64)
+        nt = self._chain_threads()
+        self._k_anneal((K,), (nt,), (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach,
+                                     np.int32(has_reach), np.int32(self.m),
+                                     np.int32(adjs.shape[2]),
+                                     np.int32(self.n), np.int32(self.units),
+                                     np.int64(nsteps), d_trace, d_ntrace, np.int64(cap)),
+                       shared_mem=self._chain_smem())
+        adjs[...] = d_adjs.get()
+        bests[...] = d_bests.get()
+        sts[...] = d_sts.get()
+        scs[...] = d_scs.get()
+        fls[...] = d_fls.get()
+        rows = int(d_ntrace.get()[0])
+        trace[:rows] = d_trace[:rows].get()
+        return rows
 
     def _chunk_width(self, kernel, chunk_words, words) -> tuple[str, int]:
         """The kernel (``block`` or ``grid``) and the chunk width in words. Shared-memory

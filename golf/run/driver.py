@@ -323,7 +323,7 @@ class Search:
                                     bounds=self.bounds)
         kw = dict(steps=self.phases.annealer_steps(), seed=seed, trace_every=o["trace_every"],
                   bounds=self.bounds, reach=self.problem.reach(), **search_options(s))
-        if s["batch"] > 1:
+        if s["batch"] > 1 or getattr(ev, "chains", "host") == "device":
             par = self.cfg["parallel"]
             return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
                                  population_every=s["population_every"], ladder=s["ladder"],

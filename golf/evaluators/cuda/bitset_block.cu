@@ -65,16 +65,7 @@ extern "C" __global__ void bitset_block(int* adj_all, int m, int d, int n, int l
         for (u32 idx = threadIdx.x; idx < items; idx += blockDim.x) {
             u32 v = idx >> lgC, w = idx & (C - 1), i, off;
             base_of(v, m, sym, i, off);
-            const int* row = adj + (i64)i * d;
-            u64 acc = A[idx];
-            for (int j = 0; j < d; j++) {
-                int x = row[j];
-                if (x >= 0) {
-                    u32 u = (u32)x + off;
-                    if (u >= (u32)n) u -= n;
-                    acc |= A[(u << lgC) | w];
-                }
-            }
+            u64 acc = next_word(A, adj + (i64)i * d, d, off, (u32)n, C, v, w);
             B[idx] = acc;
             local += __popcll(acc);
         }

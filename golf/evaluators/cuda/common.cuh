@@ -12,7 +12,7 @@ typedef unsigned int u32;
 
 // word w of row v before the first level: v's own source bit, and the padding columns
 // (beyond the ns real sources of the chunk), which count as reached from the start
-__device__ __forceinline__ u64 init_word(u32 v, u32 w, u32 s0, u32 ns) {
+__host__ __device__ __forceinline__ u64 init_word(u32 v, u32 w, u32 s0, u32 ns) {
     u32 lo = w * 64u;
     u64 word;
     if (lo + 64u <= ns) word = 0ULL;
@@ -20,6 +20,22 @@ __device__ __forceinline__ u64 init_word(u32 v, u32 w, u32 s0, u32 ns) {
     else word = ~0ULL;
     if (v >= s0 && v - s0 < ns && ((v - s0) >> 6) == w) word |= 1ULL << ((v - s0) & 63u);
     return word;
+}
+
+// word w of row v at the next level: its word in A OR its neighbours' (the base row `row`, d
+// slots with -1 for none, rotated by off); a matrix holds row u's C words from u * C
+__host__ __device__ __forceinline__ u64 next_word(const u64* A, const int* row, int d, u32 off,
+                                                  u32 n, u32 C, u32 v, u32 w) {
+    u64 acc = A[v * C + w];
+    for (int j = 0; j < d; j++) {
+        int x = row[j];
+        if (x >= 0) {
+            u32 u = (u32)x + off;
+            if (u >= n) u -= n;
+            acc |= A[u * C + w];
+        }
+    }
+    return acc;
 }
 
 // base row and rotation of vertex v (g > 1: one 32-bit division; g = 1: none)

@@ -1,0 +1,470 @@
+// Annealing chains that live on the GPU: one block per chain runs many steps of golf's
+// annealer (golf.anneal) without returning to the host -- the move (golf.moves), the bit-matrix
+// score of the moved graph in shared memory, the Metropolis decision, the undo. The host
+// launches it for the steps up to the population's next interaction (golf.population), so a
+// chain's step costs a few microseconds instead of a launch round trip.
+//
+// Compiled after common.cuh. Every decision is the one of golf.anneal, golf.moves and
+// golf.kernels.rng in the same order, on the same state arrays (sc, fl, params slots as
+// golf.anneal.SC/FL/P), so a chain here walks the chain of the CPU search with the same seed;
+// only exp and pow may differ from the host's libm in the last bit. The step functions are
+// __host__ __device__ and take the block's thread index and size, so that a host build (one
+// "thread") can check them against the Python search.
+
+#if defined(__CUDA_ARCH__)
+#define GOLF_SYNC() __syncthreads()
+#define GOLF_POPC(x) __popcll(x)
+#else
+#define GOLF_SYNC()
+#define GOLF_POPC(x) __builtin_popcountll(x)
+#endif
+#define GOLF_HD __host__ __device__
+
+// golf.anneal.SC, FL, P, StopReason
+enum { SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC_BEST_PER,
+       SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED, NSC };
+enum { FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC, NFL };
+enum { P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G,
+       P_TRACE_EVERY, P_VOLTAGE, NP };
+enum { STOP_STEPS = 1, STOP_BOUNDS = 2, STOP_STUCK = 3 };
+#define TRACE_COLS 8
+#define TRIES 64
+
+// ---- xoshiro256** (golf.kernels.rng) ------------------------------------------------------
+GOLF_HD inline u64 rotl64(u64 x, int k) { return (x << k) | (x >> (64 - k)); }
+
+GOLF_HD inline u64 rng_next(u64* s) {
+    u64 result = rotl64(s[1] * 5ULL, 7) * 9ULL;
+    u64 t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+GOLF_HD inline double rng_random(u64* s) {
+    return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+GOLF_HD inline i64 rng_below(u64* s, i64 k) { return (i64)(rng_random(s) * (double)k); }
+
+// Python's modulo (non-negative for n > 0)
+GOLF_HD inline i64 pmod(i64 a, i64 n) {
+    i64 r = a % n;
+    return r < 0 ? r + n : r;
+}
+
+// ---- grid length limit (golf.grid.Grid.reach layout) --------------------------------------
+GOLF_HD inline bool beyond(const int* reach, i64 u, i64 v) {
+    i64 dx = reach[3 + 2 * u] - reach[3 + 2 * v], dy = reach[4 + 2 * u] - reach[4 + 2 * v];
+    return (dx >= 0 ? dx : -dx) + (dy >= 0 ? dy : -dy) > reach[0];
+}
+
+GOLF_HD inline i64 cell_step(const int* reach, i64 n, i64 v, i64 dx, i64 dy) {
+    i64 w = reach[1], x = reach[3 + 2 * v] + dx, y = reach[4 + 2 * v] + dy;
+    if (x < 0 || x >= w || y < 0 || y >= reach[2]) return -1;
+    return reach[3 + 2 * n + y * w + x];
+}
+
+GOLF_HD inline i64 near_cell(const int* reach, i64 n, i64 a, u64* st) {
+    i64 r = reach[0], dx, dy;
+    while (true) {
+        dx = rng_below(st, 2 * r + 1) - r;
+        dy = rng_below(st, 2 * r + 1) - r;
+        if ((dx >= 0 ? dx : -dx) + (dy >= 0 ? dy : -dy) <= r) break;
+    }
+    return cell_step(reach, n, a, dx, dy);
+}
+
+// ---- symmetric swaps (golf.moves) ---------------------------------------------------------
+GOLF_HD inline int orbit_slots(i64 u, i64 w, i64 n, i64 m, i64* rows, i64* vals, int k) {
+    i64 iu = u % m, wv = pmod(w - (u - iu), n), iw = w % m, uv = pmod(u - (w - iw), n);
+    rows[k] = iu;
+    vals[k] = wv;
+    k++;
+    if (iw != iu || uv != wv) {
+        rows[k] = iw;
+        vals[k] = uv;
+        k++;
+    }
+    return k;
+}
+
+GOLF_HD inline int add_orbit(i64* rows, i64* vals, int k, const i64* orows, const i64* ovals,
+                             int ok) {
+    for (int p = 0; p < k; p++)
+        if (rows[p] == orows[0] && vals[p] == ovals[0]) return k;
+    for (int p = 0; p < ok; p++) {
+        rows[k] = orows[p];
+        vals[k] = ovals[p];
+        k++;
+    }
+    return k;
+}
+
+GOLF_HD inline int find_slot(const int* adj, int d, i64 r, i64 val) {
+    for (int j = 0; j < d; j++)
+        if (adj[r * d + j] == val) return j;
+    return -1;
+}
+
+// undo: [0] count, [1 + 3p ..] (row, slot, old value)
+GOLF_HD bool try_swap(int* adj, int m, int d, i64 n, i64 a, i64 b, i64 c, i64 e, i64 x1,
+                      i64 y1, i64 x2, i64 y2, i64* undo, const int* reach) {
+    if (x1 == y1 || x2 == y2) return false;
+    if (reach && (beyond(reach, x1, y1) || beyond(reach, x2, y2))) return false;
+    i64 rr[4], rv[4], ar[4], av[4], tr[2], tv[2], pos[4];
+    int used[4];
+    int nr = orbit_slots(a, b, n, m, rr, rv, 0);
+    int nt = orbit_slots(c, e, n, m, tr, tv, 0);
+    nr = add_orbit(rr, rv, nr, tr, tv, nt);
+    int na = orbit_slots(x1, y1, n, m, ar, av, 0);
+    nt = orbit_slots(x2, y2, n, m, tr, tv, 0);
+    na = add_orbit(ar, av, na, tr, tv, nt);
+    if (na != nr) return false;
+    for (int p = 0; p < na; p++) {
+        for (int q = p + 1; q < na; q++)
+            if (ar[p] == ar[q] && av[p] == av[q]) return false;
+        int cnt_a = 0, cnt_r = 0;
+        for (int q = 0; q < na; q++) {
+            if (ar[q] == ar[p]) cnt_a++;
+            if (rr[q] == ar[p]) cnt_r++;
+        }
+        if (cnt_a != cnt_r) return false;
+    }
+    for (int p = 0; p < nr; p++) {
+        int j = find_slot(adj, d, rr[p], rv[p]);
+        if (j < 0) return false;
+        for (int q = 0; q < p; q++)
+            if (rr[q] == rr[p] && pos[q] == j) return false;
+        pos[p] = j;
+    }
+    for (int p = 0; p < na; p++) {
+        i64 r = ar[p];
+        for (int j = 0; j < d; j++) {
+            if (adj[r * d + j] == av[p]) {
+                bool freed = false;
+                for (int q = 0; q < nr; q++)
+                    if (rr[q] == r && pos[q] == j) freed = true;
+                if (!freed) return false;
+            }
+        }
+    }
+    for (int q = 0; q < 4; q++) used[q] = 0;
+    undo[0] = nr;
+    for (int p = 0; p < nr; p++) {
+        i64 r = rr[p];
+        for (int q = 0; q < na; q++) {
+            if (used[q] == 0 && ar[q] == r) {
+                used[q] = 1;
+                undo[1 + 3 * p] = r;
+                undo[2 + 3 * p] = pos[p];
+                undo[3 + 3 * p] = adj[r * d + pos[p]];
+                adj[r * d + pos[p]] = (int)av[q];
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+GOLF_HD inline bool swap_at(int* adj, int m, int d, i64 n, i64 s1, i64 s2, i64 t, i64 flip,
+                            i64* undo, const int* reach) {
+    i64 b = adj[s1], e = adj[s2];
+    if (b < 0 || e < 0) return false;
+    i64 a = s1 / d, c = s2 / d + t * m;
+    e = (e + t * m) % n;
+    if (flip == 0) return try_swap(adj, m, d, n, a, b, c, e, a, c, b, e, undo, reach);
+    return try_swap(adj, m, d, n, a, b, c, e, a, e, b, c, undo, reach);
+}
+
+GOLF_HD bool propose_swap(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* undo,
+                          const int* reach) {
+    if (d == 0) return false;
+    for (int k = 0; k < TRIES; k++) {
+        i64 s1 = rng_below(st, m) * d;
+        s1 += rng_below(st, d);
+        if (reach) {
+            i64 c = near_cell(reach, n, s1 / d, st);
+            if (c < 0) continue;
+            i64 s2 = (c % m) * d + rng_below(st, d);
+            if (swap_at(adj, m, d, n, s1, s2, c / m, 0, undo, reach)) return true;
+            continue;
+        }
+        i64 s2 = rng_below(st, m) * d;
+        s2 += rng_below(st, d);
+        i64 t = rng_below(st, g);
+        i64 flip = rng_below(st, 2);
+        if (swap_at(adj, m, d, n, s1, s2, t, flip, undo, reach)) return true;
+    }
+    return false;
+}
+
+GOLF_HD bool propose_voltage(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* undo,
+                             const int* reach) {
+    if (d == 0 || g < 2) return false;
+    for (int k = 0; k < TRIES; k++) {
+        i64 i = rng_below(st, m);
+        i64 j = rng_below(st, d);
+        i64 t = 1 + rng_below(st, g - 1);
+        i64 b = adj[i * d + j];
+        if (b < 0) continue;
+        i64 b2 = (b + t * m) % n;
+        if (b % m == i && b2 == pmod(2 * i - b, n)) continue;  // one orbit seen from both ends
+        if (try_swap(adj, m, d, n, i, b, i, b, i, b2, i, b2, undo, reach)) return true;
+    }
+    return false;
+}
+
+GOLF_HD bool propose_move(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* undo,
+                          i64 voltage_permille, const int* reach) {
+    if (voltage_permille > 0 && g > 1 && rng_below(st, 1000) < voltage_permille)
+        if (propose_voltage(adj, m, d, n, g, st, undo, reach)) return true;
+    return propose_swap(adj, m, d, n, g, st, undo, reach);
+}
+
+GOLF_HD inline void undo_swap(int* adj, int d, i64* undo) {
+    for (i64 p = undo[0] - 1; p >= 0; p--) adj[undo[1 + 3 * p] * d + undo[2 + 3 * p]] =
+        (int)undo[3 + 3 * p];
+    undo[0] = 0;
+}
+
+// ---- the step (golf.anneal) ---------------------------------------------------------------
+GOLF_HD inline bool reached_limit(i64* sc, const i64* params) {
+    if (params[P_STEPS] > 0 && sc[SC_STEP] >= params[P_STEPS]) {
+        sc[SC_STOP] = STOP_STEPS;
+        return true;
+    }
+    if (sc[SC_BEST_D] == params[P_D_BOUND] && sc[SC_BEST_TOTAL] == params[P_TOTAL_BOUND]) {
+        sc[SC_STOP] = STOP_BOUNDS;
+        return true;
+    }
+    return false;
+}
+
+GOLF_HD inline double progress(const i64* sc, const double* fl, const i64* params) {
+    if (params[P_STEPS] > 0) {
+        double f = (double)sc[SC_STEP] / (double)params[P_STEPS];
+        return f < 1.0 ? f : 1.0;
+    }
+    return fl[FL_TIME_FRAC] < 1.0 ? fl[FL_TIME_FRAC] : 1.0;
+}
+
+// 1: score the moved graph with level cap *maxlev; 0: no valid move (step over); -1: stopped
+GOLF_HD int begin_step(int* adj, int m, int d, i64 n, u64* st, i64* sc, double* fl,
+                       const i64* params, i64* undo, const int* reach, i64* maxlev) {
+    if (reached_limit(sc, params)) return -1;
+    double frac = progress(sc, fl, params);
+    fl[FL_FRAC] = frac;
+    fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], frac);
+    if (!propose_move(adj, m, d, n, params[P_G], st, undo, params[P_VOLTAGE], reach)) {
+        sc[SC_STEP]++;
+        sc[SC_FAILED]++;
+        if (sc[SC_FAILED] > 1000 && sc[SC_FAILED] > sc[SC_STEP] / 2) {
+            sc[SC_STOP] = STOP_STUCK;
+            return -1;
+        }
+        return 0;
+    }
+    *maxlev = params[P_ASPL_PRIORITY] ? 0 : sc[SC_CUR_D];
+    return 1;
+}
+
+GOLF_HD bool accept_move(const i64* out, u64* st, const i64* sc, const double* fl,
+                         const i64* params) {
+    if (out[3] != ST_OK) return false;
+    i64 g = params[P_G], new_d = out[0], cur_d = sc[SC_CUR_D];
+    if (!params[P_ASPL_PRIORITY]) {
+        if (new_d > cur_d) return false;
+        if (new_d < cur_d) return true;
+    }
+    double de = (double)(g * out[1] / 2 - sc[SC_CUR_TOTAL]) / (double)g;
+    if (params[P_TIEBREAK] && cur_d > params[P_D_BOUND])
+        de += fl[FL_PW] * (1.0 - fl[FL_FRAC]) * (double)(out[2] - sc[SC_CUR_PER] / g);
+    if (de <= 0) return true;
+    if (params[P_HILL]) return false;
+    return rng_random(st) < exp(-de / fl[FL_T]);
+}
+
+// the move is taken; returns true when it is the chain's new best (the caller copies adj)
+GOLF_HD bool take_move(const i64* out, i64* sc, const i64* params) {
+    i64 g = params[P_G];
+    sc[SC_ACCEPTED]++;
+    sc[SC_CUR_D] = out[0];
+    sc[SC_CUR_TOTAL] = g * out[1] / 2;
+    sc[SC_CUR_PER] = g * out[2];
+    if (sc[SC_CUR_D] < sc[SC_BEST_D] ||
+        (sc[SC_CUR_D] == sc[SC_BEST_D] && sc[SC_CUR_TOTAL] < sc[SC_BEST_TOTAL])) {
+        sc[SC_BEST_D] = sc[SC_CUR_D];
+        sc[SC_BEST_TOTAL] = sc[SC_CUR_TOTAL];
+        sc[SC_BEST_PER] = sc[SC_CUR_PER];
+        sc[SC_BEST_STEP] = sc[SC_STEP];
+        return true;
+    }
+    return false;
+}
+
+GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
+                             const double* fl, const i64* params) {
+    if (sc[SC_STEP] % params[P_TRACE_EVERY] == 0 && ntrace < cap) {
+        double* row = trace + ntrace * TRACE_COLS;
+        row[0] = (double)sc[SC_STEP];
+        row[1] = fl[FL_T];
+        row[2] = (double)sc[SC_CUR_D];
+        row[3] = (double)sc[SC_CUR_TOTAL];
+        row[4] = (double)sc[SC_BEST_D];
+        row[5] = (double)sc[SC_BEST_TOTAL];
+        row[6] = (double)sc[SC_ACCEPTED];
+        row[7] = (double)sc[SC_EVALS];
+        ntrace++;
+    }
+    return ntrace;
+}
+
+// ---- the score (golf.evaluators.bitset's result for all m base sources at once) -----------
+// Block-wide sum and AND through red[0 .. nt) (nt a power of two; red must be free on entry).
+GOLF_HD inline u64 block_reduce(u64 x, u64* red, int tid, int nt, bool is_and) {
+    red[tid] = x;
+    GOLF_SYNC();
+    for (int s = nt >> 1; s > 0; s >>= 1) {
+        if (tid < s) red[tid] = is_and ? (red[tid] & red[tid + s]) : (red[tid] + red[tid + s]);
+        GOLF_SYNC();
+    }
+    u64 r = red[0];
+    GOLF_SYNC();
+    return r;
+}
+
+// out = [eccentricity (levels), distance sum over the base sources, sources at that
+// eccentricity, status] as the CPU evaluator gives them; A and B hold n*W words each
+GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev, u64* A,
+                         u64* B, u64* red, int tid, int nt, i64* out) {
+    u32 items = (u32)n * (u32)W, ns = (u32)m;
+    for (u32 idx = tid; idx < items; idx += nt) A[idx] = init_word(idx / W, idx % W, 0u, ns);
+    GOLF_SYNC();
+    i64 total = (i64)items * 64, reached = (i64)ns + (i64)n * ((i64)W * 64 - ns);
+    i64 dist = total - reached, level = 0;
+    int status = ST_OK;
+    while (reached < total) {
+        if (maxlev > 0 && level == maxlev) {
+            status = ST_EXCEEDED;
+            break;
+        }
+        level++;
+        u64 local = 0;
+        for (u32 idx = tid; idx < items; idx += nt) {
+            u32 v = idx / W, w = idx - v * W, i = v % (u32)m;
+            u64 acc = next_word(A, adj + (i64)i * d, d, v - i, (u32)n, (u32)W, v, w);
+            B[idx] = acc;
+            local += GOLF_POPC(acc);
+        }
+        i64 cnt = (i64)block_reduce(local, red, tid, nt, false);
+        if (cnt == reached) {
+            status = ST_DISCONNECTED;
+            break;
+        }
+        reached = cnt;
+        dist += total - reached;
+        u64* t = A;
+        A = B;
+        B = t;
+    }
+    i64 n_at = 0;
+    if (status == ST_OK) {
+        if (level == 0) {
+            n_at = ns;
+        } else {  // the columns not yet full one level before the last (now in B)
+            for (int w = 0; w < W; w++) {
+                u64 acc = ~0ULL;
+                for (u32 v = tid; v < (u32)n; v += nt) acc &= B[v * W + w];
+                n_at += GOLF_POPC(~block_reduce(acc, red, tid, nt, true));
+            }
+        }
+    }
+    if (tid == 0) {
+        out[0] = level;
+        out[1] = status == ST_OK ? dist : 0;
+        out[2] = status == ST_OK ? n_at : 0;
+        out[3] = status;
+    }
+    GOLF_SYNC();
+}
+
+// ---- a chain's steps and the kernel ------------------------------------------------------
+// What a block keeps in shared memory besides the matrices (todo is double-buffered: thread 0
+// writes step s's value while no thread can still read step s-2's)
+struct ChainState {
+    u64 st[4];
+    i64 sc[NSC], undo[16], out[4], maxlev;
+    double fl[NFL];
+    int todo[2], best_now;
+};
+
+// nsteps steps of chain k, as golf.population.batch_chunk takes them between two
+// interactions, by the nt threads of a block (tid: this thread). The chain's graph adjs[k]
+// (m x d), best graph bests[k], RNG sts[k] (4), counters scs[k] (NSC) and floats fls[k]
+// (NFL); params (NP) and reach (grids, else null) are shared by all chains. Chain 0 writes
+// trace rows (TRACE_COLS doubles) at trace[*ntrace ..], up to cap rows. A, B: n W words each,
+// red: nt words, adj: m d ints, cs: the chain's state (all shared by the block).
+GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
+        i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
+        ChainState& cs) {
+    int* gadj = adjs + (i64)k * m * d;
+    int* gbest = bests + (i64)k * m * d;
+    for (int i = tid; i < m * d; i += nt) adj[i] = gadj[i];
+    for (int i = tid; i < 4; i += nt) cs.st[i] = sts[4 * (i64)k + i];
+    for (int i = tid; i < NSC; i += nt) cs.sc[i] = scs[(i64)NSC * k + i];
+    for (int i = tid; i < NFL; i += nt) cs.fl[i] = fls[(i64)NFL * k + i];
+    i64 nrow = (tid == 0 && k == 0) ? *ntrace : 0;
+    GOLF_SYNC();
+    for (i64 s = 0; s < nsteps; s++) {
+        int b = (int)(s & 1);
+        if (tid == 0)
+            cs.todo[b] = begin_step(adj, m, d, n, cs.st, cs.sc, cs.fl, params, cs.undo, reach,
+                                    &cs.maxlev);
+        GOLF_SYNC();
+        if (cs.todo[b] <= 0) continue;
+        score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
+        if (tid == 0) {
+            cs.sc[SC_EVALS]++;
+            cs.best_now = 0;
+            if (accept_move(cs.out, cs.st, cs.sc, cs.fl, params))
+                cs.best_now = take_move(cs.out, cs.sc, params) ? 1 : 0;
+            else
+                undo_swap(adj, d, cs.undo);
+            cs.sc[SC_STEP]++;
+            if (k == 0) nrow = trace_row(trace, nrow, cap, cs.sc, cs.fl, params);
+        }
+        GOLF_SYNC();
+        if (cs.best_now) {  // the same for every thread
+            for (int i = tid; i < m * d; i += nt) gbest[i] = adj[i];
+            GOLF_SYNC();
+        }
+    }
+    GOLF_SYNC();
+    for (int i = tid; i < m * d; i += nt) gadj[i] = adj[i];
+    for (int i = tid; i < 4; i += nt) sts[4 * (i64)k + i] = cs.st[i];
+    for (int i = tid; i < NSC; i += nt) scs[(i64)NSC * k + i] = cs.sc[i];
+    for (int i = tid; i < NFL; i += nt) fls[(i64)NFL * k + i] = cs.fl[i];
+    if (tid == 0 && k == 0) *ntrace = nrow;
+}
+
+// One block per chain (blockDim.x a power of two); has_reach 0: a general graph. Dynamic
+// shared memory: 2 n W + blockDim.x words, then m d ints.
+extern "C" __global__ void anneal_chains(int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, const i64* params, const int* reach, int has_reach, int m, int d, int n,
+        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+    extern __shared__ u64 smem[];
+    __shared__ ChainState cs;
+    int nt = blockDim.x;
+    u64* A = smem;
+    u64* B = A + (i64)n * W;
+    u64* red = B + (i64)n * W;
+    chain_steps(blockIdx.x, threadIdx.x, nt, adjs, bests, sts, scs, fls, params,
+                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, A, B, red,
+                (int*)(red + nt), cs);
+}

@@ -1,0 +1,164 @@
+"""Annealing chains on the device (``golf/evaluators/cuda/anneal.cu``) against the CPU search:
+a chain there must walk exactly the chain of :class:`golf.population.BatchAnnealer` on the CPU
+backend with the same seed -- the same graphs, best graphs, RNG states, counters, temperatures
+and trace.
+
+Two ways to run the same source: a host build (the step functions are ``__host__
+__device__``; one "thread" a block) compiled with nvcc and called through ctypes, which needs
+only the CUDA compiler; and the real kernel through gpu-bitset's ``chains: device`` on a GPU
+(marked gpu). Each is skipped, with the reason, where its tool is missing."""
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from golf.anneal import SC, TRACE_COLUMNS
+from golf.evaluators import make_evaluator
+from golf.evaluators.cuda import module_source
+from golf.evaluators.gpu_bitset import ANNEAL_FILES
+from golf.generate import random_graph
+from golf.grid import Grid
+from golf.grid_generate import random_grid_graph
+from golf.population import BatchAnnealer
+
+from conftest import gpu_skip_reason
+
+# the host entry point of the build: K chains one after the other, one "thread" each
+HOST_ENTRY = r"""
+extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, double* fls,
+        const i64* params, const int* reach, int m, int d, int n, int W, i64 nsteps,
+        double* trace, i64* ntrace, i64 cap) {
+    u64* A = new u64[(size_t)n * W];
+    u64* B = new u64[(size_t)n * W];
+    u64 red[1];
+    int* adj = new int[(size_t)m * d];
+    ChainState cs;
+    for (int k = 0; k < K; k++)
+        chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, m, d, n, W, nsteps,
+                    trace, ntrace, cap, A, B, red, adj, cs);
+    delete[] A;
+    delete[] B;
+    delete[] adj;
+}
+"""
+
+# (n, d, g, options of the search): symmetric and not, voltage moves, the tiebreak off and on,
+# ASPL priority, hill climbing, a time-fraction schedule, and a graph of several words a row
+CASES = [
+    (60, 4, 2, {}),
+    (64, 8, 4, {"voltage_moves": 0.3}),
+    (96, 3, 1, {}),
+    (256, 8, 32, {"voltage_moves": 0.3}),
+    (100, 5, 4, {"aspl_priority": True}),
+    (120, 3, 6, {"voltage_moves": 0.5, "peripheral_weight": 2.0}),
+    (96, 4, 2, {"method": "hill"}),
+    (96, 4, 2, {"tiebreak": False}),
+    (96, 4, 2, {"steps": 0, "time_frac": 0.4}),
+    (1024, 8, 128, {"voltage_moves": 0.3}),
+]
+GRIDS = [(10, 10, 8, 4, 1), (10, 10, 6, 3, 4), (6, 5, 4, 2, 2)]
+STEPS = 1200
+
+
+def _batch(graph, backend, K, population="none", steps=STEPS, reach=None, **opts):
+    extra = {} if backend == "bitset" else {"chains": "device"}
+    ev = make_evaluator(backend, graph.n, graph.d, graph.g,
+                        **({"threads": 1} if backend == "bitset" else extra))
+    b = BatchAnnealer(graph, ev, K, population=population, population_every=50,
+                      exchange_every=0, steps=steps, seed=11, reach=reach, **opts)
+    b.set_temperatures(3.0, 0.1)
+    return b
+
+
+def _same(a, b, ta, tb):
+    assert np.array_equal(a.adjs, b.adjs)
+    assert np.array_equal(a.bests, b.bests)
+    assert np.array_equal(a.sts, b.sts)
+    assert np.array_equal(a.scs, b.scs)
+    assert np.array_equal(a.fls, b.fls)
+    assert np.array_equal(ta, tb)
+    assert a.scs[:, SC.ACCEPTED].sum() > 0  # the chains moved
+
+
+def _problems():
+    for n, d, g, opts in CASES:
+        opts = dict(opts)
+        steps = opts.pop("steps", STEPS)
+        frac = opts.pop("time_frac", 0.0)
+        yield f"n{n}d{d}g{g}{sorted(opts)}", random_graph(n, d, g, seed=3), steps, frac, None, opts
+    for w, h, d, r, g in GRIDS:
+        grid = Grid(w, h, r, g)
+        yield (f"w{w}h{h}d{d}r{r}g{g}", random_grid_graph(grid, d, seed=2), STEPS, 0.0,
+               grid.reach(), {})
+
+
+PROBLEMS = list(_problems())
+
+
+@pytest.fixture(scope="module")
+def host_build(tmp_path_factory):
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc (the CUDA compiler) is not installed")
+    folder = tmp_path_factory.mktemp("anneal_host")
+    src = folder / "anneal_host.cu"
+    src.write_text(module_source(ANNEAL_FILES) + HOST_ENTRY)
+    lib = folder / "libanneal_host.so"
+    proc = subprocess.run([nvcc, "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", str(lib),
+                           str(src)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return ctypes.CDLL(str(lib))
+
+
+def _host_steps(lib, b, steps, frac):
+    """``steps`` steps of every chain of ``b`` by the host build, on copies of its arrays."""
+    ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
+    adjs = np.ascontiguousarray(b.adjs, dtype=np.int32)
+    bests = np.ascontiguousarray(b.bests, dtype=np.int32)
+    sts, scs, fls = b.sts.copy(), b.scs.copy(), b.fls.copy()
+    fls[:, 2] = frac  # FL.TIME_FRAC, as BatchAnnealer.run sets it
+    m, d = b.adjs.shape[1:]
+    trace = np.zeros((4096, len(TRACE_COLUMNS) - 1))
+    ntrace = np.zeros(1, dtype=np.int64)
+    reach = None if b.reach is None else np.ascontiguousarray(b.reach, dtype=np.int32)
+    lib.host_steps(b.K, ptr(adjs), ptr(bests), ptr(sts), ptr(scs), ptr(fls), ptr(b.params),
+                   None if reach is None else ptr(reach), m, d, b.graph.n, (m + 63) // 64,
+                   ctypes.c_longlong(steps), ptr(trace), ptr(ntrace), ctypes.c_longlong(4096))
+    out = BatchAnnealer.__new__(BatchAnnealer)
+    out.adjs, out.bests, out.sts, out.scs, out.fls = adjs, bests, sts, scs, fls
+    return out, trace[:ntrace[0]]
+
+
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS,
+                         ids=[p[0] for p in PROBLEMS])
+def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, reach, opts):
+    """Without a population (the host does the interactions), each chain of the host build
+    equals the CPU chain of the same seed, step for step."""
+    ref = _batch(graph, "bitset", 3, steps=steps, reach=reach, **opts)
+    start = _batch(graph, "bitset", 3, steps=steps, reach=reach, **opts)
+    got, trace = _host_steps(host_build, start, STEPS, frac)
+    want = ref.run(STEPS, time_frac=frac)
+    _same(got, ref, trace, want)
+
+
+REASON = gpu_skip_reason()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+@pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS[:4] + PROBLEMS[-2:],
+                         ids=[p[0] for p in PROBLEMS[:4] + PROBLEMS[-2:]])
+def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts, population):
+    """gpu-bitset with ``chains: device`` runs the population's chains on the GPU, many steps
+    a launch; with the interactions on the host in between, the whole population equals the
+    CPU's compiled loop over the same chains."""
+    cpu = _batch(graph, "bitset", 6, population, steps=steps, reach=reach, **opts)
+    dev = _batch(graph, "gpu-bitset", 6, population, steps=steps, reach=reach, **opts)
+    assert dev.on_device and not cpu.on_device
+    want = cpu.run(STEPS, time_frac=frac)
+    got = dev.run(STEPS, time_frac=frac)
+    _same(dev, cpu, got, want)
