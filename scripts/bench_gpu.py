@@ -7,7 +7,8 @@ Seidel APD, and K chains against one chain.
 * batched: ``evaluate_many`` of K different graphs per launch, graphs per second;
 * Seidel APD on Erdos-Renyi graphs of mean degree d (generated on the GPU), the matrix on the
   device: median seconds; n=4096 is checked against gpu-bitset;
-* chains: ``golf run`` with gpu-bitset, 1 chain against 64 chains scored per launch, equal time;
+* chains: ``golf run`` with gpu-bitset, equal time: 1 chain, K chains scored per launch (the
+  moves on the host), K chains on the device (``chains: device``);
 * variants (only when asked for): layouts of the cooperative kernel.
 
     PYTHONPATH=. python3 scripts/bench_gpu.py                   # all parts
@@ -184,18 +185,20 @@ def chains(args):
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for K in [int(k) for k in args.chain_ks.split(",")]:
-            data = validate({"name": f"k{K}", "problem": {"n": 1024, "d": 8, "g": 8},
+        for item in args.chain_runs.split(","):
+            K, where = item.split("/") if "/" in item else (item, "host")
+            K = int(K)
+            data = validate({"name": f"k{K}{where}", "problem": {"n": 1024, "d": 8, "g": 8},
                              "search": {"time_limit": args.chain_seconds, "seed": 1,
                                         "batch": K},
-                             "evaluator": {"backend": "gpu-bitset"},
+                             "evaluator": {"backend": "gpu-bitset", "chains": where},
                              "output": {"dir": tmp, "checkpoint_every": 3600, "plot": False}},
                             lambda k: "bench")
             from pathlib import Path
 
             run = RunConfig(data["name"], data, Path(tmp) / data["name"], "bench")
             s = Search(run, quiet=True).start(force=True)
-            row = {"K": K, "evaluations_per_s": s["evaluations_per_s"],
+            row = {"K": K, "where": where, "evaluations_per_s": s["evaluations_per_s"],
                    "best_diameter": s["best"]["diameter"], "best_aspl": s["best"]["aspl"],
                    "seconds": s["seconds"]}
             rows.append(row)
@@ -217,7 +220,9 @@ WHAT = {
                "Erdos-Renyi graphs of mean degree d generated on the device, the matrix on the "
                "device; median (min) of 5 after one untimed run."),
     "chains": ("K chains scored per launch vs one chain, (1024, 8, 8)",
-               "`golf run` with gpu-bitset and `search: {batch: K}`, equal wall time."),
+               "`golf run` with gpu-bitset and `search: {batch: K}`, equal wall time; run on "
+               "host: one launch a step scores every chain's move; device: `chains: device`, "
+               "the chains' steps in the kernel."),
     "variants": ("Layouts of the cooperative kernel",
                  "Median of a few evaluations of one graph per layout; every layout must give "
                  "the same score."),
@@ -290,8 +295,10 @@ def markdown(r):
                       f"graph: {'equal' if x['gpu_bitset_agrees'] else 'DIFFERENT'} diameter "
                       "and total." for x in rows if "gpu_bitset_agrees" in x]
         elif p == "chains":
-            lines += table(["chains", "evaluations/s", "best D", "best ASPL", "seconds"],
-                           [(x["K"], f"{x['evaluations_per_s']:,.0f}", x["best_diameter"],
+            lines += table(["chains", "run on", "evaluations/s", "best D", "best ASPL",
+                            "seconds"],
+                           [(x["K"], x.get("where", "host"),
+                             f"{x['evaluations_per_s']:,.0f}", x["best_diameter"],
                              f"{x['best_aspl']:.6f}", f"{x['seconds']:.1f}") for x in rows])
         else:
             lines += table(["(n, d, g)", "chunk words", "dense from", "group", "min blocks",
@@ -318,7 +325,9 @@ def main(argv=None):
     p.add_argument("--parts", default="single,batched,seidel,chains")
     p.add_argument("--page", action="store_true",
                    help="only rewrite <out>.md from <out>.json (no GPU needed)")
-    p.add_argument("--chain-ks", default="1,64")
+    p.add_argument("--chain-runs", default="1/host,64/host,64/device,1024/device",
+                   help="K/WHERE runs of the chains part: K chains, their steps taken on the "
+                   "host (one launch a step scores all) or on the device (gpu-bitset chains)")
     p.add_argument("--chain-seconds", type=float, default=15.0)
     p.add_argument("--variants-max-n", type=int, default=10**7)
     args = p.parse_args(argv)

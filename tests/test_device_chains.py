@@ -73,13 +73,22 @@ def _batch(graph, backend, K, population="none", steps=STEPS, reach=None, **opts
     return b
 
 
-def _same(a, b, ta, tb):
+def _same(a, b, ta, tb, exact=True):
+    """Equal chains. ``exact`` False (the GPU): the temperatures (``fls`` and the trace's
+    column) may differ in the last bits, as the device's pow and exp are not the host's
+    libm's; every integer, graph and RNG state must still be equal (a decision that a last
+    bit could flip has a chance of about 1e-16 a step)."""
     assert np.array_equal(a.adjs, b.adjs)
     assert np.array_equal(a.bests, b.bests)
     assert np.array_equal(a.sts, b.sts)
     assert np.array_equal(a.scs, b.scs)
-    assert np.array_equal(a.fls, b.fls)
-    assert np.array_equal(ta, tb)
+    if exact:
+        assert np.array_equal(a.fls, b.fls)
+        assert np.array_equal(ta, tb)
+    else:
+        assert np.allclose(a.fls, b.fls, rtol=1e-13, atol=0)
+        assert ta.shape == tb.shape and np.allclose(ta, tb, rtol=1e-13, atol=0)
+        assert np.array_equal(np.delete(ta, 1, axis=1), np.delete(tb, 1, axis=1))
     assert a.scs[:, SC.ACCEPTED].sum() > 0  # the chains moved
 
 
@@ -161,4 +170,4 @@ def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts
     assert dev.on_device and not cpu.on_device
     want = cpu.run(STEPS, time_frac=frac)
     got = dev.run(STEPS, time_frac=frac)
-    _same(dev, cpu, got, want)
+    _same(dev, cpu, got, want, exact=False)
