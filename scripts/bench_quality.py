@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
-from benchlib import ROOT, describe_machine, header, load, machine, new_record, save, table
+from benchlib import (ROOT, describe_machine, header, load, machine, new_record, run_problem,
+                      save, table)
 
 from golf.lower_bounds import moore_bounds
 from golf.run.outputs import submission_name
@@ -45,21 +45,10 @@ def excess(n, d, aspl, best):
     return (aspl - low) / (best - low)
 
 
-def run_pair(name, target, seconds, ranks, tmp):
+def run_pair(name, target, seconds, ranks, tmp, sets=()):
     cfg = os.path.join(ROOT, "configs", f"records2016_{target}.yaml")
-    cmd = [sys.executable, "-m", "golf", "run", cfg, "--only", name, "--quiet", "--force",
-           "--set", f"search.time_limit={seconds}", "--set", f"output.dir={tmp}"]
-    if target == "cpu" and ranks > 1:
-        mpiexec = shutil.which("mpiexec")
-        extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-        cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    if target == "cpu":  # CPU backends only, one thread a rank
-        env.update(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
-    subprocess.run(cmd, check=True, cwd=ROOT, env=env)
-    rd = os.path.join(tmp, f"records2016_{target}", name)
-    with open(os.path.join(rd, "summary.json")) as f:
-        return json.load(f), rd
+    return run_problem(cfg, name, seconds, ranks if target == "cpu" else 1, tmp,
+                       cpu_only=target == "cpu", sets=sets)
 
 
 def row_of(name, s, rd, target, ranks, folder):
@@ -138,6 +127,9 @@ def main(argv=None):
                    "results/quality/<target>)")
     p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
                    "elsewhere to merge into --out; runs nothing")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting for every pair's golf run (repeatable), e.g. "
+                   "evaluator.chains=device")
     p.add_argument("--at-once", type=int, default=1, help="for the record: how many pairs ran "
                    "side by side on the same machine (GPU shared) with the ones run or merged")
     args = p.parse_args(argv)
@@ -163,7 +155,7 @@ def main(argv=None):
         mach = gpu_machine(cp)
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.only.split(","):
-            s, rd = run_pair(name, args.target, args.seconds, args.ranks, tmp)
+            s, rd = run_pair(name, args.target, args.seconds, args.ranks, tmp, args.set)
             row = row_of(name, s, rd, args.target, args.ranks, graphs)
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"],

@@ -112,15 +112,17 @@ def save(out: str, record: dict, markdown: str) -> None:
 
 
 def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
-                cpu_only: bool = True) -> tuple[dict, str]:
-    """Run one problem of a config (``golf run CONFIG --only NAME``) for ``seconds`` in the
-    folder ``tmp``, under ``mpiexec -n RANKS`` when ``ranks > 1`` (one chain a rank, one
-    thread each with ``cpu_only``, which also hides the GPUs); returns its summary.json and
-    its run folder."""
+                cpu_only: bool = True, sets=()) -> tuple[dict, str]:
+    """Run one problem of a config (``golf run CONFIG --only NAME``, plus ``--set`` of each
+    ``KEY=VALUE`` in ``sets``) for ``seconds`` in the folder ``tmp``, under ``mpiexec -n
+    RANKS`` when ``ranks > 1`` (one chain a rank, one thread each with ``cpu_only``, which
+    also hides the GPUs); returns its summary.json and its run folder."""
     import shutil
 
     cmd = [sys.executable, "-m", "golf", "run", config, "--only", name, "--quiet", "--force",
            "--set", f"search.time_limit={seconds}", "--set", f"output.dir={tmp}"]
+    for item in sets:
+        cmd += ["--set", item]
     if ranks > 1:
         mpiexec = shutil.which("mpiexec")
         extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []

@@ -480,5 +480,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
                + f", groups of {self.group}"
                + (f", levels 1-{self.sdepth} scattered" if self.sdepth else "")
                + (", group-fastest rows" if self._tr else ""))
+        chains = (f"; chains on the device, blocks of {self._chain_threads()} threads"
+                  if self.chains == "device" else "")
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "
-                f"{self.nchunks} chunks of {self.cw} words, {how}")
+                f"{self.nchunks} chunks of {self.cw} words, {how}{chains}")
