@@ -215,7 +215,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         cp = self.cp
         if self._k_anneal is None:
             self._k_anneal = load_module(ANNEAL_FILES).get_function("anneal_chains")
-            self._k_anneal.max_dynamic_shared_size_bytes = self._chain_smem()
+        # set at every launch: another evaluator may share the function with other sizes
+        self._k_anneal.max_dynamic_shared_size_bytes = self._chain_smem()
         K = adjs.shape[0]
         d_adjs = cp.asarray(np.ascontiguousarray(adjs, dtype=np.int32))
         d_bests = cp.asarray(np.ascontiguousarray(bests, dtype=np.int32))
