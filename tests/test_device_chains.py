@@ -153,6 +153,55 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
     _same(got, ref, trace, want)
 
 
+class HostChains:
+    """A CPU evaluator whose ``anneal_chains`` is the host build's: the interface that
+    gpu-bitset's ``chains: device`` offers :class:`BatchAnnealer`, without a GPU."""
+
+    chains = "device"
+
+    def __init__(self, lib, ev):
+        self._lib, self._ev = lib, ev
+
+    def __getattr__(self, name):
+        return getattr(self._ev, name)
+
+    def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace):
+        ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
+        a32 = np.ascontiguousarray(adjs, dtype=np.int32)
+        b32 = np.ascontiguousarray(bests, dtype=np.int32)
+        rc = None if reach is None else np.ascontiguousarray(reach, dtype=np.int32)
+        rows = np.zeros((max(len(trace), 1), trace.shape[1]))
+        ntrace = np.zeros(1, dtype=np.int64)
+        m, d = adjs.shape[1:]
+        self._lib.host_steps(adjs.shape[0], ptr(a32), ptr(b32), ptr(sts), ptr(scs), ptr(fls),
+                             ptr(params), None if rc is None else ptr(rc), m, d, self._ev.n,
+                             (m + 63) // 64, ctypes.c_longlong(nsteps), ptr(rows), ptr(ntrace),
+                             ctypes.c_longlong(len(trace)))
+        adjs[...] = a32
+        bests[...] = b32
+        trace[:ntrace[0]] = rows[:ntrace[0]]
+        return int(ntrace[0])
+
+
+@pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", [PROBLEMS[1], PROBLEMS[-1]],
+                         ids=[PROBLEMS[1][0], PROBLEMS[-1][0]])
+def test_population_with_chains_on_the_device_side(host_build, name, graph, steps, frac,
+                                                   reach, opts, population):
+    """BatchAnnealer's device path (launches between the population's interactions, which
+    run on the host) with the host build for the kernel equals the CPU's compiled loop."""
+    cpu = _batch(graph, "bitset", 6, population, steps=steps, reach=reach, **opts)
+    ev = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1)
+    dev = BatchAnnealer(graph, HostChains(host_build, ev), 6, population=population,
+                        population_every=50, exchange_every=0, steps=steps, seed=11,
+                        reach=reach, **opts)
+    dev.set_temperatures(3.0, 0.1)
+    assert dev.on_device and not cpu.on_device
+    want = cpu.run(STEPS, time_frac=frac)
+    got = dev.run(STEPS, time_frac=frac)
+    _same(dev, cpu, got, want)
+
+
 REASON = gpu_skip_reason()
 
 
