@@ -45,6 +45,38 @@ extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, dou
 }
 """
 
+# a host build whose blocks are nt threads meeting at a barrier (GOLF_HOST_BARRIER), for the
+# block-parallel parts: the levels, the reductions, the shared state between the steps
+THREADED_PRELUDE = r"""
+#include <pthread.h>
+#include <thread>
+#include <vector>
+static pthread_barrier_t golf_barrier;
+static inline void golf_host_barrier() { pthread_barrier_wait(&golf_barrier); }
+#define GOLF_HOST_BARRIER 1
+"""
+THREADED_ENTRY = r"""
+extern "C" void host_steps_threads(int nt, int K, int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
+        i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+    std::vector<u64> A((size_t)n * W), B((size_t)n * W), red(nt);
+    std::vector<int> adj((size_t)m * d);
+    ChainState cs;
+    for (int k = 0; k < K; k++) {
+        pthread_barrier_init(&golf_barrier, nullptr, nt);
+        std::vector<std::thread> team;
+        for (int t = 0; t < nt; t++)
+            team.emplace_back([&, t] {
+                chain_steps(k, t, nt, adjs, bests, sts, scs, fls, params, reach, m, d, n, W,
+                            nsteps, trace, ntrace, cap, A.data(), B.data(), red.data(),
+                            adj.data(), cs);
+            });
+        for (auto& th : team) th.join();
+        pthread_barrier_destroy(&golf_barrier);
+    }
+}
+"""
+
 # (n, d, g, options of the search): symmetric and not, voltage moves, the tiebreak off and on,
 # ASPL priority, hill climbing, a time-fraction schedule, and a graph of several words a row
 CASES = [
@@ -107,23 +139,36 @@ def _problems():
 PROBLEMS = list(_problems())
 
 
-@pytest.fixture(scope="module")
-def host_build(tmp_path_factory):
+def _build(folder, name, text):
+    """Compile ``text`` with nvcc into a shared library (host code) and load it."""
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         pytest.skip("nvcc (the CUDA compiler) is not installed")
-    folder = tmp_path_factory.mktemp("anneal_host")
-    src = folder / "anneal_host.cu"
-    src.write_text(module_source(ANNEAL_FILES) + HOST_ENTRY)
-    lib = folder / "libanneal_host.so"
-    proc = subprocess.run([nvcc, "-O2", "-shared", "-Xcompiler", "-fPIC", "-o", str(lib),
-                           str(src)], capture_output=True, text=True, timeout=600)
+    src = folder / f"{name}.cu"
+    src.write_text(text)
+    lib = folder / f"lib{name}.so"
+    proc = subprocess.run([nvcc, "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC",
+                           "-Xcompiler", "-pthread", "-o", str(lib), str(src)],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return ctypes.CDLL(str(lib))
 
 
-def _host_steps(lib, b, steps, frac):
-    """``steps`` steps of every chain of ``b`` by the host build, on copies of its arrays."""
+@pytest.fixture(scope="module")
+def host_build(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("anneal_host"), "anneal_host",
+                  module_source(ANNEAL_FILES) + HOST_ENTRY)
+
+
+@pytest.fixture(scope="module")
+def threaded_build(tmp_path_factory):
+    return _build(tmp_path_factory.mktemp("anneal_threads"), "anneal_threads",
+                  THREADED_PRELUDE + module_source(ANNEAL_FILES) + THREADED_ENTRY)
+
+
+def _host_steps(lib, b, steps, frac, threads=None):
+    """``steps`` steps of every chain of ``b`` by the host build (with ``threads``: the
+    threaded one, blocks of that many threads), on copies of its arrays."""
     ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
     adjs = np.ascontiguousarray(b.adjs, dtype=np.int32)
     bests = np.ascontiguousarray(b.bests, dtype=np.int32)
@@ -133,9 +178,13 @@ def _host_steps(lib, b, steps, frac):
     trace = np.zeros((4096, len(TRACE_COLUMNS) - 1))
     ntrace = np.zeros(1, dtype=np.int64)
     reach = None if b.reach is None else np.ascontiguousarray(b.reach, dtype=np.int32)
-    lib.host_steps(b.K, ptr(adjs), ptr(bests), ptr(sts), ptr(scs), ptr(fls), ptr(b.params),
-                   None if reach is None else ptr(reach), m, d, b.graph.n, (m + 63) // 64,
-                   ctypes.c_longlong(steps), ptr(trace), ptr(ntrace), ctypes.c_longlong(4096))
+    args = (b.K, ptr(adjs), ptr(bests), ptr(sts), ptr(scs), ptr(fls), ptr(b.params),
+            None if reach is None else ptr(reach), m, d, b.graph.n, (m + 63) // 64,
+            ctypes.c_longlong(steps), ptr(trace), ptr(ntrace), ctypes.c_longlong(4096))
+    if threads is None:
+        lib.host_steps(*args)
+    else:
+        lib.host_steps_threads(threads, *args)
     out = BatchAnnealer.__new__(BatchAnnealer)
     out.adjs, out.bests, out.sts, out.scs, out.fls = adjs, bests, sts, scs, fls
     return out, trace[:ntrace[0]]
@@ -150,6 +199,22 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
     start = _batch(graph, "bitset", 3, steps=steps, reach=reach, **opts)
     got, trace = _host_steps(host_build, start, STEPS, frac)
     want = ref.run(STEPS, time_frac=frac)
+    _same(got, ref, trace, want)
+
+
+@pytest.mark.parametrize("threads", [4, 8])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts",
+                         [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3]],
+                         ids=[PROBLEMS[i][0] for i in (0, 2, 9, -3)])
+def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, steps, frac,
+                                                  reach, opts, threads):
+    """The same with a block of several threads: each takes its rows of every level, the
+    reductions, the barriers and thread 0's moves and decisions in between (a race or a
+    wrong share would change the walk)."""
+    ref = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
+    start = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
+    got, trace = _host_steps(threaded_build, start, 400, frac, threads=threads)
+    want = ref.run(400, time_frac=frac)
     _same(got, ref, trace, want)
 
 

@@ -8,14 +8,19 @@
 // golf.kernels.rng in the same order, on the same state arrays (sc, fl, params slots as
 // golf.anneal.SC/FL/P), so a chain here walks the chain of the CPU search with the same seed;
 // only exp and pow may differ from the host's libm in the last bit. The step functions are
-// __host__ __device__ and take the block's thread index and size, so that a host build (one
-// "thread") can check them against the Python search.
+// __host__ __device__ and take the block's thread index and size, so that a host build can
+// check them against the Python search: with one "thread" a block, or with threads and a
+// barrier (GOLF_HOST_BARRIER) that stand for a block's threads and __syncthreads.
 
 #if defined(__CUDA_ARCH__)
 #define GOLF_SYNC() __syncthreads()
 #define GOLF_POPC(x) __popcll(x)
+#else  // a host build: one thread a block, or threads with a barrier the build defines
+#ifdef GOLF_HOST_BARRIER
+#define GOLF_SYNC() golf_host_barrier()
 #else
 #define GOLF_SYNC()
+#endif
 #define GOLF_POPC(x) __builtin_popcountll(x)
 #endif
 #define GOLF_HD __host__ __device__
