@@ -116,6 +116,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         chain's move, the moves and decisions on the host) or ``"device"`` (one block a chain
         runs many steps a launch, moves and decisions included: ``cuda/anneal.cu``; needs the
         matrices of all base sources in one block's shared memory)
+    chain_threads : int, optional — threads of a chain's block with ``chains: device`` (a
+        power of two; default about one a row word, 32 to 256)
     """
 
     name = "gpu-bitset"
@@ -132,6 +134,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         "scatter": Spec("int?", None, (0, INF), "an integer >= 0, or null"),
         "late": Spec("float?", None, (0, 1), "a number from 0 to 1, or null"),
         "chains": Spec("choice", "host", ("host", "device"), "host or device"),
+        "chain_threads": Spec("choice?", None, (32, 64, 128, 256, 512, 1024),
+                              "32, 64, 128, 256, 512 or 1024, or null"),
     }
     supports = Capabilities(batched=True, mpi_split=True, gpu=True)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
@@ -142,7 +146,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  kernel="auto", dense_frac=None, group=None, min_blocks=None, piece=None,
-                 scatter=None, late=None, chains="host"):
+                 scatter=None, late=None, chains="host", chain_threads=None):
         super().__init__(n, d, g, comm=comm, batch=batch)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
@@ -181,6 +185,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         if chains not in ("host", "device"):
             raise GolfError(f"gpu-bitset chains must be host or device, not {chains!r}")
         self.chains = chains
+        self.chain_threads = chain_threads
         if chains == "device" and not self.chains_fit():
             raise GolfError(f"gpu-bitset chains: device needs the whole graph's bit matrices "
                             f"({self._chain_smem()} bytes) in one block's shared memory "
@@ -189,7 +194,10 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     # -- annealing chains on the device (cuda/anneal.cu) ------------------------------------
     def _chain_threads(self) -> int:
-        """Threads of a chain's block: a power of two from 32 to 256, about one a row word."""
+        """Threads of a chain's block: ``chain_threads``, or a power of two from 32 to 256,
+        about one a row word."""
+        if self.chain_threads:
+            return int(self.chain_threads)
         nt = 32
         while nt < min(256, self.n * self.units):
             nt *= 2
