@@ -285,3 +285,28 @@ def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts
     want = cpu.run(STEPS, time_frac=frac)
     got = dev.run(STEPS, time_frac=frac)
     _same(dev, cpu, got, want, exact=False)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_device_chains_resume_from_their_state():
+    """A population on the device stopped, saved and loaded goes on as if never stopped."""
+    graph = random_graph(256, 8, 32, seed=3)
+    whole = _batch(graph, "gpu-bitset", 4, "tempering")
+    whole.run(STEPS)
+    first = _batch(graph, "gpu-bitset", 4, "tempering")
+    first.run(STEPS // 2)
+    again = _batch(graph, "gpu-bitset", 4, "tempering")
+    again.load_state(first.state())
+    again.run(STEPS - STEPS // 2)
+    assert np.array_equal(again.adjs, whole.adjs) and np.array_equal(again.scs, whole.scs)
+    assert np.array_equal(again.sts, whole.sts) and np.array_equal(again.fls, whole.fls)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_device_chains_refuse_a_graph_too_big_for_a_block():
+    from golf.errors import GolfError
+
+    with pytest.raises(GolfError, match="shared memory"):
+        make_evaluator("gpu-bitset", 20000, 4, 1, chains="device")
