@@ -39,7 +39,7 @@ from golf.kernels.dispatch import call_kernel
 from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE
 
-__all__ = ["BatchAnnealer", "POPULATIONS"]
+__all__ = ["BatchAnnealer", "POPULATIONS", "chains_on_device"]
 
 POPULATIONS = ("tempering", "annealing", "none")
 _KIND = {name: i for i, name in enumerate(POPULATIONS)}
@@ -204,6 +204,12 @@ def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, run
     return ntrace
 
 
+def chains_on_device(evaluator) -> bool:
+    """True for an evaluator that runs whole chains itself, many steps a launch (gpu-bitset
+    with ``chains: device``), instead of scoring one move a chain per call."""
+    return getattr(evaluator, "chains", "host") == "device"
+
+
 class BatchAnnealer:
     """``K`` chains (seeds ``seed .. seed+K-1``) scored together and forming a population
     (module docstring). It offers the same interface as :class:`golf.anneal.Annealer` to the
@@ -324,9 +330,8 @@ class BatchAnnealer:
 
     @property
     def on_device(self) -> bool:
-        """The chains run on the GPU, many steps a launch (gpu-bitset with ``chains:
-        device``), instead of one launch a step for all of them."""
-        return getattr(self.evaluator, "chains", "host") == "device"
+        """The chains run on the GPU, many steps a launch (:func:`chains_on_device`)."""
+        return chains_on_device(self.evaluator)
 
     def _device_steps(self, nsteps: int, trace) -> int:
         """``nsteps`` steps on the device, launched in pieces that end where the population

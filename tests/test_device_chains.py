@@ -96,9 +96,8 @@ STEPS = 1200
 
 
 def _batch(graph, backend, K, population="none", steps=STEPS, reach=None, **opts):
-    extra = {} if backend == "bitset" else {"chains": "device"}
     ev = make_evaluator(backend, graph.n, graph.d, graph.g,
-                        **({"threads": 1} if backend == "bitset" else extra))
+                        **({"threads": 1} if backend == "bitset" else {"chains": "device"}))
     b = BatchAnnealer(graph, ev, K, population=population, population_every=50,
                       exchange_every=0, steps=steps, seed=11, reach=reach, **opts)
     b.set_temperatures(3.0, 0.1)
@@ -166,28 +165,52 @@ def threaded_build(tmp_path_factory):
                   THREADED_PRELUDE + module_source(ANNEAL_FILES) + THREADED_ENTRY)
 
 
+class HostChains:
+    """An evaluator whose ``anneal_chains`` is the host build's (with ``threads``: the
+    threaded build, blocks of that many threads), all else the CPU evaluator ``ev``'s: the
+    interface that gpu-bitset's ``chains: device`` offers :class:`BatchAnnealer`, without a
+    GPU."""
+
+    chains = "device"
+
+    def __init__(self, lib, ev, threads=None):
+        self._lib, self._ev, self._threads = lib, ev, threads
+
+    def __getattr__(self, name):
+        return getattr(self._ev, name)
+
+    def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace):
+        ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
+        a32 = np.ascontiguousarray(adjs, dtype=np.int32)
+        b32 = np.ascontiguousarray(bests, dtype=np.int32)
+        rc = None if reach is None else np.ascontiguousarray(reach, dtype=np.int32)
+        rows = np.zeros((max(len(trace), 1), trace.shape[1]))
+        ntrace = np.zeros(1, dtype=np.int64)
+        m, d = adjs.shape[1:]
+        args = (adjs.shape[0], ptr(a32), ptr(b32), ptr(sts), ptr(scs), ptr(fls), ptr(params),
+                None if rc is None else ptr(rc), m, d, self._ev.n, (m + 63) // 64,
+                ctypes.c_longlong(nsteps), ptr(rows), ptr(ntrace), ctypes.c_longlong(len(trace)))
+        if self._threads is None:
+            self._lib.host_steps(*args)
+        else:
+            self._lib.host_steps_threads(self._threads, *args)
+        adjs[...] = a32
+        bests[...] = b32
+        trace[:ntrace[0]] = rows[:ntrace[0]]
+        return int(ntrace[0])
+
+
 def _host_steps(lib, b, steps, frac, threads=None):
-    """``steps`` steps of every chain of ``b`` by the host build (with ``threads``: the
-    threaded one, blocks of that many threads), on copies of its arrays."""
-    ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
-    adjs = np.ascontiguousarray(b.adjs, dtype=np.int32)
-    bests = np.ascontiguousarray(b.bests, dtype=np.int32)
-    sts, scs, fls = b.sts.copy(), b.scs.copy(), b.fls.copy()
-    fls[:, 2] = frac  # FL.TIME_FRAC, as BatchAnnealer.run sets it
-    m, d = b.adjs.shape[1:]
-    trace = np.zeros((4096, len(TRACE_COLUMNS) - 1))
-    ntrace = np.zeros(1, dtype=np.int64)
-    reach = None if b.reach is None else np.ascontiguousarray(b.reach, dtype=np.int32)
-    args = (b.K, ptr(adjs), ptr(bests), ptr(sts), ptr(scs), ptr(fls), ptr(b.params),
-            None if reach is None else ptr(reach), m, d, b.graph.n, (m + 63) // 64,
-            ctypes.c_longlong(steps), ptr(trace), ptr(ntrace), ctypes.c_longlong(4096))
-    if threads is None:
-        lib.host_steps(*args)
-    else:
-        lib.host_steps_threads(threads, *args)
+    """``steps`` steps of every chain of ``b`` by a host build in one call (no population),
+    on copies of its arrays."""
     out = BatchAnnealer.__new__(BatchAnnealer)
-    out.adjs, out.bests, out.sts, out.scs, out.fls = adjs, bests, sts, scs, fls
-    return out, trace[:ntrace[0]]
+    out.adjs, out.bests = b.adjs.copy(), b.bests.copy()
+    out.sts, out.scs, out.fls = b.sts.copy(), b.scs.copy(), b.fls.copy()
+    out.fls[:, 2] = frac  # FL.TIME_FRAC, as BatchAnnealer.run sets it
+    trace = np.zeros((4096, len(TRACE_COLUMNS) - 1))
+    rows = HostChains(lib, b.evaluator, threads).anneal_chains(
+        out.adjs, out.bests, out.sts, out.scs, out.fls, b.params, b.reach, steps, trace)
+    return out, trace[:rows]
 
 
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS,
@@ -216,36 +239,6 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
     got, trace = _host_steps(threaded_build, start, 400, frac, threads=threads)
     want = ref.run(400, time_frac=frac)
     _same(got, ref, trace, want)
-
-
-class HostChains:
-    """A CPU evaluator whose ``anneal_chains`` is the host build's: the interface that
-    gpu-bitset's ``chains: device`` offers :class:`BatchAnnealer`, without a GPU."""
-
-    chains = "device"
-
-    def __init__(self, lib, ev):
-        self._lib, self._ev = lib, ev
-
-    def __getattr__(self, name):
-        return getattr(self._ev, name)
-
-    def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace):
-        ptr = lambda a: a.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
-        a32 = np.ascontiguousarray(adjs, dtype=np.int32)
-        b32 = np.ascontiguousarray(bests, dtype=np.int32)
-        rc = None if reach is None else np.ascontiguousarray(reach, dtype=np.int32)
-        rows = np.zeros((max(len(trace), 1), trace.shape[1]))
-        ntrace = np.zeros(1, dtype=np.int64)
-        m, d = adjs.shape[1:]
-        self._lib.host_steps(adjs.shape[0], ptr(a32), ptr(b32), ptr(sts), ptr(scs), ptr(fls),
-                             ptr(params), None if rc is None else ptr(rc), m, d, self._ev.n,
-                             (m + 63) // 64, ctypes.c_longlong(nsteps), ptr(rows), ptr(ntrace),
-                             ctypes.c_longlong(len(trace)))
-        adjs[...] = a32
-        bests[...] = b32
-        trace[:ntrace[0]] = rows[:ntrace[0]]
-        return int(ntrace[0])
 
 
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])

@@ -182,8 +182,6 @@ class GpuBitsetEvaluator(GpuEvaluator):
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
         self._allocate(d)
-        if chains not in ("host", "device"):
-            raise GolfError(f"gpu-bitset chains must be host or device, not {chains!r}")
         self.chains = chains
         self.chain_threads = chain_threads
         if chains == "device" and not self.chains_fit():
@@ -220,6 +218,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         place; ``params`` and ``reach`` shared), without returning to the host: one block a
         chain runs golf.anneal's steps (move, score, decision, undo) in shared memory. Chain 0
         writes its trace rows into ``trace``; returns how many."""
+        from golf.anneal import P
+
         cp = self.cp
         if self._k_anneal is None:
             self._k_anneal = load_module(ANNEAL_FILES).get_function("anneal_chains")
@@ -232,8 +232,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         d_params = cp.asarray(params)
         has_reach = reach is not None
         d_reach = cp.asarray(np.asarray(reach if has_reach else [0], dtype=np.int32))
-        cap = int(trace.shape[0])
-        d_trace = cp.zeros((max(cap, 1), trace.shape[1]), dtype=cp.float64)
+        # the rows chain 0 can write in nsteps steps, at most the room left in trace
+        cap = min(int(trace.shape[0]), int(nsteps) // int(params[P.TRACE_EVERY]) + 1)
+        d_trace = cp.empty((max(cap, 1), trace.shape[1]), dtype=cp.float64)
         d_ntrace = cp.zeros(1, dtype=cp.int64)
         nt = self._chain_threads()
         self._k_anneal((K,), (nt,), (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach,

@@ -315,7 +315,7 @@ class Search:
 
     def _annealer(self, graph, ev, seed):
         from golf.anneal import Annealer, search_options
-        from golf.population import BatchAnnealer
+        from golf.population import BatchAnnealer, chains_on_device
 
         s, o = self.cfg["search"], self.cfg["output"]
         if s["method"] == "tabu":
@@ -323,7 +323,7 @@ class Search:
                                     bounds=self.bounds)
         kw = dict(steps=self.phases.annealer_steps(), seed=seed, trace_every=o["trace_every"],
                   bounds=self.bounds, reach=self.problem.reach(), **search_options(s))
-        if s["batch"] > 1 or getattr(ev, "chains", "host") == "device":
+        if s["batch"] > 1 or chains_on_device(ev):
             par = self.cfg["parallel"]
             return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
                                  population_every=s["population_every"], ladder=s["ladder"],
