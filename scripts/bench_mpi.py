@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import ROOT, header, new_record, save, table
+from benchlib import ROOT, header, new_record, repo_env, save, table
 
 SPLIT_CASES = [(65536, 6, 1), (1000000, 32, 25000)]
 LAYOUTS = [(1, 1), (2, 1), (1, 2)]  # (ranks, threads per rank)
@@ -95,7 +95,7 @@ def main(argv=None):
     for n, d, g in SPLIT_CASES:
         reps = 3 if n * d >= 393216 and g == 1 else args.reps
         for ranks, threads in LAYOUTS:
-            env = dict(os.environ, NUMBA_NUM_THREADS=str(threads), PYTHONPATH=ROOT)
+            env = repo_env(NUMBA_NUM_THREADS=str(threads))
             cmd = (mpiexec(ranks) if ranks > 1 else []) + [
                 sys.executable, __file__, "--worker", str(n), str(d), str(g), str(reps)]
             out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)

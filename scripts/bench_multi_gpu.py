@@ -37,6 +37,18 @@ def markdown(record) -> str:
                      f"{r['aspl']:.6f}", f"{r['excess_ratio']:.3f}",
                      f"{r['evaluations_per_s']:,.0f}", r["date"][:10], r["machine"])
                     for r in rows])
+    lines += ["", "Single seed (`search.seed`) per run; a run's result varies with its seed.", ""]
+    by_pair = {}
+    for r in rows:
+        by_pair.setdefault(r["name"], {})[r["ranks"]] = r
+    for name, runs in by_pair.items():
+        one = runs.get(1)
+        for ranks, r in sorted(runs.items()):
+            if one is None or ranks == 1:
+                continue
+            verdict = "beat" if r["aspl"] < one["aspl"] else "did not beat"
+            lines.append(f"- ({r['n']}, {r['d']}): {ranks} GPUs {verdict} 1 GPU "
+                         f"(excess ratio {r['excess_ratio']:.3f} vs {one['excess_ratio']:.3f}).")
     lines += ["", "Commands:", ""]
     lines += [f"- {r['name']}, {r['ranks']} ranks: `{r['command']}`; evaluator {r['evaluator']}"
               for r in rows]
@@ -52,8 +64,18 @@ def main(argv=None):
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting for every run (repeatable)")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "multi_gpu"))
+    p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of runs made "
+                   "elsewhere to merge into --out; runs nothing")
     args = p.parse_args(argv)
     record = load(args.out) or new_record(rows={})
+    if args.merge:
+        for path in args.merge:
+            other = load(path[:-5] if path.endswith(".json") else path)
+            record["rows"].update(other["rows"])
+            record.update({k: other[k] for k in ("date", "machine", "config") if k in other})
+        record["command"] = " ".join(["python"] + sys.argv)
+        save(args.out, record, markdown(record))
+        return
     mach = machine()
     try:
         import cupy as cp

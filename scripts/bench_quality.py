@@ -25,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import (ROOT, describe_machine, header, load, machine, new_record, run_problem,
-                      save, table)
+from benchlib import (ROOT, describe_machine, header, load, machine, new_record, repo_env,
+                      run_problem, save, table)
 
 from golf.lower_bounds import moore_bounds
 from golf.run.outputs import submission_name
@@ -56,7 +56,7 @@ def row_of(name, s, rd, target, ranks, folder):
     aspl, diam = s["best"]["aspl"], s["best"]["diameter"]
     os.makedirs(folder, exist_ok=True)
     subprocess.run([sys.executable, "-m", "golf", "export", rd, "-o", folder + os.sep, "--gzip"],
-                   check=True, capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+                   check=True, capture_output=True, cwd=ROOT, env=repo_env())
     file = os.path.join(folder, submission_name(n, d, diam, s["best"]["total"]) + ".gz")
     c = s["config"]
     return {"name": name, "n": n, "d": d, "g": c["problem"]["g"], "seconds": s["seconds"],

