@@ -119,11 +119,12 @@ def repo_env(**extra) -> dict:
 
 
 def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
-                cpu_only: bool = True, sets=()) -> tuple[dict, str]:
+                cpu_only: bool = True, sets=(), gpu=None) -> tuple[dict, str]:
     """Run one problem of a config (``golf run CONFIG --only NAME``, plus ``--set`` of each
     ``KEY=VALUE`` in ``sets``) for ``seconds`` in the folder ``tmp``, under ``mpiexec -n
     RANKS`` when ``ranks > 1`` (one chain a rank, one thread each with ``cpu_only``, which
-    also hides the GPUs); returns its summary.json and its run folder."""
+    also hides the GPUs; ``gpu``: the one GPU it sees); returns its summary.json and its run
+    folder."""
     import shutil
 
     cmd = [sys.executable, "-m", "golf", "run", config, "--only", name, "--quiet", "--force",
@@ -137,6 +138,8 @@ def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
         extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
         cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
     env = repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="") if cpu_only else repo_env()
+    if gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = str(gpu)
     subprocess.run(cmd, check=True, cwd=ROOT, env=env)
     import yaml
 
