@@ -17,6 +17,13 @@ settings.load_profile("golf")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def repo_env(**extra) -> dict:
+    """This environment for a subprocess, with the repository first on PYTHONPATH (what it
+    held stays after it, e.g. a folder of packages) and ``extra`` set."""
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p)
+    return dict(os.environ, PYTHONPATH=path, **extra)
+
+
 def run_golf(*args, check=False, env=None, timeout=300):
     """Run the ``golf`` command in a subprocess (the real entry point)."""
     e = dict(os.environ)

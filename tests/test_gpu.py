@@ -247,13 +247,12 @@ def _two_gpus_reason():
 
 @pytest.mark.skipif(_two_gpus_reason() is not None, reason=_two_gpus_reason() or "")
 def test_one_rank_per_gpu_split_and_chains(tmp_path):
-    import os
     import subprocess
     import sys
 
-    from conftest import ROOT, mpiexec_cmd
+    from conftest import ROOT, mpiexec_cmd, repo_env
 
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = repo_env()
     edges = tmp_path / "g.edges"
     run_golf("random", 20000, 6, "--g", 4, "--seed", 2, "-o", edges, check=True)
     single = json.loads(run_golf("eval", edges, "--g", 4, "--backend", "gpu-bitset", "--json",

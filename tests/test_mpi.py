@@ -3,7 +3,6 @@ with --allow-run-as-root --oversubscribe). Skipped, with the reason, when mpiexe
 is missing."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,8 @@ import pytest
 from golf.io import read_edges
 from golf.run import load_checkpoint
 
-from conftest import ROOT, cpu_split_backends, mpiexec_cmd, run_golf, signal_after
+from conftest import (ROOT, cpu_split_backends, mpiexec_cmd, repo_env, run_golf,
+                      signal_after)
 from naive import apsp_score
 
 pytestmark = [pytest.mark.mpi,
@@ -25,7 +25,7 @@ SCRIPTS = Path(__file__).parent / "mpi_scripts"
 
 def mpirun(n, *args, timeout=240, **kw):
     # each rank uses one thread: the CI machine has two cores
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    env = repo_env(NUMBA_NUM_THREADS="1")
     return subprocess.run(mpiexec_cmd(n) + list(map(str, args)), capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT, env=env, **kw)
 
@@ -145,7 +145,7 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5}}
 
 def test_chains_checkpoint_resume_with_the_same_ranks(tmp_path):
     p = config(tmp_path, "chains", steps=2_000_000)
-    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    env = repo_env(NUMBA_NUM_THREADS="1")
     proc = subprocess.Popen(mpiexec_cmd(2) + [sys.executable, "-m", "golf", "run", str(p),
                                               "--quiet"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

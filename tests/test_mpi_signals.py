@@ -10,7 +10,6 @@ whole checkpoint (:mod:`golf.run.driver`'s docstring).
 """
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import pytest
 
 from golf.run import load_checkpoint
 
-from conftest import ROOT, mpiexec_cmd
+from conftest import ROOT, mpiexec_cmd, repo_env
 
 pytestmark = [pytest.mark.mpi,
               pytest.mark.skipif(mpiexec_cmd(2) is None,
@@ -28,7 +27,7 @@ pytestmark = [pytest.mark.mpi,
 
 # a few seconds of steps on two loaded cores, so that the moments below come before the end
 STEPS = {"chains": 400_000, "evaluator": 300_000}
-ENV = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+ENV = repo_env(NUMBA_NUM_THREADS="1")
 KEYS = ("best", "steps", "evaluations", "accepted", "start", "temperatures")
 
 
