@@ -11,7 +11,7 @@ product of all of them), with ``--set`` settings common to all. ``--budget`` sto
 that would end after that many seconds (a device call's limit). Writes ``<out>.json`` and
 ``<out>.md`` (default ``results/gpu/tune``): each run's settings, diameter, ASPL, excess ratio,
 evaluations a second in all and a chain. A run already in the record (same pair, seconds and
-settings) is not run again, so a grid can be spread over several calls. ``--cpu`` runs on the
+and settings, common ones included) is not run again, so a grid can be spread over several calls. ``--cpu`` runs on the
 CPU instead (one run a worker, ``--workers`` at a time), e.g. to check the script.
 """
 
@@ -66,7 +66,8 @@ def markdown(record) -> str:
     lines += table(["pair", "seconds", "settings", "D", "ASPL", "excess ratio",
                     "evaluations/s", "a chain", "machine"],
                    [(f"({r['n']}, {r['d']})", f"{r['seconds']:.0f}",
-                     " ".join(f"`{s}`" for s in r["settings"]) or "(config)", r["diameter"],
+                     " ".join(f"`{s}`" for s in r["common"] + r["settings"]) or "(config)",
+                     r["diameter"],
                      f"{r['aspl']:.6f}", f"{r['excess_ratio']:.3f}",
                      f"{r['evaluations_per_s']:,.0f}",
                      f"{r['evaluations_per_s'] / r['batch']:,.0f}", r["machine"])
@@ -106,7 +107,7 @@ def main(argv=None):
         slots = list(range(cp.cuda.runtime.getDeviceCount()))[:args.workers or None]
     record = load(args.out) or new_record(rows={})
     jobs = [(name, settings) for name in names for settings in combos(parse_grid(args.grid))
-            if key_of(name, args.seconds, settings) not in record["rows"]]
+            if key_of(name, args.seconds, [*args.set, *settings]) not in record["rows"]]
     print(f"{len(jobs)} runs of {args.seconds:g} s on {len(slots)} "
           f"{'workers' if args.cpu else 'GPUs'}", flush=True)
     free = list(slots)
@@ -139,7 +140,7 @@ def main(argv=None):
                "date": fresh["date"], "command": fresh["command"],
                "machine": describe_machine(mach), "commit": mach.get("commit")}
         with lock:
-            record["rows"][key_of(name, args.seconds, settings)] = row
+            record["rows"][key_of(name, args.seconds, [*args.set, *settings])] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach,
                           config=os.path.relpath(args.config, ROOT))
             save(args.out, record, markdown(record))
