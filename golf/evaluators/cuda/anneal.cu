@@ -330,17 +330,32 @@ GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
 }
 
 // ---- the score (golf.evaluators.bitset's result for all m base sources at once) -----------
-// Block-wide sum and AND through red[0 .. nt) (nt a power of two; red must be free on entry).
+// Block-wide sum or AND of every thread's x, through red[0 .. nt) (nt a power of two, at least
+// 32; red must be free on entry and is free again on return). On the GPU: within each warp by
+// shuffles, then every thread combines the warps' partials (two barriers a reduction); in a
+// host build: a tree through red (the same exact result: sums and ANDs of integers).
+GOLF_HD inline u64 combine(u64 a, u64 b, bool is_and) { return is_and ? (a & b) : (a + b); }
+
 GOLF_HD inline u64 block_reduce(u64 x, u64* red, int tid, int nt, bool is_and) {
+#if defined(__CUDA_ARCH__)
+    for (int o = 16; o > 0; o >>= 1) x = combine(x, __shfl_xor_sync(FULL, x, o), is_and);
+    if ((tid & 31) == 0) red[tid >> 5] = x;
+    __syncthreads();
+    x = red[0];
+    for (int w = 1; w < (nt >> 5); w++) x = combine(x, red[w], is_and);
+    __syncthreads();
+    return x;
+#else
     red[tid] = x;
     GOLF_SYNC();
     for (int s = nt >> 1; s > 0; s >>= 1) {
-        if (tid < s) red[tid] = is_and ? (red[tid] & red[tid + s]) : (red[tid] + red[tid + s]);
+        if (tid < s) red[tid] = combine(red[tid], red[tid + s], is_and);
         GOLF_SYNC();
     }
     u64 r = red[0];
     GOLF_SYNC();
     return r;
+#endif
 }
 
 // out = [eccentricity (levels), distance sum over the base sources, sources at that
