@@ -117,7 +117,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         runs many steps a launch, moves and decisions included: ``cuda/anneal.cu``; needs the
         matrices of all base sources in one block's shared memory)
     chain_threads : int, optional — threads of a chain's block with ``chains: device`` (a
-        power of two; default about one a row word, 32 to 256)
+        power of two up to 512; default about one a row word, 32 to 256)
     """
 
     name = "gpu-bitset"
@@ -134,8 +134,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         "scatter": Spec("int?", None, (0, INF), "an integer >= 0, or null"),
         "late": Spec("float?", None, (0, 1), "a number from 0 to 1, or null"),
         "chains": Spec("choice", "host", ("host", "device"), "host or device"),
-        "chain_threads": Spec("choice?", None, (32, 64, 128, 256, 512, 1024),
-                              "32, 64, 128, 256, 512 or 1024, or null"),
+        "chain_threads": Spec("choice?", None, (32, 64, 128, 256, 512),
+                              "32, 64, 128, 256 or 512, or null"),
     }
     supports = Capabilities(batched=True, mpi_split=True, gpu=True)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use

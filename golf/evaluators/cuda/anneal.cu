@@ -54,28 +54,28 @@ GOLF_HD inline double rng_random(u64* s) {
     return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-GOLF_HD inline i64 rng_below(u64* s, i64 k) { return (i64)(rng_random(s) * (double)k); }
+GOLF_HD inline int rng_below(u64* s, int k) { return (int)(rng_random(s) * (double)k); }
 
 // Python's modulo (non-negative for n > 0)
-GOLF_HD inline i64 pmod(i64 a, i64 n) {
-    i64 r = a % n;
+GOLF_HD inline int pmod(int a, int n) {
+    int r = a % n;
     return r < 0 ? r + n : r;
 }
 
 // ---- grid length limit (golf.grid.Grid.reach layout) --------------------------------------
-GOLF_HD inline bool beyond(const int* reach, i64 u, i64 v) {
-    i64 dx = reach[3 + 2 * u] - reach[3 + 2 * v], dy = reach[4 + 2 * u] - reach[4 + 2 * v];
+GOLF_HD inline bool beyond(const int* reach, int u, int v) {
+    int dx = reach[3 + 2 * u] - reach[3 + 2 * v], dy = reach[4 + 2 * u] - reach[4 + 2 * v];
     return (dx >= 0 ? dx : -dx) + (dy >= 0 ? dy : -dy) > reach[0];
 }
 
-GOLF_HD inline i64 cell_step(const int* reach, i64 n, i64 v, i64 dx, i64 dy) {
-    i64 w = reach[1], x = reach[3 + 2 * v] + dx, y = reach[4 + 2 * v] + dy;
+GOLF_HD inline int cell_step(const int* reach, int n, int v, int dx, int dy) {
+    int w = reach[1], x = reach[3 + 2 * v] + dx, y = reach[4 + 2 * v] + dy;
     if (x < 0 || x >= w || y < 0 || y >= reach[2]) return -1;
     return reach[3 + 2 * n + y * w + x];
 }
 
-GOLF_HD inline i64 near_cell(const int* reach, i64 n, i64 a, u64* st) {
-    i64 r = reach[0], dx, dy;
+GOLF_HD inline int near_cell(const int* reach, int n, int a, u64* st) {
+    int r = reach[0], dx, dy;
     while (true) {
         dx = rng_below(st, 2 * r + 1) - r;
         dy = rng_below(st, 2 * r + 1) - r;
@@ -85,8 +85,8 @@ GOLF_HD inline i64 near_cell(const int* reach, i64 n, i64 a, u64* st) {
 }
 
 // ---- symmetric swaps (golf.moves) ---------------------------------------------------------
-GOLF_HD inline int orbit_slots(i64 u, i64 w, i64 n, i64 m, i64* rows, i64* vals, int k) {
-    i64 iu = u % m, wv = pmod(w - (u - iu), n), iw = w % m, uv = pmod(u - (w - iw), n);
+GOLF_HD inline int orbit_slots(int u, int w, int n, int m, int* rows, int* vals, int k) {
+    int iu = u % m, wv = pmod(w - (u - iu), n), iw = w % m, uv = pmod(u - (w - iw), n);
     rows[k] = iu;
     vals[k] = wv;
     k++;
@@ -98,7 +98,7 @@ GOLF_HD inline int orbit_slots(i64 u, i64 w, i64 n, i64 m, i64* rows, i64* vals,
     return k;
 }
 
-GOLF_HD inline int add_orbit(i64* rows, i64* vals, int k, const i64* orows, const i64* ovals,
+GOLF_HD inline int add_orbit(int* rows, int* vals, int k, const int* orows, const int* ovals,
                              int ok) {
     for (int p = 0; p < k; p++)
         if (rows[p] == orows[0] && vals[p] == ovals[0]) return k;
@@ -110,18 +110,18 @@ GOLF_HD inline int add_orbit(i64* rows, i64* vals, int k, const i64* orows, cons
     return k;
 }
 
-GOLF_HD inline int find_slot(const int* adj, int d, i64 r, i64 val) {
+GOLF_HD inline int find_slot(const int* adj, int d, int r, int val) {
     for (int j = 0; j < d; j++)
         if (adj[r * d + j] == val) return j;
     return -1;
 }
 
 // undo: [0] count, [1 + 3p ..] (row, slot, old value)
-GOLF_HD bool try_swap(int* adj, int m, int d, i64 n, i64 a, i64 b, i64 c, i64 e, i64 x1,
-                      i64 y1, i64 x2, i64 y2, i64* undo, const int* reach) {
+GOLF_HD bool try_swap(int* adj, int m, int d, int n, int a, int b, int c, int e, int x1,
+                      int y1, int x2, int y2, i64* undo, const int* reach) {
     if (x1 == y1 || x2 == y2) return false;
     if (reach && (beyond(reach, x1, y1) || beyond(reach, x2, y2))) return false;
-    i64 rr[4], rv[4], ar[4], av[4], tr[2], tv[2], pos[4];
+    int rr[4], rv[4], ar[4], av[4], tr[2], tv[2], pos[4];
     int used[4];
     int nr = orbit_slots(a, b, n, m, rr, rv, 0);
     int nt = orbit_slots(c, e, n, m, tr, tv, 0);
@@ -148,7 +148,7 @@ GOLF_HD bool try_swap(int* adj, int m, int d, i64 n, i64 a, i64 b, i64 c, i64 e,
         pos[p] = j;
     }
     for (int p = 0; p < na; p++) {
-        i64 r = ar[p];
+        int r = ar[p];
         for (int j = 0; j < d; j++) {
             if (adj[r * d + j] == av[p]) {
                 bool freed = false;
@@ -161,7 +161,7 @@ GOLF_HD bool try_swap(int* adj, int m, int d, i64 n, i64 a, i64 b, i64 c, i64 e,
     for (int q = 0; q < 4; q++) used[q] = 0;
     undo[0] = nr;
     for (int p = 0; p < nr; p++) {
-        i64 r = rr[p];
+        int r = rr[p];
         for (int q = 0; q < na; q++) {
             if (used[q] == 0 && ar[q] == r) {
                 used[q] = 1;
@@ -176,55 +176,55 @@ GOLF_HD bool try_swap(int* adj, int m, int d, i64 n, i64 a, i64 b, i64 c, i64 e,
     return true;
 }
 
-GOLF_HD inline bool swap_at(int* adj, int m, int d, i64 n, i64 s1, i64 s2, i64 t, i64 flip,
+GOLF_HD inline bool swap_at(int* adj, int m, int d, int n, int s1, int s2, int t, int flip,
                             i64* undo, const int* reach) {
-    i64 b = adj[s1], e = adj[s2];
+    int b = adj[s1], e = adj[s2];
     if (b < 0 || e < 0) return false;
-    i64 a = s1 / d, c = s2 / d + t * m;
+    int a = s1 / d, c = s2 / d + t * m;
     e = (e + t * m) % n;
     if (flip == 0) return try_swap(adj, m, d, n, a, b, c, e, a, c, b, e, undo, reach);
     return try_swap(adj, m, d, n, a, b, c, e, a, e, b, c, undo, reach);
 }
 
-GOLF_HD bool propose_swap(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* undo,
+GOLF_HD bool propose_swap(int* adj, int m, int d, int n, int g, u64* st, i64* undo,
                           const int* reach) {
     if (d == 0) return false;
     for (int k = 0; k < TRIES; k++) {
-        i64 s1 = rng_below(st, m) * d;
+        int s1 = rng_below(st, m) * d;
         s1 += rng_below(st, d);
         if (reach) {
-            i64 c = near_cell(reach, n, s1 / d, st);
+            int c = near_cell(reach, n, s1 / d, st);
             if (c < 0) continue;
-            i64 s2 = (c % m) * d + rng_below(st, d);
+            int s2 = (c % m) * d + rng_below(st, d);
             if (swap_at(adj, m, d, n, s1, s2, c / m, 0, undo, reach)) return true;
             continue;
         }
-        i64 s2 = rng_below(st, m) * d;
+        int s2 = rng_below(st, m) * d;
         s2 += rng_below(st, d);
-        i64 t = rng_below(st, g);
-        i64 flip = rng_below(st, 2);
+        int t = rng_below(st, g);
+        int flip = rng_below(st, 2);
         if (swap_at(adj, m, d, n, s1, s2, t, flip, undo, reach)) return true;
     }
     return false;
 }
 
-GOLF_HD bool propose_voltage(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* undo,
+GOLF_HD bool propose_voltage(int* adj, int m, int d, int n, int g, u64* st, i64* undo,
                              const int* reach) {
     if (d == 0 || g < 2) return false;
     for (int k = 0; k < TRIES; k++) {
-        i64 i = rng_below(st, m);
-        i64 j = rng_below(st, d);
-        i64 t = 1 + rng_below(st, g - 1);
-        i64 b = adj[i * d + j];
+        int i = rng_below(st, m);
+        int j = rng_below(st, d);
+        int t = 1 + rng_below(st, g - 1);
+        int b = adj[i * d + j];
         if (b < 0) continue;
-        i64 b2 = (b + t * m) % n;
+        int b2 = (b + t * m) % n;
         if (b % m == i && b2 == pmod(2 * i - b, n)) continue;  // one orbit seen from both ends
         if (try_swap(adj, m, d, n, i, b, i, b, i, b2, i, b2, undo, reach)) return true;
     }
     return false;
 }
 
-GOLF_HD bool propose_move(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* undo,
+GOLF_HD bool propose_move(int* adj, int m, int d, int n, int g, u64* st, i64* undo,
                           i64 voltage_permille, const int* reach) {
     if (voltage_permille > 0 && g > 1 && rng_below(st, 1000) < voltage_permille)
         if (propose_voltage(adj, m, d, n, g, st, undo, reach)) return true;
@@ -232,8 +232,8 @@ GOLF_HD bool propose_move(int* adj, int m, int d, i64 n, i64 g, u64* st, i64* un
 }
 
 GOLF_HD inline void undo_swap(int* adj, int d, i64* undo) {
-    for (i64 p = undo[0] - 1; p >= 0; p--) adj[undo[1 + 3 * p] * d + undo[2 + 3 * p]] =
-        (int)undo[3 + 3 * p];
+    for (int p = (int)undo[0] - 1; p >= 0; p--)
+        adj[(int)undo[1 + 3 * p] * d + (int)undo[2 + 3 * p]] = (int)undo[3 + 3 * p];
     undo[0] = 0;
 }
 
@@ -258,13 +258,20 @@ GOLF_HD inline double progress(const i64* sc, const double* fl, const i64* param
     return fl[FL_TIME_FRAC] < 1.0 ? fl[FL_TIME_FRAC] : 1.0;
 }
 
-// 1: score the moved graph with level cap *maxlev; 0: no valid move (step over); -1: stopped
-GOLF_HD int begin_step(int* adj, int m, int d, i64 n, u64* st, i64* sc, double* fl,
-                       const i64* params, i64* undo, const int* reach, i64* maxlev) {
+// 1: score the moved graph with level cap *maxlev; 0: no valid move (step over); -1: stopped.
+// *tfrac: the fraction of the schedule that fl[FL_T] was last computed for in this launch
+// (negative: none), so that a run by time, whose fraction stays put during a launch, takes
+// one pow a launch instead of one a step (the same value: pow of the same arguments)
+GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* fl,
+                       const i64* params, i64* undo, const int* reach, i64* maxlev,
+                       double* tfrac) {
     if (reached_limit(sc, params)) return -1;
     double frac = progress(sc, fl, params);
     fl[FL_FRAC] = frac;
-    fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], frac);
+    if (frac != *tfrac) {
+        fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], frac);
+        *tfrac = frac;
+    }
     if (!propose_move(adj, m, d, n, params[P_G], st, undo, params[P_VOLTAGE], reach)) {
         sc[SC_STEP]++;
         sc[SC_FAILED]++;
@@ -312,9 +319,16 @@ GOLF_HD bool take_move(const i64* out, i64* sc, const i64* params) {
     return false;
 }
 
+// a trace row when the step count is a multiple of params[P_TRACE_EVERY]; *next: the
+// smallest such multiple not yet passed (kept so that a step takes no 64-bit division)
 GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
-                             const double* fl, const i64* params) {
-    if (sc[SC_STEP] % params[P_TRACE_EVERY] == 0 && ntrace < cap) {
+                             const double* fl, const i64* params, i64* next) {
+    i64 step = sc[SC_STEP];
+    if (step < *next) return ntrace;
+    while (*next < step) *next += params[P_TRACE_EVERY];  // steps without a move passed it
+    if (step != *next) return ntrace;
+    *next += params[P_TRACE_EVERY];
+    if (ntrace < cap) {
         double* row = trace + ntrace * TRACE_COLS;
         row[0] = (double)sc[SC_STEP];
         row[1] = fl[FL_T];
@@ -331,19 +345,22 @@ GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
 
 // ---- the score (golf.evaluators.bitset's result for all m base sources at once) -----------
 // Block-wide sum or AND of every thread's x, through red[0 .. nt) (nt a power of two, at least
-// 32; red must be free on entry and is free again on return). On the GPU: within each warp by
-// shuffles, then every thread combines the warps' partials (two barriers a reduction); in a
-// host build: a tree through red (the same exact result: sums and ANDs of integers).
+// 32). On the GPU: within each warp by shuffles, then every thread combines the warps'
+// partials, which reduction `par` (0 or 1) keeps in its half of red: one barrier a reduction,
+// as no thread can write a half again before every thread has passed the barrier of the
+// reduction in between, that is, has read it (callers alternate par, and a block barrier
+// separates their last reduction from the next caller's first). In a host build: a tree
+// through red (three barriers; the same exact result: sums and ANDs of integers).
 GOLF_HD inline u64 combine(u64 a, u64 b, bool is_and) { return is_and ? (a & b) : (a + b); }
 
-GOLF_HD inline u64 block_reduce(u64 x, u64* red, int tid, int nt, bool is_and) {
+GOLF_HD inline u64 block_reduce(u64 x, u64* red, int tid, int nt, bool is_and, int par) {
 #if defined(__CUDA_ARCH__)
     for (int o = 16; o > 0; o >>= 1) x = combine(x, __shfl_xor_sync(FULL, x, o), is_and);
+    red += par * (nt >> 1);  // nt / 2 >= nt / 32 words a half
     if ((tid & 31) == 0) red[tid >> 5] = x;
     __syncthreads();
     x = red[0];
     for (int w = 1; w < (nt >> 5); w++) x = combine(x, red[w], is_and);
-    __syncthreads();
     return x;
 #else
     red[tid] = x;
@@ -367,7 +384,10 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
     GOLF_SYNC();
     i64 total = (i64)items * 64, reached = (i64)ns + (i64)n * ((i64)W * 64 - ns);
     i64 dist = total - reached, level = 0;
-    int status = ST_OK;
+    int status = ST_OK, par = 0;
+    // this thread's items are idx = tid, tid + nt, ...; with one word a row (W == 1) the row
+    // v = idx and its base row i = v mod m advance by nt and nt mod m, without a division
+    u32 i_first = W == 1 ? (u32)tid % (u32)m : 0u, i_step = W == 1 ? (u32)nt % (u32)m : 0u;
     while (reached < total) {
         if (maxlev > 0 && level == maxlev) {
             status = ST_EXCEEDED;
@@ -375,13 +395,25 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
         }
         level++;
         u64 local = 0;
+        u32 i = i_first;
         for (u32 idx = tid; idx < items; idx += nt) {
-            u32 v = idx / W, w = idx - v * W, i = v % (u32)m;
+            u32 v = idx, w = 0;
+            if (W == 1) {
+                if (idx != (u32)tid) {
+                    i += i_step;
+                    if (i >= (u32)m) i -= (u32)m;
+                }
+            } else {
+                v = idx / W;
+                w = idx - v * W;
+                i = v % (u32)m;
+            }
             u64 acc = next_word(A, adj + (i64)i * d, d, v - i, (u32)n, (u32)W, v, w);
             B[idx] = acc;
             local += GOLF_POPC(acc);
         }
-        i64 cnt = (i64)block_reduce(local, red, tid, nt, false);
+        i64 cnt = (i64)block_reduce(local, red, tid, nt, false, par);
+        par ^= 1;
         if (cnt == reached) {
             status = ST_DISCONNECTED;
             break;
@@ -400,7 +432,8 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
             for (int w = 0; w < W; w++) {
                 u64 acc = ~0ULL;
                 for (u32 v = tid; v < (u32)n; v += nt) acc &= B[v * W + w];
-                n_at += GOLF_POPC(~block_reduce(acc, red, tid, nt, true));
+                n_at += GOLF_POPC(~block_reduce(acc, red, tid, nt, true, par));
+                par ^= 1;
             }
         }
     }
@@ -414,12 +447,11 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
 }
 
 // ---- a chain's steps and the kernel ------------------------------------------------------
-// What a block keeps in shared memory besides the matrices (todo is double-buffered: thread 0
-// writes step s's value while no thread can still read step s-2's)
+// What the threads of a block share besides the matrices: what thread 0 decides for them
+// (todo is double-buffered: thread 0 writes step s's value while no thread can still read
+// step s-2's), the score and the undo record
 struct ChainState {
-    u64 st[4];
-    i64 sc[NSC], undo[16], out[4], maxlev;
-    double fl[NFL];
+    i64 undo[16], out[4], maxlev;
     int todo[2], best_now;
 };
 
@@ -428,36 +460,48 @@ struct ChainState {
 // (m x d), best graph bests[k], RNG sts[k] (4), counters scs[k] (NSC) and floats fls[k]
 // (NFL); params (NP) and reach (grids, else null) are shared by all chains. Chain 0 writes
 // trace rows (TRACE_COLS doubles) at trace[*ntrace ..], up to cap rows. A, B: n W words each,
-// red: nt words, adj: m d ints, cs: the chain's state (all shared by the block).
+// red: nt words, adj: m d ints, cs: the block's shared state. Thread 0 takes every decision;
+// it keeps the RNG, the counters, the floats and the parameters in its own (fixed-index)
+// arrays, registers on the GPU, for the whole launch.
 GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
+        double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
         i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
         ChainState& cs) {
     int* gadj = adjs + (i64)k * m * d;
     int* gbest = bests + (i64)k * m * d;
+    u64 st[4];
+    i64 sc[NSC], params[NP];
+    double fl[NFL], tfrac = -1.0;
     for (int i = tid; i < m * d; i += nt) adj[i] = gadj[i];
-    for (int i = tid; i < 4; i += nt) cs.st[i] = sts[4 * (i64)k + i];
-    for (int i = tid; i < NSC; i += nt) cs.sc[i] = scs[(i64)NSC * k + i];
-    for (int i = tid; i < NFL; i += nt) cs.fl[i] = fls[(i64)NFL * k + i];
-    i64 nrow = (tid == 0 && k == 0) ? *ntrace : 0;
+    if (tid == 0) {
+        for (int i = 0; i < 4; i++) st[i] = sts[4 * (i64)k + i];
+        for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * k + i];
+        for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * k + i];
+        for (int i = 0; i < NP; i++) params[i] = gparams[i];
+    }
+    i64 nrow = (tid == 0 && k == 0) ? *ntrace : 0, next_row = 0;
+    if (tid == 0 && k == 0) {
+        i64 every = params[P_TRACE_EVERY];
+        next_row = (sc[SC_STEP] + every - 1) / every * every;
+    }
     GOLF_SYNC();
     for (i64 s = 0; s < nsteps; s++) {
         int b = (int)(s & 1);
         if (tid == 0)
-            cs.todo[b] = begin_step(adj, m, d, n, cs.st, cs.sc, cs.fl, params, cs.undo, reach,
-                                    &cs.maxlev);
+            cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach,
+                                    &cs.maxlev, &tfrac);
         GOLF_SYNC();
         if (cs.todo[b] <= 0) continue;
         score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
         if (tid == 0) {
-            cs.sc[SC_EVALS]++;
+            sc[SC_EVALS]++;
             cs.best_now = 0;
-            if (accept_move(cs.out, cs.st, cs.sc, cs.fl, params))
-                cs.best_now = take_move(cs.out, cs.sc, params) ? 1 : 0;
+            if (accept_move(cs.out, st, sc, fl, params))
+                cs.best_now = take_move(cs.out, sc, params) ? 1 : 0;
             else
                 undo_swap(adj, d, cs.undo);
-            cs.sc[SC_STEP]++;
-            if (k == 0) nrow = trace_row(trace, nrow, cap, cs.sc, cs.fl, params);
+            sc[SC_STEP]++;
+            if (k == 0) nrow = trace_row(trace, nrow, cap, sc, fl, params, &next_row);
         }
         GOLF_SYNC();
         if (cs.best_now) {  // the same for every thread
@@ -467,15 +511,18 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
     }
     GOLF_SYNC();
     for (int i = tid; i < m * d; i += nt) gadj[i] = adj[i];
-    for (int i = tid; i < 4; i += nt) sts[4 * (i64)k + i] = cs.st[i];
-    for (int i = tid; i < NSC; i += nt) scs[(i64)NSC * k + i] = cs.sc[i];
-    for (int i = tid; i < NFL; i += nt) fls[(i64)NFL * k + i] = cs.fl[i];
-    if (tid == 0 && k == 0) *ntrace = nrow;
+    if (tid == 0) {
+        for (int i = 0; i < 4; i++) sts[4 * (i64)k + i] = st[i];
+        for (int i = 0; i < NSC; i++) scs[(i64)NSC * k + i] = sc[i];
+        for (int i = 0; i < NFL; i++) fls[(i64)NFL * k + i] = fl[i];
+        if (k == 0) *ntrace = nrow;
+    }
 }
 
-// One block per chain (blockDim.x a power of two); has_reach 0: a general graph. Dynamic
-// shared memory: 2 n W + blockDim.x words, then m d ints.
-extern "C" __global__ void anneal_chains(int* adjs, int* bests, u64* sts, i64* scs,
+// One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
+// registers, up to 128 a thread); has_reach 0: a general graph. Dynamic shared memory:
+// 2 n W + blockDim.x words, then m d ints.
+extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests, u64* sts, i64* scs,
         double* fls, const i64* params, const int* reach, int has_reach, int m, int d, int n,
         int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     extern __shared__ u64 smem[];
