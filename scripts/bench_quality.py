@@ -106,6 +106,8 @@ def markdown(record, target):
                            r["date"][:10], r["machine"]]
                           for r in rows])
     lines += ["", "Each row's commit is in the JSON (`commit`)."]
+    if record.get("notes"):
+        lines += [""] + [f"- {note}" for note in record["notes"]]
     lines += ["", verdict(rows, target)]
     missing = [k for k in RECORDS if k not in record["rows"]]
     if missing:
@@ -130,6 +132,9 @@ def main(argv=None):
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting for every pair's golf run (repeatable), e.g. "
                    "evaluator.chains=device")
+    p.add_argument("--note", action="append", default=None,
+                   help="with --merge: a line for the page, e.g. other runs of a pair "
+                   "(repeatable; replaces the record's notes)")
     p.add_argument("--at-once", type=int, default=1, help="for the record: how many pairs ran "
                    "side by side on the same machine (GPU shared) with the ones run or merged")
     args = p.parse_args(argv)
@@ -142,6 +147,8 @@ def main(argv=None):
                 row["at_once"] = args.at_once
             record["rows"].update(other["rows"])
             record.update(date=other["date"], machine=other["machine"])
+        if args.note is not None:
+            record["notes"] = args.note
         record["command"] = " ".join(["python"] + sys.argv)
         save(out, record, markdown(record, args.target))
         return

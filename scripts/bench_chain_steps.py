@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Time a step of annealing chains on the GPU (``chains: device``, ``cuda/anneal.cu``): K
+chains step together, one block each, and the time of N steps of all of them over N is the
+time of one chain's step -- the depth a chain reaches in a given time, which the records need
+(a population of chains that each take fewer steps does not make up for it).
+
+Each ``--source`` is an ``anneal.cu`` to time: a file, or ``REV:`` for the file at a git
+revision (``9e27a94:``); the default is the working tree's. Every source runs the same chains
+(same graphs, seeds, temperatures), so their walks are equal and only the time differs.
+
+    python scripts/bench_chain_steps.py                           # the working tree's kernel
+    python scripts/bench_chain_steps.py --source 9e27a94: --source golf/evaluators/cuda/anneal.cu
+
+Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/chain_steps``); ``--page`` only
+rewrites the page from the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import subprocess
+import tempfile
+import time
+
+from benchlib import ROOT, describe_machine, header, load, new_record, save, table
+
+ANNEAL = "golf/evaluators/cuda/anneal.cu"
+# (n, d, g, threads a block or None for the default): the device pairs of records2016_gpu.yaml
+PROBLEMS = [(64, 8, 4, None), (64, 8, 4, 32), (96, 3, 1, None), (256, 8, 32, None),
+            (1024, 8, 128, None)]
+
+
+def source_file(spec: str, tmp: str) -> pathlib.Path:
+    """The file of ``spec``: a path, or ``REV:`` for anneal.cu at git revision REV."""
+    if spec.endswith(":"):
+        text = subprocess.run(["git", "show", f"{spec}{ANNEAL}"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+        path = pathlib.Path(tmp) / f"anneal_{spec[:-1]}.cu"
+        path.write_text(text)
+        return path
+    return pathlib.Path(spec if os.path.isabs(spec) else os.path.join(ROOT, spec))
+
+
+def time_steps(n, d, g, threads, K, steps) -> dict:
+    """Microseconds a step of K device chains on a random (n, d, g) graph, best of 3 runs of
+    ``steps`` steps (after a warm-up that compiles the kernel)."""
+    from golf.anneal import SC
+    from golf.evaluators import make_evaluator
+    from golf.generate import random_graph
+    from golf.population import BatchAnnealer
+
+    graph = random_graph(n, d, g, seed=1)
+    ev = make_evaluator("gpu-bitset", n, d, g, chains="device", chain_threads=threads)
+    b = BatchAnnealer(graph, ev, K, population="none", population_every=10**9,
+                      exchange_every=0, steps=0, seed=1, voltage_moves=0.3)
+    t0, t1, _ = b.auto_temperatures()
+    b.set_temperatures(t0, t1)
+    b.run(300, time_frac=0.3)
+    best = float("inf")
+    for r in range(3):
+        start = time.perf_counter()
+        b.run(steps, time_frac=0.3 + 0.1 * r)
+        best = min(best, time.perf_counter() - start)
+    return {"n": n, "d": d, "g": g, "threads": ev._chain_threads(), "K": K, "steps": steps,
+            "us_per_step": 1e6 * best / steps,
+            "accepted": float(b.scs[:, SC.ACCEPTED].sum() / b.scs[:, SC.STEP].sum()),
+            "best_total": int(b.scs[:, SC.BEST_TOTAL].min())}
+
+
+def markdown(record) -> str:
+    lines = header("A step of annealing chains on the GPU (`scripts/bench_chain_steps.py`)",
+                   record,
+                   f"machine: {describe_machine(record['machine'])}",
+                   "K chains step together (one block a chain, `chains: device`); a chain's "
+                   "step = the time of all chains' steps over the steps; best of 3 runs",
+                   "every source walks the same chains (same best total): only the time "
+                   "differs")
+    for note in record.get("notes", []):
+        lines.append(f"- {note}")
+    lines.append("")
+    rows = record["rows"]
+    sources = list(dict.fromkeys(r["source"] for r in rows))
+    keys = list(dict.fromkeys((r["n"], r["d"], r["g"], r["threads"]) for r in rows))
+    by = {(r["source"], r["n"], r["d"], r["g"], r["threads"]): r for r in rows}
+    cells = []
+    for key in keys:
+        line = [f"({key[0]}, {key[1]}, {key[2]})", key[3]]
+        first = by.get((sources[0], *key))
+        for s in sources:
+            r = by.get((s, *key))
+            line.append("" if r is None else f"{r['us_per_step']:.2f}")
+        last = by.get((sources[-1], *key))
+        line.append(f"{first['us_per_step'] / last['us_per_step']:.2f}x"
+                    if first and last and len(sources) > 1 else "")
+        cells.append(line)
+    lines += table(["(n, d, g)", "threads"] + [f"µs a step: `{s}`" for s in sources]
+                   + ["first / last"], cells)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--source", action="append", default=None,
+                   help="anneal.cu to time: a path, or REV: for the file at a git revision "
+                   "(repeatable; default: the working tree's)")
+    p.add_argument("--chains", type=int, default=128)
+    p.add_argument("--steps", type=int, default=4000)
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "chain_steps"))
+    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
+    args = p.parse_args(argv)
+    if args.page:
+        record = load(args.out)
+        save(args.out, record, markdown(record))
+        return
+    import cupy as cp
+
+    import golf.evaluators.gpu_bitset as gb
+    from benchlib import gpu_machine
+
+    record = new_record(rows=[])
+    record["machine"] = gpu_machine(cp)
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in args.source or [ANNEAL]:
+            gb.ANNEAL_FILES = ("common.cuh", source_file(spec, tmp))
+            for n, d, g, threads in PROBLEMS:
+                row = {"source": spec, **time_steps(n, d, g, threads, args.chains, args.steps)}
+                print(row, flush=True)
+                record["rows"].append(row)
+    save(args.out, record, markdown(record))
+
+
+if __name__ == "__main__":
+    main()
