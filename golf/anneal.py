@@ -59,6 +59,7 @@ class P(IntEnum):
     """Slots of the int64 parameter array ``params``."""
     STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
     VOLTAGE = 8  # voltage moves per 1000 proposals (golf.moves.propose_move)
+    SPEC = 9  # proposal streams (search.speculate; 1: moves and decisions share one stream)
 
 
 class StopReason(IntEnum):
@@ -98,7 +99,11 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None):
     frac = progress(sc, fl, params)
     fl[FL.FRAC] = frac
     fl[FL.T] = fl[FL.T0] * (fl[FL.T1] / fl[FL.T0]) ** frac
-    if not propose_move(adj, n, params[P.G], st, undo, params[P.VOLTAGE], reach):
+    pst = st
+    if params[P.SPEC] > 1:  # the move from proposal stream step mod k (chain_streams)
+        j = 4 + 4 * (sc[SC.STEP] % params[P.SPEC])
+        pst = st[j:j + 4]
+    if not propose_move(adj, n, params[P.G], pst, undo, params[P.VOLTAGE], reach):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -264,15 +269,15 @@ class Annealer:
     """
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
-                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, seed=0, bounds=None,
-                 trace_every=1000, reach=None):
+                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, speculate=1, seed=0,
+                 bounds=None, trace_every=1000, reach=None):
         from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()
         self.evaluator = evaluator
         self.bounds = bounds or moore_bounds(graph.n, graph.d)
         self.seed = int(seed)
-        self.st = rng_seed(self.seed)
+        self.st = chain_streams(self.seed, speculate)
         self.undo = np.zeros(UNDO_SIZE, dtype=np.int64)
         self.reach = None if reach is None else np.ascontiguousarray(reach, dtype=np.int64)
         self.sc = np.zeros(len(SC), dtype=np.int64)
@@ -287,6 +292,7 @@ class Annealer:
         self.params[P.G] = graph.g
         self.params[P.TRACE_EVERY] = max(1, int(trace_every))
         self.params[P.VOLTAGE] = int(round(1000 * float(voltage_moves)))
+        self.params[P.SPEC] = int(speculate)
         self.fl[FL.PW] = float(peripheral_weight) * graph.m / 8.0
         self.best_adj = self.graph.adj.copy()
         if self.compiled:
@@ -433,7 +439,7 @@ def search_options(search: dict) -> dict:
     return dict(method="hill" if search["method"] == "hill" else "sa",
                 aspl_priority=search["aspl_priority"], tiebreak=search["tiebreak"],
                 peripheral_weight=search["peripheral_weight"],
-                voltage_moves=search["voltage_moves"])
+                voltage_moves=search["voltage_moves"], speculate=search["speculate"])
 
 
 def schedule(search: dict, sample) -> tuple[float, float, str | None]:
@@ -448,6 +454,18 @@ def schedule(search: dict, sample) -> tuple[float, float, str | None]:
 
 
 _STATE_KEYS = ("adj", "best_adj", "rng", "sc", "fl")
+
+
+def chain_streams(seed: int, k: int = 1) -> np.ndarray:
+    """A chain's RNG states: one xoshiro256** state (4 words) with ``k = 1``, where the moves
+    and the decisions draw from it; with ``k > 1`` (``search.speculate``) the decisions' stream
+    and then k proposal streams (4 + 4k words): step s draws its move from proposal stream
+    s mod k, so that the moves of k consecutive steps from one state do not depend on each
+    other's outcomes (a device chain proposes them at once, golf/evaluators/cuda/anneal.cu)."""
+    if int(k) <= 1:
+        return rng_seed(seed)
+    return np.concatenate([rng_seed(seed)] + [rng_seed(seed + (j + 1) * 0x100000)
+                                              for j in range(int(k))])
 
 
 def state_arrays(*arrays) -> dict:

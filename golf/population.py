@@ -33,8 +33,8 @@ import math
 import numpy as np
 from numba import njit
 
-from golf.anneal import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, begin_step, end_step,
-                         load_state_arrays, state_arrays)
+from golf.anneal import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, begin_step,
+                         chain_streams, end_step, load_state_arrays, state_arrays)
 from golf.kernels.dispatch import call_kernel
 from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE
@@ -238,7 +238,7 @@ class BatchAnnealer:
 
         self.graph = Graph(graph.n, graph.d, graph.g, self.adjs[0])  # chain 0, a view
         self.bests = self.adjs.copy()
-        self.sts = np.stack([rng_seed(seed + k) for k in range(K)])
+        self.sts = np.stack([chain_streams(seed + k, base.params[P.SPEC]) for k in range(K)])
         self.scs = np.repeat(base.sc[None], K, axis=0)
         self.fls = np.repeat(base.fl[None], K, axis=0)
         self.undos = np.zeros((K, UNDO_SIZE), dtype=np.int64)

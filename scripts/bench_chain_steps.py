@@ -10,6 +10,11 @@ revision (``9e27a94:``); the default is the working tree's. Every source runs th
 
     python scripts/bench_chain_steps.py                           # the working tree's kernel
     python scripts/bench_chain_steps.py --source 9e27a94: --source golf/evaluators/cuda/anneal.cu
+    python scripts/bench_chain_steps.py --speculate 1,4,8   # proposal streams (search.speculate)
+
+With ``--speculate`` k > 1 the chains walk other paths than with k = 1 (each setting its own
+walk), and a step of them counts as a step: a round of k proposals that ends at an accepted
+candidate is fewer steps than k.
 
 Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/chain_steps``); ``--page`` only
 rewrites the page from the JSON.
@@ -43,7 +48,7 @@ def source_file(spec: str, tmp: str) -> pathlib.Path:
     return pathlib.Path(spec if os.path.isabs(spec) else os.path.join(ROOT, spec))
 
 
-def time_steps(n, d, g, threads, K, steps) -> dict:
+def time_steps(n, d, g, threads, K, steps, speculate=1) -> dict:
     """Microseconds a step of K device chains on a random (n, d, g) graph, best of 3 runs of
     ``steps`` steps (after a warm-up that compiles the kernel)."""
     from golf.anneal import SC
@@ -54,7 +59,8 @@ def time_steps(n, d, g, threads, K, steps) -> dict:
     graph = random_graph(n, d, g, seed=1)
     ev = make_evaluator("gpu-bitset", n, d, g, chains="device", chain_threads=threads)
     b = BatchAnnealer(graph, ev, K, population="none", population_every=10**9,
-                      exchange_every=0, steps=0, seed=1, voltage_moves=0.3)
+                      exchange_every=0, steps=0, seed=1, voltage_moves=0.3,
+                      speculate=speculate)
     t0, t1, _ = b.auto_temperatures()
     b.set_temperatures(t0, t1)
     b.run(300, time_frac=0.3)
@@ -64,6 +70,7 @@ def time_steps(n, d, g, threads, K, steps) -> dict:
         b.run(steps, time_frac=0.3 + 0.1 * r)
         best = min(best, time.perf_counter() - start)
     return {"n": n, "d": d, "g": g, "threads": ev._chain_threads(), "K": K, "steps": steps,
+            "speculate": speculate,
             "us_per_step": 1e6 * best / steps,
             "accepted": float(b.scs[:, SC.ACCEPTED].sum() / b.scs[:, SC.STEP].sum()),
             "best_total": int(b.scs[:, SC.BEST_TOTAL].min())}
@@ -75,18 +82,20 @@ def markdown(record) -> str:
                    f"machine: {describe_machine(record['machine'])}",
                    "K chains step together (one block a chain, `chains: device`); a chain's "
                    "step = the time of all chains' steps over the steps; best of 3 runs",
-                   "every source walks the same chains (same best total): only the time "
-                   "differs")
+                   "at one speculate setting every source walks the same chains (same best "
+                   "total): only the time differs")
     for note in record.get("notes", []):
         lines.append(f"- {note}")
     lines.append("")
     rows = record["rows"]
     sources = list(dict.fromkeys(r["source"] for r in rows))
-    keys = list(dict.fromkeys((r["n"], r["d"], r["g"], r["threads"]) for r in rows))
-    by = {(r["source"], r["n"], r["d"], r["g"], r["threads"]): r for r in rows}
+    keys = list(dict.fromkeys((r["n"], r["d"], r["g"], r["threads"], r.get("speculate", 1))
+                              for r in rows))
+    by = {(r["source"], r["n"], r["d"], r["g"], r["threads"], r.get("speculate", 1)): r
+          for r in rows}
     cells = []
     for key in keys:
-        line = [f"({key[0]}, {key[1]}, {key[2]})", key[3]]
+        line = [f"({key[0]}, {key[1]}, {key[2]})", key[3], key[4]]
         first = by.get((sources[0], *key))
         for s in sources:
             r = by.get((s, *key))
@@ -95,7 +104,8 @@ def markdown(record) -> str:
         line.append(f"{first['us_per_step'] / last['us_per_step']:.2f}x"
                     if first and last and len(sources) > 1 else "")
         cells.append(line)
-    lines += table(["(n, d, g)", "threads"] + [f"µs a step: `{s}`" for s in sources]
+    lines += table(["(n, d, g)", "threads", "speculate"]
+                   + [f"µs a step: `{s}`" for s in sources]
                    + ["first / last"], cells)
     return "\n".join(lines) + "\n"
 
@@ -105,6 +115,8 @@ def main(argv=None):
     p.add_argument("--source", action="append", default=None,
                    help="anneal.cu to time: a path, or REV: for the file at a git revision "
                    "(repeatable; default: the working tree's)")
+    p.add_argument("--speculate", default="1",
+                   help="comma-separated search.speculate values to time (default 1)")
     p.add_argument("--chains", type=int, default=128)
     p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "chain_steps"))
@@ -124,10 +136,12 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for spec in args.source or [ANNEAL]:
             gb.ANNEAL_FILES = ("common.cuh", source_file(spec, tmp))
-            for n, d, g, threads in PROBLEMS:
-                row = {"source": spec, **time_steps(n, d, g, threads, args.chains, args.steps)}
-                print(row, flush=True)
-                record["rows"].append(row)
+            for k in (int(x) for x in args.speculate.split(",")):
+                for n, d, g, threads in PROBLEMS:
+                    row = {"source": spec, **time_steps(n, d, g, threads, args.chains,
+                                                        args.steps, k)}
+                    print(row, flush=True)
+                    record["rows"].append(row)
     save(args.out, record, markdown(record))
 
 

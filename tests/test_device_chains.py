@@ -34,7 +34,7 @@ extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, dou
     u64* A = new u64[(size_t)n * W];
     u64* B = new u64[(size_t)n * W];
     u64 red[1];
-    int* adj = new int[(size_t)m * d];
+    int* adj = new int[(size_t)m * d * (1 + MAX_SPEC)];  // the graph, the candidates' copies
     ChainState cs;
     for (int k = 0; k < K; k++)
         chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, m, d, n, W, nsteps,
@@ -60,7 +60,7 @@ extern "C" void host_steps_threads(int nt, int K, int* adjs, int* bests, u64* st
         double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
         i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     std::vector<u64> A((size_t)n * W), B((size_t)n * W), red(nt);
-    std::vector<int> adj((size_t)m * d);
+    std::vector<int> adj((size_t)m * d * (1 + MAX_SPEC));
     ChainState cs;
     for (int k = 0; k < K; k++) {
         pthread_barrier_init(&golf_barrier, nullptr, nt);
@@ -90,6 +90,13 @@ CASES = [
     (96, 4, 2, {"tiebreak": False}),
     (96, 4, 2, {"steps": 0, "time_frac": 0.4}),
     (1024, 8, 128, {"voltage_moves": 0.3}),
+    # k proposal streams: the device proposes k moves at once (cuda/anneal.cu spec_steps)
+    (64, 8, 4, {"voltage_moves": 0.3, "speculate": 4}),
+    (96, 3, 1, {"speculate": 8}),
+    (256, 8, 32, {"voltage_moves": 0.3, "speculate": 3}),
+    (96, 4, 2, {"method": "hill", "speculate": 5}),
+    (96, 4, 2, {"steps": 1001, "speculate": 7}),
+    (96, 4, 2, {"steps": 0, "time_frac": 0.4, "speculate": 2}),
 ]
 GRIDS = [(10, 10, 8, 4, 1), (10, 10, 6, 3, 4), (6, 5, 4, 2, 2)]
 STEPS = 1200
@@ -136,6 +143,7 @@ def _problems():
 
 
 PROBLEMS = list(_problems())
+SPEC = [p for p in PROBLEMS if "speculate" in p[5]]  # k proposal streams
 
 
 def _build(folder, name, text):
@@ -225,15 +233,18 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
     _same(got, ref, trace, want)
 
 
+THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1], SPEC[4]]
+
+
 @pytest.mark.parametrize("threads", [4, 8])
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts",
-                         [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3]],
-                         ids=[PROBLEMS[i][0] for i in (0, 2, 9, -3)])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", THREADED,
+                         ids=[p[0] for p in THREADED])
 def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, steps, frac,
                                                   reach, opts, threads):
     """The same with a block of several threads: each takes its rows of every level, the
     reductions, the barriers and thread 0's moves and decisions in between (a race or a
-    wrong share would change the walk)."""
+    wrong share would change the walk); with proposal streams, threads propose the
+    candidates at once."""
     ref = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
     start = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
     got, trace = _host_steps(threaded_build, start, 400, frac, threads=threads)
@@ -242,8 +253,8 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
 
 
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", [PROBLEMS[1], PROBLEMS[-1]],
-                         ids=[PROBLEMS[1][0], PROBLEMS[-1][0]])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", [PROBLEMS[1], PROBLEMS[-1], SPEC[0]],
+                         ids=[PROBLEMS[1][0], PROBLEMS[-1][0], SPEC[0][0]])
 def test_population_with_chains_on_the_device_side(host_build, name, graph, steps, frac,
                                                    reach, opts, population):
     """BatchAnnealer's device path (launches between the population's interactions, which
@@ -266,8 +277,8 @@ REASON = gpu_skip_reason()
 @pytest.mark.gpu
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS[:4] + PROBLEMS[-2:],
-                         ids=[p[0] for p in PROBLEMS[:4] + PROBLEMS[-2:]])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS[:4] + PROBLEMS[-2:] + SPEC,
+                         ids=[p[0] for p in PROBLEMS[:4] + PROBLEMS[-2:] + SPEC])
 def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts, population):
     """gpu-bitset with ``chains: device`` runs the population's chains on the GPU, many steps
     a launch; with the interactions on the host in between, the whole population equals the
@@ -282,14 +293,15 @@ def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts
 
 @pytest.mark.gpu
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
-def test_device_chains_resume_from_their_state():
+@pytest.mark.parametrize("speculate", [1, 6])
+def test_device_chains_resume_from_their_state(speculate):
     """A population on the device stopped, saved and loaded goes on as if never stopped."""
     graph = random_graph(256, 8, 32, seed=3)
-    whole = _batch(graph, "gpu-bitset", 4, "tempering")
+    whole = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
     whole.run(STEPS)
-    first = _batch(graph, "gpu-bitset", 4, "tempering")
+    first = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
     first.run(STEPS // 2)
-    again = _batch(graph, "gpu-bitset", 4, "tempering")
+    again = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
     again.load_state(first.state())
     again.run(STEPS - STEPS // 2)
     assert np.array_equal(again.adjs, whole.adjs) and np.array_equal(again.scs, whole.scs)

@@ -111,6 +111,26 @@ def test_same_seed_same_result_across_backends_and_chunking():
     assert not np.array_equal(a.graph.adj, e.graph.adj)
 
 
+def test_proposal_streams_walk_one_chain_on_every_path():
+    """search.speculate k: step s draws its move from proposal stream s mod k and its
+    decision from the main stream; the compiled loop and the Python path walk the same
+    chain, each stream moves on, and the walk is another one than with a single stream."""
+    from golf.anneal import chain_streams
+
+    graph = random_graph(96, 4, 3, seed=2)
+    a = anneal(graph, "bitset", steps=300, seed=9, voltage_moves=0.3, speculate=5)
+    b = anneal(graph, "reference", steps=300, seed=9, voltage_moves=0.3, speculate=5)
+    assert np.array_equal(a.best_adj, b.best_adj) and np.array_equal(a.sc, b.sc)
+    assert np.array_equal(a.st, b.st)
+    start = chain_streams(9, 5)
+    assert a.st.shape == (24,) and np.array_equal(start[:4], rng_seed(9))
+    # the main stream draws only for uphill decisions; every proposal stream has moved
+    assert all(not np.array_equal(a.st[j:j + 4], start[j:j + 4]) for j in range(4, 24, 4))
+    one = anneal(graph, "bitset", steps=300, seed=9, voltage_moves=0.3)
+    assert not np.array_equal(one.graph.adj, a.graph.adj)
+    assert a.params[P.SPEC] == 5 and one.st.shape == (4,)
+
+
 def test_cooling_follows_steps_not_the_clock_when_there_is_a_step_budget():
     """A slow machine (a large elapsed fraction of the time limit) walks the same chain when
     the run has a step budget; without one, the time fraction drives the temperature."""
@@ -190,11 +210,13 @@ def _consistent(pop):
         assert (b.diameter, b.total) == (pop.scs[k, SC.BEST_D], pop.scs[k, SC.BEST_TOTAL])
 
 
+@pytest.mark.parametrize("speculate", [1, 3])
 @pytest.mark.parametrize("kind", ["tempering", "annealing", "none"])
-def test_population_compiled_loop_equals_batched_path(kind):
+def test_population_compiled_loop_equals_batched_path(kind, speculate):
     """The CPU's compiled loop over the chains and the evaluate_many path (here the reference
     backend, which has no kernel) make the same draws and decisions."""
-    fast, slow = _population("bitset", kind, steps=120), _population("reference", kind, steps=120)
+    fast = _population("bitset", kind, steps=120, speculate=speculate)
+    slow = _population("reference", kind, steps=120, speculate=speculate)
     assert fast.compiled and not slow.compiled
     fast.run(120)
     slow.run(120)
@@ -241,18 +263,19 @@ def test_population_annealing_copies_the_fittest():
     assert (scs[:, SC.CUR_TOTAL] == 1000).all() and beta[0] == 10.0
 
 
-@pytest.mark.parametrize("kind", ["tempering", "annealing"])
-def test_population_state_round_trip_continues_bit_for_bit(kind):
-    full = _population("bitset", kind, steps=400, exchange_every=150)
+@pytest.mark.parametrize("kind,speculate", [("tempering", 1), ("annealing", 1),
+                                            ("tempering", 4)])
+def test_population_state_round_trip_continues_bit_for_bit(kind, speculate):
+    full = _population("bitset", kind, steps=400, exchange_every=150, speculate=speculate)
     full.run(400)
-    part = _population("bitset", kind, steps=400, exchange_every=150)
+    part = _population("bitset", kind, steps=400, exchange_every=150, speculate=speculate)
     part.run(170)
     saved = part.state()
-    again = _population("bitset", kind, steps=400, exchange_every=150)
+    again = _population("bitset", kind, steps=400, exchange_every=150, speculate=speculate)
     again.set_temperatures(9.0, 0.5)  # overwritten by the state
     again.load_state(saved)
     again.run(230)
-    for a in ("adjs", "bests", "scs", "fls", "rung", "pop_rng", "pop_fl"):
+    for a in ("adjs", "bests", "scs", "fls", "rung", "pop_rng", "pop_fl", "sts"):
         assert np.array_equal(getattr(full, a), getattr(again, a)), a
 
 

@@ -201,10 +201,12 @@ class GpuBitsetEvaluator(GpuEvaluator):
             nt *= 2
         return nt
 
-    def _chain_smem(self) -> int:
+    def _chain_smem(self, speculate=1) -> int:
         """Shared bytes of a chain's block: two matrices of all m base sources, the
-        reduction words, the graph."""
-        return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self.m * self.d
+        reduction words, the graph, and with ``speculate`` k > 1 a copy of it a candidate."""
+        copies = 1 + (int(speculate) if speculate > 1 else 0)
+        return (16 * self.n * self.units + 8 * self._chain_threads()
+                + 4 * self.m * self.d * copies)
 
     def chains_fit(self) -> bool:
         """True when a block can run a whole chain: the matrices of all base sources fit its
@@ -224,7 +226,12 @@ class GpuBitsetEvaluator(GpuEvaluator):
         if self._k_anneal is None:
             self._k_anneal = load_module(ANNEAL_FILES).get_function("anneal_chains")
         # set at every launch: another evaluator may share the function with other sizes
-        self._k_anneal.max_dynamic_shared_size_bytes = self._chain_smem()
+        smem = self._chain_smem(int(params[P.SPEC]))
+        if smem > self.SMEM_BYTES:
+            raise GolfError(f"chains: device with search.speculate={int(params[P.SPEC])} needs "
+                            f"{smem} bytes of shared memory a block (at most "
+                            f"{self.SMEM_BYTES}); lower search.speculate")
+        self._k_anneal.max_dynamic_shared_size_bytes = smem
         K = adjs.shape[0]
         d_adjs = cp.asarray(np.ascontiguousarray(adjs, dtype=np.int32))
         d_bests = cp.asarray(np.ascontiguousarray(bests, dtype=np.int32))
@@ -242,7 +249,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
                                      np.int32(adjs.shape[2]),
                                      np.int32(self.n), np.int32(self.units),
                                      np.int64(nsteps), d_trace, d_ntrace, np.int64(cap)),
-                       shared_mem=self._chain_smem())
+                       shared_mem=smem)
         adjs[...] = d_adjs.get()
         bests[...] = d_bests.get()
         sts[...] = d_sts.get()

@@ -30,10 +30,11 @@ enum { SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC
        SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED, NSC };
 enum { FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC, NFL };
 enum { P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G,
-       P_TRACE_EVERY, P_VOLTAGE, NP };
+       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, NP };
 enum { STOP_STEPS = 1, STOP_BOUNDS = 2, STOP_STUCK = 3 };
 #define TRACE_COLS 8
 #define TRIES 64
+#define MAX_SPEC 32  // proposal streams of a chain at most (search.speculate)
 
 // ---- xoshiro256** (golf.kernels.rng) ------------------------------------------------------
 GOLF_HD inline u64 rotl64(u64 x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -258,13 +259,12 @@ GOLF_HD inline double progress(const i64* sc, const double* fl, const i64* param
     return fl[FL_TIME_FRAC] < 1.0 ? fl[FL_TIME_FRAC] : 1.0;
 }
 
-// 1: score the moved graph with level cap *maxlev; 0: no valid move (step over); -1: stopped.
-// *tfrac: the fraction of the schedule that fl[FL_T] was last computed for in this launch
-// (negative: none), so that a run by time, whose fraction stays put during a launch, takes
-// one pow a launch instead of one a step (the same value: pow of the same arguments)
-GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* fl,
-                       const i64* params, i64* undo, const int* reach, i64* maxlev,
-                       double* tfrac) {
+// A step's start before its move (golf.anneal.begin_step): -1 when the chain has stopped,
+// else 0 with the temperature set. *tfrac: the fraction of the schedule that fl[FL_T] was last
+// computed for in this launch (negative: none), so that a run by time, whose fraction stays
+// put during a launch, takes one pow a launch instead of one a step (the same value: pow of
+// the same arguments)
+GOLF_HD int step_head(i64* sc, double* fl, const i64* params, double* tfrac) {
     if (reached_limit(sc, params)) return -1;
     double frac = progress(sc, fl, params);
     fl[FL_FRAC] = frac;
@@ -272,7 +272,13 @@ GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* 
         fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], frac);
         *tfrac = frac;
     }
-    if (!propose_move(adj, m, d, n, params[P_G], st, undo, params[P_VOLTAGE], reach)) {
+    return 0;
+}
+
+// The rest once the move is proposed (found: a valid move was made): 1, score the moved graph
+// with level cap *maxlev; 0, no valid move (step over); -1, stopped (no valid move exists)
+GOLF_HD int step_tail(bool found, i64* sc, const i64* params, i64* maxlev) {
+    if (!found) {
         sc[SC_STEP]++;
         sc[SC_FAILED]++;
         if (sc[SC_FAILED] > 1000 && sc[SC_FAILED] > sc[SC_STEP] / 2) {
@@ -283,6 +289,16 @@ GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* 
     }
     *maxlev = params[P_ASPL_PRIORITY] ? 0 : sc[SC_CUR_D];
     return 1;
+}
+
+// A whole step's start with one stream (speculate 1): the same returns as step_tail
+GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* fl,
+                       const i64* params, i64* undo, const int* reach, i64* maxlev,
+                       double* tfrac) {
+    if (step_head(sc, fl, params, tfrac) < 0) return -1;
+    bool found = propose_move(adj, m, d, n, (int)params[P_G], st, undo, params[P_VOLTAGE],
+                              reach);
+    return step_tail(found, sc, params, maxlev);
 }
 
 GOLF_HD bool accept_move(const i64* out, u64* st, const i64* sc, const double* fl,
@@ -449,32 +465,115 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
 // ---- a chain's steps and the kernel ------------------------------------------------------
 // What the threads of a block share besides the matrices: what thread 0 decides for them
 // (todo is double-buffered: thread 0 writes step s's value while no thread can still read
-// step s-2's), the score and the undo record
+// step s-2's), the score and the undo record; with proposal streams (speculate k > 1) the
+// streams, the candidates' advanced streams and whether a valid move was found
 struct ChainState {
-    i64 undo[16], out[4], maxlev;
-    int todo[2], best_now;
+    i64 undo[16], out[4], maxlev, s0;
+    u64 strm[MAX_SPEC][4], cand_st[MAX_SPEC][4];
+    int cand_ok[MAX_SPEC], todo[2], best_now, taken, used, stopped;
 };
+
+// Steps with k proposal streams (golf.anneal.chain_streams): step s moves by stream s mod k,
+// so the moves of the next k steps can be proposed at once, each from the current graph by its
+// own thread on its own copy (cadj: k m d ints). They are then taken in order as the steps of
+// one chain: a candidate is scored only when every candidate before it was rejected (so the
+// graph is still the one it was proposed from); the first one accepted becomes the graph and
+// the rest are dropped, their streams untouched (as if never drawn). Walks the chain of
+// golf.anneal with the same streams. st, sc, fl, params: thread 0's.
+GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int* gbest,
+        u64* st, i64* sc, double* fl, const i64* params, const i64* gparams, const int* reach,
+        int m, int d, int n, int W, i64 nsteps, double* trace, i64* nrow, i64 cap,
+        i64* next_row, double* tfrac, u64* A, u64* B, u64* red, ChainState& cs) {
+    int md = m * d, g = (int)gparams[P_G];
+    i64 done = 0, turn = 0;
+    while (done < nsteps) {
+        int kk = nsteps - done < K ? (int)(nsteps - done) : K;
+        if (tid == 0) {
+            cs.s0 = sc[SC_STEP];
+            cs.used = cs.stopped = 0;
+        }
+        for (int i = tid; i < kk * md; i += nt) cadj[i] = adj[i % md];
+        GOLF_SYNC();
+        for (int c = tid; c < kk; c += nt) {  // the candidates' moves, a thread each
+            int j = (int)((cs.s0 + c) % K);
+            u64 r[4];
+            i64 scratch[16];
+            for (int i = 0; i < 4; i++) r[i] = cs.strm[j][i];
+            cs.cand_ok[c] = propose_move(cadj + c * md, m, d, n, g, r, scratch,
+                                         gparams[P_VOLTAGE], reach) ? 1 : 0;
+            for (int i = 0; i < 4; i++) cs.cand_st[c][i] = r[i];
+        }
+        GOLF_SYNC();
+        for (int c = 0; c < kk; c++, turn++) {
+            int b = (int)(turn & 1);
+            if (tid == 0) {
+                int todo = step_head(sc, fl, params, tfrac);
+                if (todo == 0) {
+                    cs.used = c + 1;
+                    todo = step_tail(cs.cand_ok[c] != 0, sc, params, &cs.maxlev);
+                }
+                if (todo < 0) cs.stopped = 1;
+                cs.todo[b] = todo;
+            }
+            GOLF_SYNC();
+            if (cs.todo[b] < 0) break;
+            if (cs.todo[b] == 0) continue;
+            score_chain(cadj + c * md, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
+            if (tid == 0) {
+                sc[SC_EVALS]++;
+                cs.best_now = cs.taken = 0;
+                if (accept_move(cs.out, st, sc, fl, params)) {
+                    cs.taken = 1;
+                    cs.best_now = take_move(cs.out, sc, params) ? 1 : 0;
+                }
+                sc[SC_STEP]++;
+                if (k == 0) *nrow = trace_row(trace, *nrow, cap, sc, fl, params, next_row);
+            }
+            GOLF_SYNC();
+            if (cs.taken) {  // the same for every thread
+                for (int i = tid; i < md; i += nt) adj[i] = cadj[c * md + i];
+                GOLF_SYNC();
+                if (cs.best_now) {
+                    for (int i = tid; i < md; i += nt) gbest[i] = adj[i];
+                    GOLF_SYNC();
+                }
+                break;
+            }
+        }
+        int used = cs.used, stopped = cs.stopped;
+        for (int c = tid; c < used; c += nt)  // the streams of the steps taken move on
+            for (int i = 0; i < 4; i++) cs.strm[(cs.s0 + c) % K][i] = cs.cand_st[c][i];
+        done += used;
+        GOLF_SYNC();
+        if (stopped) break;
+    }
+}
 
 // nsteps steps of chain k, as golf.population.batch_chunk takes them between two
 // interactions, by the nt threads of a block (tid: this thread). The chain's graph adjs[k]
-// (m x d), best graph bests[k], RNG sts[k] (4), counters scs[k] (NSC) and floats fls[k]
-// (NFL); params (NP) and reach (grids, else null) are shared by all chains. Chain 0 writes
-// trace rows (TRACE_COLS doubles) at trace[*ntrace ..], up to cap rows. A, B: n W words each,
-// red: nt words, adj: m d ints, cs: the block's shared state. Thread 0 takes every decision;
-// it keeps the RNG, the counters, the floats and the parameters in its own (fixed-index)
-// arrays, registers on the GPU, for the whole launch.
+// (m x d), best graph bests[k], RNG states sts[k] (4, or 4 + 4 K with K = params[P_SPEC] > 1
+// proposal streams), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP) and reach
+// (grids, else null) are shared by all chains. Chain 0 writes trace rows (TRACE_COLS doubles)
+// at trace[*ntrace ..], up to cap rows. A, B: n W words each, red: nt words, adj: m d ints,
+// then (K > 1) cadj: K m d ints; cs: the block's shared state. Thread 0 takes every
+// decision; it keeps the RNG, the counters, the floats and the parameters in its own
+// (fixed-index) arrays, registers on the GPU, for the whole launch.
 GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
         double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
         i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
         ChainState& cs) {
     int* gadj = adjs + (i64)k * m * d;
     int* gbest = bests + (i64)k * m * d;
+    int K = (int)gparams[P_SPEC];
+    i64 words = K > 1 ? 4 + 4 * (i64)K : 4;  // a chain's RNG words
+    u64* gst = sts + words * k;
     u64 st[4];
     i64 sc[NSC], params[NP];
     double fl[NFL], tfrac = -1.0;
     for (int i = tid; i < m * d; i += nt) adj[i] = gadj[i];
+    for (int i = tid; K > 1 && i < 4 * K; i += nt) cs.strm[i / 4][i % 4] = gst[4 + i];
     if (tid == 0) {
-        for (int i = 0; i < 4; i++) st[i] = sts[4 * (i64)k + i];
+        for (int i = 0; i < 4; i++) st[i] = gst[i];
         for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * k + i];
         for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * k + i];
         for (int i = 0; i < NP; i++) params[i] = gparams[i];
@@ -485,34 +584,40 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
         next_row = (sc[SC_STEP] + every - 1) / every * every;
     }
     GOLF_SYNC();
-    for (i64 s = 0; s < nsteps; s++) {
-        int b = (int)(s & 1);
-        if (tid == 0)
-            cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach,
-                                    &cs.maxlev, &tfrac);
-        GOLF_SYNC();
-        if (cs.todo[b] <= 0) continue;
-        score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
-        if (tid == 0) {
-            sc[SC_EVALS]++;
-            cs.best_now = 0;
-            if (accept_move(cs.out, st, sc, fl, params))
-                cs.best_now = take_move(cs.out, sc, params) ? 1 : 0;
-            else
-                undo_swap(adj, d, cs.undo);
-            sc[SC_STEP]++;
-            if (k == 0) nrow = trace_row(trace, nrow, cap, sc, fl, params, &next_row);
-        }
-        GOLF_SYNC();
-        if (cs.best_now) {  // the same for every thread
-            for (int i = tid; i < m * d; i += nt) gbest[i] = adj[i];
+    if (K > 1) {
+        spec_steps(k, tid, nt, K, adj, adj + m * d, gbest, st, sc, fl, params, gparams, reach,
+                   m, d, n, W, nsteps, trace, &nrow, cap, &next_row, &tfrac, A, B, red, cs);
+    } else {
+        for (i64 s = 0; s < nsteps; s++) {
+            int b = (int)(s & 1);
+            if (tid == 0)
+                cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach,
+                                        &cs.maxlev, &tfrac);
             GOLF_SYNC();
+            if (cs.todo[b] <= 0) continue;
+            score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
+            if (tid == 0) {
+                sc[SC_EVALS]++;
+                cs.best_now = 0;
+                if (accept_move(cs.out, st, sc, fl, params))
+                    cs.best_now = take_move(cs.out, sc, params) ? 1 : 0;
+                else
+                    undo_swap(adj, d, cs.undo);
+                sc[SC_STEP]++;
+                if (k == 0) nrow = trace_row(trace, nrow, cap, sc, fl, params, &next_row);
+            }
+            GOLF_SYNC();
+            if (cs.best_now) {  // the same for every thread
+                for (int i = tid; i < m * d; i += nt) gbest[i] = adj[i];
+                GOLF_SYNC();
+            }
         }
     }
     GOLF_SYNC();
     for (int i = tid; i < m * d; i += nt) gadj[i] = adj[i];
+    for (int i = tid; K > 1 && i < 4 * K; i += nt) gst[4 + i] = cs.strm[i / 4][i % 4];
     if (tid == 0) {
-        for (int i = 0; i < 4; i++) sts[4 * (i64)k + i] = st[i];
+        for (int i = 0; i < 4; i++) gst[i] = st[i];
         for (int i = 0; i < NSC; i++) scs[(i64)NSC * k + i] = sc[i];
         for (int i = 0; i < NFL; i++) fls[(i64)NFL * k + i] = fl[i];
         if (k == 0) *ntrace = nrow;
@@ -521,10 +626,10 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
 
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
 // registers, up to 128 a thread); has_reach 0: a general graph. Dynamic shared memory:
-// 2 n W + blockDim.x words, then m d ints.
-extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* params, const int* reach, int has_reach, int m, int d, int n,
-        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+// 2 n W + blockDim.x words, then m d ints, then (params[P_SPEC] = K > 1) K m d ints.
+extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests,
+        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
+        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
     int nt = blockDim.x;
