@@ -252,6 +252,18 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
     _same(got, ref, trace, want)
 
 
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", SPEC[:2], ids=[p[0] for p in SPEC[:2]])
+def test_threaded_host_build_with_warps_of_proposers(threaded_build, name, graph, steps, frac,
+                                                     reach, opts):
+    """With 64 threads the candidates' moves spread over the two warps first (candidate c on
+    lane c / 2 of warp c % 2); the walk is the CPU chain's all the same."""
+    ref = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
+    start = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
+    got, trace = _host_steps(threaded_build, start, 300, frac, threads=64)
+    want = ref.run(300, time_frac=frac)
+    _same(got, ref, trace, want)
+
+
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", [PROBLEMS[1], PROBLEMS[-1], SPEC[0]],
                          ids=[PROBLEMS[1][0], PROBLEMS[-1][0], SPEC[0][0]])

@@ -479,12 +479,13 @@ struct ChainState {
 // one chain: a candidate is scored only when every candidate before it was rejected (so the
 // graph is still the one it was proposed from); the first one accepted becomes the graph and
 // the rest are dropped, their streams untouched (as if never drawn). Walks the chain of
-// golf.anneal with the same streams. st, sc, fl, params: thread 0's.
+// golf.anneal with the same streams, whichever thread proposes a candidate. st, sc, fl,
+// params: thread 0's.
 GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int* gbest,
         u64* st, i64* sc, double* fl, const i64* params, const i64* gparams, const int* reach,
         int m, int d, int n, int W, i64 nsteps, double* trace, i64* nrow, i64 cap,
         i64* next_row, double* tfrac, u64* A, u64* B, u64* red, ChainState& cs) {
-    int md = m * d, g = (int)gparams[P_G];
+    int md = m * d, g = (int)gparams[P_G], nw = (nt + 31) / 32;
     i64 done = 0, turn = 0;
     while (done < nsteps) {
         int kk = nsteps - done < K ? (int)(nsteps - done) : K;
@@ -494,7 +495,10 @@ GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int*
         }
         for (int i = tid; i < kk * md; i += nt) cadj[i] = adj[i % md];
         GOLF_SYNC();
-        for (int c = tid; c < kk; c += nt) {  // the candidates' moves, a thread each
+        for (int c = 0; c < kk; c++) {  // the candidates' moves, a thread each
+            // candidate c on lane c / nw of warp c % nw: the warps first, so that moves with
+            // different branches run side by side rather than in turn within one warp
+            if (((c % nw) * 32 + c / nw) % nt != tid) continue;
             int j = (int)((cs.s0 + c) % K);
             u64 r[4];
             i64 scratch[16];
