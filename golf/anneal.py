@@ -484,6 +484,15 @@ def load_state_arrays(state, adj, best_adj, st, sc, fl) -> None:
 
         raise GolfError(f"the checkpoint holds {chains(state['adj'])} chains on one GPU, this "
                         f"run {chains(adj)}; resume with search.batch={chains(state['adj'])}")
+    if state["rng"].shape != st.shape:
+        from golf.errors import GolfError
+
+        def streams(a):
+            return 1 if a.shape[-1] == 4 else a.shape[-1] // 4 - 1
+
+        raise GolfError(f"the checkpoint's chains have {streams(state['rng'])} proposal "
+                        f"stream(s), this run {streams(st)}; resume with "
+                        f"search.speculate={streams(state['rng'])}")
     pw = fl[..., FL.PW].copy()
     for k, a in zip(_STATE_KEYS, (adj, best_adj, st, sc, fl)):
         a[...] = state[k]

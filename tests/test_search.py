@@ -295,6 +295,16 @@ def test_state_round_trip_continues_bit_for_bit():
     assert np.array_equal(other.sc, full.sc)
 
 
+def test_state_of_other_proposal_streams_is_refused():
+    from golf.errors import GolfError
+
+    graph = random_graph(80, 5, 4, seed=3)
+    ev = make_evaluator("bitset", 80, 5, 4, threads=1)
+    saved = Annealer(graph, ev, steps=100, seed=4, speculate=3).state()
+    with pytest.raises(GolfError, match="search.speculate=3"):
+        Annealer(graph, ev, steps=100, seed=4).load_state(saved)
+
+
 def test_stops_at_the_bounds():
     # Petersen-size problem: the bound (2, 75) is reachable; the run stops there
     graph = random_graph(10, 3, 1, seed=1)
