@@ -359,6 +359,19 @@ GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
     return ntrace;
 }
 
+// The end of a scored step (golf.anneal.end_step without the undo): the decision on the
+// score out, the counters, chain k's trace row. 0: rejected (the caller undoes the move),
+// 1: taken, 2: taken and the chain's new best (the caller copies the graph)
+GOLF_HD int decide(const i64* out, u64* st, i64* sc, const double* fl, const i64* params,
+                   int k, double* trace, i64* nrow, i64 cap, i64* next_row) {
+    sc[SC_EVALS]++;
+    int r = 0;
+    if (accept_move(out, st, sc, fl, params)) r = take_move(out, sc, params) ? 2 : 1;
+    sc[SC_STEP]++;
+    if (k == 0) *nrow = trace_row(trace, *nrow, cap, sc, fl, params, next_row);
+    return r;
+}
+
 // ---- the score (golf.evaluators.bitset's result for all m base sources at once) -----------
 // Block-wide sum or AND of every thread's x, through red[0 .. nt) (nt a power of two, at least
 // 32). On the GPU: within each warp by shuffles, then every thread combines the warps'
@@ -493,7 +506,10 @@ GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int*
             cs.s0 = sc[SC_STEP];
             cs.used = cs.stopped = 0;
         }
-        for (int i = tid; i < kk * md; i += nt) cadj[i] = adj[i % md];
+        for (int i = tid; i < md; i += nt) {  // a copy of the graph a candidate
+            int v = adj[i];
+            for (int c = 0; c < kk; c++) cadj[c * md + i] = v;
+        }
         GOLF_SYNC();
         for (int c = 0; c < kk; c++) {  // the candidates' moves, a thread each
             // candidate c on lane c / nw of warp c % nw: the warps first, so that moves with
@@ -524,14 +540,9 @@ GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int*
             if (cs.todo[b] == 0) continue;
             score_chain(cadj + c * md, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
             if (tid == 0) {
-                sc[SC_EVALS]++;
-                cs.best_now = cs.taken = 0;
-                if (accept_move(cs.out, st, sc, fl, params)) {
-                    cs.taken = 1;
-                    cs.best_now = take_move(cs.out, sc, params) ? 1 : 0;
-                }
-                sc[SC_STEP]++;
-                if (k == 0) *nrow = trace_row(trace, *nrow, cap, sc, fl, params, next_row);
+                int r = decide(cs.out, st, sc, fl, params, k, trace, nrow, cap, next_row);
+                cs.taken = r > 0;
+                cs.best_now = r == 2;
             }
             GOLF_SYNC();
             if (cs.taken) {  // the same for every thread
@@ -601,14 +612,9 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
             if (cs.todo[b] <= 0) continue;
             score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
             if (tid == 0) {
-                sc[SC_EVALS]++;
-                cs.best_now = 0;
-                if (accept_move(cs.out, st, sc, fl, params))
-                    cs.best_now = take_move(cs.out, sc, params) ? 1 : 0;
-                else
-                    undo_swap(adj, d, cs.undo);
-                sc[SC_STEP]++;
-                if (k == 0) nrow = trace_row(trace, nrow, cap, sc, fl, params, &next_row);
+                int r = decide(cs.out, st, sc, fl, params, k, trace, &nrow, cap, &next_row);
+                if (r == 0) undo_swap(adj, d, cs.undo);
+                cs.best_now = r == 2;
             }
             GOLF_SYNC();
             if (cs.best_now) {  // the same for every thread
