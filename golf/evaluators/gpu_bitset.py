@@ -188,7 +188,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
             raise GolfError(f"gpu-bitset chains: device needs the whole graph's bit matrices "
                             f"({self._chain_smem()} bytes) in one block's shared memory "
                             f"(at most {self.SMEM_BYTES}) and no split over MPI ranks")
-        self._k_anneal = None
+        self._k_anneal = {}  # kernel name -> function
 
     # -- annealing chains on the device (cuda/anneal.cu) ------------------------------------
     def _chain_threads(self) -> int:
@@ -223,15 +223,18 @@ class GpuBitsetEvaluator(GpuEvaluator):
         from golf.anneal import P
 
         cp = self.cp
-        if self._k_anneal is None:
-            self._k_anneal = load_module(ANNEAL_FILES).get_function("anneal_chains")
+        # one kernel for one proposal stream, another for several (search.speculate)
+        name = "anneal_chains_spec" if int(params[P.SPEC]) > 1 else "anneal_chains"
+        if name not in self._k_anneal:
+            self._k_anneal[name] = load_module(ANNEAL_FILES).get_function(name)
+        kernel = self._k_anneal[name]
         # set at every launch: another evaluator may share the function with other sizes
         smem = self._chain_smem(int(params[P.SPEC]))
         if smem > self.SMEM_BYTES:
             raise GolfError(f"chains: device with search.speculate={int(params[P.SPEC])} needs "
                             f"{smem} bytes of shared memory a block (at most "
                             f"{self.SMEM_BYTES}); lower search.speculate")
-        self._k_anneal.max_dynamic_shared_size_bytes = smem
+        kernel.max_dynamic_shared_size_bytes = smem
         K = adjs.shape[0]
         d_adjs = cp.asarray(np.ascontiguousarray(adjs, dtype=np.int32))
         d_bests = cp.asarray(np.ascontiguousarray(bests, dtype=np.int32))
@@ -244,12 +247,11 @@ class GpuBitsetEvaluator(GpuEvaluator):
         d_trace = cp.empty((max(cap, 1), trace.shape[1]), dtype=cp.float64)
         d_ntrace = cp.zeros(1, dtype=cp.int64)
         nt = self._chain_threads()
-        self._k_anneal((K,), (nt,), (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach,
-                                     np.int32(has_reach), np.int32(self.m),
-                                     np.int32(adjs.shape[2]),
-                                     np.int32(self.n), np.int32(self.units),
-                                     np.int64(nsteps), d_trace, d_ntrace, np.int64(cap)),
-                       shared_mem=smem)
+        kernel((K,), (nt,), (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach,
+                             np.int32(has_reach), np.int32(self.m), np.int32(adjs.shape[2]),
+                             np.int32(self.n), np.int32(self.units), np.int64(nsteps), d_trace,
+                             d_ntrace, np.int64(cap)),
+               shared_mem=smem)
         adjs[...] = d_adjs.get()
         bests[...] = d_bests.get()
         sts[...] = d_sts.get()

@@ -572,21 +572,23 @@ GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int*
 // at trace[*ntrace ..], up to cap rows. A, B: n W words each, red: nt words, adj: m d ints,
 // then (K > 1) cadj: K m d ints; cs: the block's shared state. Thread 0 takes every
 // decision; it keeps the RNG, the counters, the floats and the parameters in its own
-// (fixed-index) arrays, registers on the GPU, for the whole launch.
-GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
-        i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
-        ChainState& cs) {
+// (fixed-index) arrays, registers on the GPU, for the whole launch. SPEC: whether K > 1, a
+// compile-time choice so that the one-stream loop is built without the other's registers.
+template <bool SPEC>
+GOLF_HD void chain_steps_t(int k, int tid, int nt, int* adjs, int* bests, u64* sts,
+        i64* scs, double* fls, const i64* gparams, const int* reach, int m, int d, int n,
+        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red,
+        int* adj, ChainState& cs) {
     int* gadj = adjs + (i64)k * m * d;
     int* gbest = bests + (i64)k * m * d;
-    int K = (int)gparams[P_SPEC];
-    i64 words = K > 1 ? 4 + 4 * (i64)K : 4;  // a chain's RNG words
+    int K = SPEC ? (int)gparams[P_SPEC] : 1;
+    i64 words = SPEC ? 4 + 4 * (i64)K : 4;  // a chain's RNG words
     u64* gst = sts + words * k;
     u64 st[4];
     i64 sc[NSC], params[NP];
     double fl[NFL], tfrac = -1.0;
     for (int i = tid; i < m * d; i += nt) adj[i] = gadj[i];
-    for (int i = tid; K > 1 && i < 4 * K; i += nt) cs.strm[i / 4][i % 4] = gst[4 + i];
+    for (int i = tid; SPEC && i < 4 * K; i += nt) cs.strm[i / 4][i % 4] = gst[4 + i];
     if (tid == 0) {
         for (int i = 0; i < 4; i++) st[i] = gst[i];
         for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * k + i];
@@ -599,7 +601,7 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
         next_row = (sc[SC_STEP] + every - 1) / every * every;
     }
     GOLF_SYNC();
-    if (K > 1) {
+    if (SPEC) {
         spec_steps(k, tid, nt, K, adj, adj + m * d, gbest, st, sc, fl, params, gparams, reach,
                    m, d, n, W, nsteps, trace, &nrow, cap, &next_row, &tfrac, A, B, red, cs);
     } else {
@@ -625,7 +627,7 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
     }
     GOLF_SYNC();
     for (int i = tid; i < m * d; i += nt) gadj[i] = adj[i];
-    for (int i = tid; K > 1 && i < 4 * K; i += nt) gst[4 + i] = cs.strm[i / 4][i % 4];
+    for (int i = tid; SPEC && i < 4 * K; i += nt) gst[4 + i] = cs.strm[i / 4][i % 4];
     if (tid == 0) {
         for (int i = 0; i < 4; i++) gst[i] = st[i];
         for (int i = 0; i < NSC; i++) scs[(i64)NSC * k + i] = sc[i];
@@ -634,19 +636,45 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
     }
 }
 
+// chain_steps_t for the K of params[P_SPEC] (the host builds' entry)
+GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
+        i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
+        ChainState& cs) {
+    if (gparams[P_SPEC] > 1)
+        chain_steps_t<true>(k, tid, nt, adjs, bests, sts, scs, fls, gparams, reach, m, d, n,
+                            W, nsteps, trace, ntrace, cap, A, B, red, adj, cs);
+    else
+        chain_steps_t<false>(k, tid, nt, adjs, bests, sts, scs, fls, gparams, reach, m, d, n,
+                             W, nsteps, trace, ntrace, cap, A, B, red, adj, cs);
+}
+
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
 // registers, up to 128 a thread); has_reach 0: a general graph. Dynamic shared memory:
-// 2 n W + blockDim.x words, then m d ints, then (params[P_SPEC] = K > 1) K m d ints.
-extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests,
-        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
-        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+// 2 n W + blockDim.x words, then m d ints, then (SPEC: K = params[P_SPEC] > 1) K m d ints.
+// anneal_chains takes params[P_SPEC] = 1, anneal_chains_spec K > 1.
+template <bool SPEC>
+__device__ __forceinline__ void chains_block(int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, const i64* params, const int* reach, int has_reach, int m, int d, int n,
+        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
     int nt = blockDim.x;
     u64* A = smem;
     u64* B = A + (i64)n * W;
     u64* red = B + (i64)n * W;
-    chain_steps(blockIdx.x, threadIdx.x, nt, adjs, bests, sts, scs, fls, params,
-                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, A, B, red,
-                (int*)(red + nt), cs);
+    chain_steps_t<SPEC>(blockIdx.x, threadIdx.x, nt, adjs, bests, sts, scs, fls, params,
+                        has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap,
+                        A, B, red, (int*)(red + nt), cs);
 }
+
+#define GOLF_CHAINS_KERNEL(name, spec)                                                       \
+    extern "C" __global__ void __launch_bounds__(512, 1) name(int* adjs, int* bests,        \
+            u64* sts, i64* scs, double* fls, const i64* params, const int* reach,           \
+            int has_reach, int m, int d, int n, int W, i64 nsteps, double* trace,           \
+            i64* ntrace, i64 cap) {                                                         \
+        chains_block<spec>(adjs, bests, sts, scs, fls, params, reach, has_reach, m, d, n, W, \
+                           nsteps, trace, ntrace, cap);                                     \
+    }
+GOLF_CHAINS_KERNEL(anneal_chains, false)
+GOLF_CHAINS_KERNEL(anneal_chains_spec, true)
