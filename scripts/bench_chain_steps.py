@@ -10,11 +10,13 @@ revision (``9e27a94:``); the default is the working tree's. Every source runs th
 
     python scripts/bench_chain_steps.py                           # the working tree's kernel
     python scripts/bench_chain_steps.py --source 9e27a94: --source golf/evaluators/cuda/anneal.cu
-    python scripts/bench_chain_steps.py --speculate 1,4,8   # proposal streams (search.speculate)
+    python scripts/bench_chain_steps.py --chains 128,16 --speculate 1,8,64   # search.speculate
 
 With ``--speculate`` k > 1 the chains walk other paths than with k = 1 (each setting its own
-walk), and a step of them counts as a step: a round of k proposals that ends at an accepted
-candidate is fewer steps than k.
+walk), and a step of them counts as a step: a round of k candidates that ends at an accepted
+one is fewer steps than k, so the time of a step falls with the acceptance rate. The rate is
+in the JSON (``accepted``), and ``--frac`` sets where in the schedule the steps are timed (the
+temperature, hence the rate: a run's later part accepts a few per cent).
 
 Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/chain_steps``); ``--page`` only
 rewrites the page from the JSON.
@@ -48,7 +50,7 @@ def source_file(spec: str, tmp: str) -> pathlib.Path:
     return pathlib.Path(spec if os.path.isabs(spec) else os.path.join(ROOT, spec))
 
 
-def time_steps(n, d, g, threads, K, steps, speculate=1) -> dict:
+def time_steps(n, d, g, threads, K, steps, speculate=1, frac=0.3) -> dict:
     """Microseconds a step of K device chains on a random (n, d, g) graph, best of 3 runs of
     ``steps`` steps (after a warm-up that compiles the kernel)."""
     from golf.anneal import SC
@@ -63,11 +65,11 @@ def time_steps(n, d, g, threads, K, steps, speculate=1) -> dict:
                       speculate=speculate)
     t0, t1, _ = b.auto_temperatures()
     b.set_temperatures(t0, t1)
-    b.run(300, time_frac=0.3)
+    b.run(300, time_frac=frac)
     best = float("inf")
     for r in range(3):
         start = time.perf_counter()
-        b.run(steps, time_frac=0.3 + 0.1 * r)
+        b.run(steps, time_frac=frac + 0.1 * r)
         best = min(best, time.perf_counter() - start)
     return {"n": n, "d": d, "g": g, "threads": ev._chain_threads(), "K": K, "steps": steps,
             "speculate": speculate,
@@ -89,13 +91,13 @@ def markdown(record) -> str:
     lines.append("")
     rows = record["rows"]
     sources = list(dict.fromkeys(r["source"] for r in rows))
-    keys = list(dict.fromkeys((r["n"], r["d"], r["g"], r["threads"], r.get("speculate", 1))
-                              for r in rows))
-    by = {(r["source"], r["n"], r["d"], r["g"], r["threads"], r.get("speculate", 1)): r
+    keys = list(dict.fromkeys((r["n"], r["d"], r["g"], r["threads"], r["K"],
+                               r.get("speculate", 1)) for r in rows))
+    by = {(r["source"], r["n"], r["d"], r["g"], r["threads"], r["K"], r.get("speculate", 1)): r
           for r in rows}
     cells = []
     for key in keys:
-        line = [f"({key[0]}, {key[1]}, {key[2]})", key[3], key[4]]
+        line = [f"({key[0]}, {key[1]}, {key[2]})", key[3], key[4], key[5]]
         first = by.get((sources[0], *key))
         for s in sources:
             r = by.get((s, *key))
@@ -104,7 +106,7 @@ def markdown(record) -> str:
         line.append(f"{first['us_per_step'] / last['us_per_step']:.2f}x"
                     if first and last and len(sources) > 1 else "")
         cells.append(line)
-    lines += table(["(n, d, g)", "threads", "speculate"]
+    lines += table(["(n, d, g)", "threads", "chains", "speculate"]
                    + [f"µs a step: `{s}`" for s in sources]
                    + ["first / last"], cells)
     return "\n".join(lines) + "\n"
@@ -117,8 +119,10 @@ def main(argv=None):
                    "(repeatable; default: the working tree's)")
     p.add_argument("--speculate", default="1",
                    help="comma-separated search.speculate values to time (default 1)")
-    p.add_argument("--chains", type=int, default=128)
+    p.add_argument("--chains", default="128", help="comma-separated numbers of chains")
     p.add_argument("--steps", type=int, default=4000)
+    p.add_argument("--frac", type=float, default=0.3,
+                   help="schedule fraction the timed steps start at (then +0.1, +0.2)")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "chain_steps"))
     p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
     args = p.parse_args(argv)
@@ -136,12 +140,13 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for spec in args.source or [ANNEAL]:
             gb.ANNEAL_FILES = ("common.cuh", source_file(spec, tmp))
-            for k in (int(x) for x in args.speculate.split(",")):
-                for n, d, g, threads in PROBLEMS:
-                    row = {"source": spec, **time_steps(n, d, g, threads, args.chains,
-                                                        args.steps, k)}
-                    print(row, flush=True)
-                    record["rows"].append(row)
+            for K in (int(x) for x in args.chains.split(",")):
+                for k in (int(x) for x in args.speculate.split(",")):
+                    for n, d, g, threads in PROBLEMS:
+                        row = {"source": spec, "frac": args.frac,
+                               **time_steps(n, d, g, threads, K, args.steps, k, args.frac)}
+                        print(row, flush=True)
+                        record["rows"].append(row)
     save(args.out, record, markdown(record))
 
 

@@ -27,53 +27,106 @@ from golf.population import BatchAnnealer
 from conftest import gpu_skip_reason
 
 # the host entry point of the build: K chains one after the other, one "thread" each
-HOST_ENTRY = r"""
+HOST_WORK = r"""
+#include <vector>
+struct Spec {  // the speculating chains' workspace in global memory (anneal.cu spec_chains)
+    std::vector<i64> ws, cand;
+    std::vector<double> tf;
+    std::vector<u64> cst;
+    std::vector<int> cadj;
+    u64 count[2] = {0, 0};
+    Spec(int C, int K, int md)
+        : ws((size_t)C * WS_N), cand((size_t)C * K * CAND_N), tf(C), cst((size_t)C * K * 4),
+          cadj((size_t)C * K * md) {}
+};
+extern "C" void spec_sizes(i64* out) {
+    out[0] = WS_N;
+    out[1] = CAND_N;
+}
+"""
+HOST_ENTRY = HOST_WORK + r"""
 extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, double* fls,
         const i64* params, const int* reach, int m, int d, int n, int W, i64 nsteps,
         double* trace, i64* ntrace, i64 cap) {
-    u64* A = new u64[(size_t)n * W];
-    u64* B = new u64[(size_t)n * W];
-    u64 red[1];
-    int* adj = new int[(size_t)m * d * (1 + MAX_SPEC)];  // the graph, the candidates' copies
+    std::vector<u64> A((size_t)n * W), B((size_t)n * W), red(1);
+    std::vector<int> adj((size_t)m * d);
     ChainState cs;
+    if (params[P_SPEC] > 1) {  // the speculating chains' grid as one block
+        Spec sp(K, (int)params[P_SPEC], m * d);
+        std::vector<i64> dec(params[P_SPEC] * CAND_N);
+        spec_chains(0, 1, 0, 1, K, adjs, bests, sts, scs, fls, params, reach, m, d, n, W,
+                    nsteps, trace, ntrace, cap, sp.ws.data(), sp.tf.data(), sp.cand.data(),
+                    sp.cst.data(), sp.cadj.data(), sp.count, A.data(), B.data(), red.data(),
+                    adj.data(), dec.data(), cs);
+        return;
+    }
     for (int k = 0; k < K; k++)
         chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, m, d, n, W, nsteps,
-                    trace, ntrace, cap, A, B, red, adj, cs);
-    delete[] A;
-    delete[] B;
-    delete[] adj;
+                    trace, ntrace, cap, A.data(), B.data(), red.data(), adj.data(), cs);
 }
 """
 
 # a host build whose blocks are nt threads meeting at a barrier (GOLF_HOST_BARRIER), for the
-# block-parallel parts: the levels, the reductions, the shared state between the steps
+# block-parallel parts: the levels, the reductions, the shared state between the steps; the
+# speculating chains' grid of G such blocks also meets at a grid barrier of all their threads
 THREADED_PRELUDE = r"""
 #include <pthread.h>
 #include <thread>
 #include <vector>
-static pthread_barrier_t golf_barrier;
-static inline void golf_host_barrier() { pthread_barrier_wait(&golf_barrier); }
+static thread_local pthread_barrier_t* golf_block_barrier;
+static pthread_barrier_t golf_grid_barrier;
+static inline void golf_host_barrier() { pthread_barrier_wait(golf_block_barrier); }
+static inline void golf_host_grid_barrier() { pthread_barrier_wait(&golf_grid_barrier); }
 #define GOLF_HOST_BARRIER 1
 """
-THREADED_ENTRY = r"""
-extern "C" void host_steps_threads(int nt, int K, int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
-        i64 nsteps, double* trace, i64* ntrace, i64 cap) {
-    std::vector<u64> A((size_t)n * W), B((size_t)n * W), red(nt);
-    std::vector<int> adj((size_t)m * d * (1 + MAX_SPEC));
+THREADED_ENTRY = HOST_WORK + r"""
+struct Block {  // what a GPU block has in shared memory
+    std::vector<u64> A, B, red;
+    std::vector<int> adj;
+    std::vector<i64> dec;
     ChainState cs;
-    for (int k = 0; k < K; k++) {
-        pthread_barrier_init(&golf_barrier, nullptr, nt);
-        std::vector<std::thread> team;
-        for (int t = 0; t < nt; t++)
-            team.emplace_back([&, t] {
-                chain_steps(k, t, nt, adjs, bests, sts, scs, fls, params, reach, m, d, n, W,
-                            nsteps, trace, ntrace, cap, A.data(), B.data(), red.data(),
-                            adj.data(), cs);
-            });
-        for (auto& th : team) th.join();
-        pthread_barrier_destroy(&golf_barrier);
+    pthread_barrier_t barrier;
+    Block(int n, int W, int nt, int md, int k)
+        : A((size_t)n * W), B((size_t)n * W), red(nt), adj(md), dec((size_t)k * CAND_N) {
+        pthread_barrier_init(&barrier, nullptr, nt);
     }
+    ~Block() { pthread_barrier_destroy(&barrier); }
+};
+
+// one-stream chains one after the other, a block of nt threads each; speculating chains on a
+// grid of G blocks of nt threads
+extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, u64* sts,
+        i64* scs, double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
+        i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+    bool spec = params[P_SPEC] > 1;
+    Spec sp(spec ? K : 0, (int)params[P_SPEC], m * d);
+    int blocks = spec ? G : 1;
+    pthread_barrier_init(&golf_grid_barrier, nullptr, blocks * nt);
+    for (int k = 0; k < (spec ? 1 : K); k++) {
+        std::vector<Block*> grid;
+        for (int b = 0; b < blocks; b++)
+            grid.push_back(new Block(n, W, nt, m * d, (int)params[P_SPEC]));
+        std::vector<std::thread> team;
+        for (int b = 0; b < blocks; b++)
+            for (int t = 0; t < nt; t++)
+                team.emplace_back([&, b, t] {
+                    Block& bl = *grid[b];
+                    golf_block_barrier = &bl.barrier;
+                    if (spec)
+                        spec_chains(b, blocks, t, nt, K, adjs, bests, sts, scs, fls, params,
+                                    reach, m, d, n, W, nsteps, trace, ntrace, cap,
+                                    sp.ws.data(), sp.tf.data(), sp.cand.data(), sp.cst.data(),
+                                    sp.cadj.data(), sp.count, bl.A.data(), bl.B.data(),
+                                    bl.red.data(), bl.adj.data(), bl.dec.data(), bl.cs);
+                    else
+                        chain_steps(k, t, nt, adjs, bests, sts, scs, fls, params, reach, m, d,
+                                    n, W, nsteps, trace, ntrace, cap, bl.A.data(), bl.B.data(),
+                                    bl.red.data(), bl.adj.data(), bl.cs);
+                });
+        for (auto& th : team) th.join();
+        for (Block* bl : grid) delete bl;
+    }
+    pthread_barrier_destroy(&golf_grid_barrier);
 }
 """
 
@@ -174,8 +227,8 @@ def threaded_build(tmp_path_factory):
 
 
 class HostChains:
-    """An evaluator whose ``anneal_chains`` is the host build's (with ``threads``: the
-    threaded build, blocks of that many threads), all else the CPU evaluator ``ev``'s: the
+    """An evaluator whose ``anneal_chains`` is the host build's (with ``threads = (nt, G)``:
+    the threaded build, blocks of nt threads, G of them for speculating chains), all else the CPU evaluator ``ev``'s: the
     interface that gpu-bitset's ``chains: device`` offers :class:`BatchAnnealer`, without a
     GPU."""
 
@@ -201,7 +254,7 @@ class HostChains:
         if self._threads is None:
             self._lib.host_steps(*args)
         else:
-            self._lib.host_steps_threads(self._threads, *args)
+            self._lib.host_steps_threads(*self._threads, *args)
         adjs[...] = a32
         bests[...] = b32
         trace[:ntrace[0]] = rows[:ntrace[0]]
@@ -236,15 +289,16 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
 THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1], SPEC[4]]
 
 
-@pytest.mark.parametrize("threads", [4, 8])
+@pytest.mark.parametrize("threads", [(4, 3), (8, 16)], ids=["4x3", "8x16"])
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", THREADED,
                          ids=[p[0] for p in THREADED])
 def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, steps, frac,
                                                   reach, opts, threads):
-    """The same with a block of several threads: each takes its rows of every level, the
+    """The same with blocks of several threads: each takes its rows of every level, the
     reductions, the barriers and thread 0's moves and decisions in between (a race or a
-    wrong share would change the walk); with proposal streams, threads propose the
-    candidates at once."""
+    wrong share would change the walk); speculating chains on a grid of several blocks
+    (3: a block takes several candidates a round; 16: more blocks than candidates), which
+    meet at a grid barrier between the candidates and the decisions."""
     ref = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
     start = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
     got, trace = _host_steps(threaded_build, start, 400, frac, threads=threads)
@@ -253,15 +307,24 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
 
 
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", SPEC[:2], ids=[p[0] for p in SPEC[:2]])
-def test_threaded_host_build_with_warps_of_proposers(threaded_build, name, graph, steps, frac,
-                                                     reach, opts):
-    """With 64 threads the candidates' moves spread over the two warps first (candidate c on
-    lane c / 2 of warp c % 2); the walk is the CPU chain's all the same."""
+def test_threaded_host_build_with_warps_of_a_grid(threaded_build, name, graph, steps, frac,
+                                                  reach, opts):
+    """Speculating chains on 5 blocks of 64 threads (two warps' worth, as on the GPU): the
+    walk is the CPU chain's all the same."""
     ref = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
     start = _batch(graph, "bitset", 2, steps=steps, reach=reach, **opts)
-    got, trace = _host_steps(threaded_build, start, 300, frac, threads=64)
+    got, trace = _host_steps(threaded_build, start, 300, frac, threads=(64, 5))
     want = ref.run(300, time_frac=frac)
     _same(got, ref, trace, want)
+
+
+def test_host_build_has_the_speculating_workspace_sizes(host_build):
+    """gpu-bitset sizes the speculating chains' workspace by anneal.cu's WS_N and CAND_N."""
+    from golf.evaluators.gpu_bitset import SPEC_CAND, SPEC_WS
+
+    out = np.zeros(2, dtype=np.int64)
+    host_build.spec_sizes(out.ctypes.data_as(ctypes.c_void_p))
+    assert tuple(out) == (SPEC_WS, SPEC_CAND)
 
 
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])

@@ -60,6 +60,7 @@ GPU_FIXED_SECONDS = 1e-4
 # the sources of the two modules (golf/evaluators/cuda/), headers first
 BLOCK_FILES = ("common.cuh", "bitset_block.cu")  # normal launches
 ANNEAL_FILES = ("common.cuh", "anneal.cu")  # annealing chains on the device
+SPEC_WS, SPEC_CAND = 7, 5  # anneal.cu's WS_N and CAND_N: i64 words a chain, a candidate
 GRID_FILES = ("common.cuh", "bitset_grid.cu")  # cooperative launches
 # words of a row a grid thread takes on sparse levels, and neighbour rows loaded together
 PIECES = (1, 2, 4, 8)
@@ -201,12 +202,10 @@ class GpuBitsetEvaluator(GpuEvaluator):
             nt *= 2
         return nt
 
-    def _chain_smem(self, speculate=1) -> int:
+    def _chain_smem(self) -> int:
         """Shared bytes of a chain's block: two matrices of all m base sources, the
-        reduction words, the graph, and with ``speculate`` k > 1 a copy of it a candidate."""
-        copies = 1 + (int(speculate) if speculate > 1 else 0)
-        return (16 * self.n * self.units + 8 * self._chain_threads()
-                + 4 * self.m * self.d * copies)
+        reduction words, the graph."""
+        return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self.m * self.d
 
     def chains_fit(self) -> bool:
         """True when a block can run a whole chain: the matrices of all base sources fit its
@@ -214,28 +213,46 @@ class GpuBitsetEvaluator(GpuEvaluator):
         return (tuple(self.unit_range) == (0, self.units)
                 and self._chain_smem() <= self.SMEM_BYTES)
 
+    def _anneal_kernel(self, spec: bool):
+        """anneal.cu's one-block-a-chain kernel, or (spec) the speculating chains' kernel from
+        a cooperative module of its own."""
+        name = "anneal_spec" if spec else "anneal_chains"
+        if name not in self._k_anneal:
+            self._k_anneal[name] = load_module(ANNEAL_FILES, cooperative=spec).get_function(name)
+        return self._k_anneal[name]
+
+    def _resident_blocks(self, kernel, nt: int, smem: int) -> int:
+        """Blocks of ``nt`` threads and ``smem`` dynamic shared bytes that stay resident on
+        the whole GPU (a cooperative grid's most)."""
+        cp = self.cp
+        try:
+            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+                kernel.ptr, nt, smem)
+        except Exception:  # no occupancy query in this CuPy: from registers and memory
+            regs = int(kernel.attributes.get("num_regs", 128))
+            per_sm = min(2048 // nt, 65536 // max(1, regs * nt),
+                         (self.SMEM_BYTES + 27 * 1024) // max(1, smem + 4096), 32)
+        return max(1, int(per_sm)) * int(self.sms)
+
     def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace) -> int:
-        """``nsteps`` steps of each of the ``K`` chains whose state arrays are given
+        """``nsteps`` steps of each of the ``C`` chains whose state arrays are given
         (:class:`golf.population.BatchAnnealer`'s ``adjs, bests, sts, scs, fls``, updated in
         place; ``params`` and ``reach`` shared), without returning to the host: one block a
-        chain runs golf.anneal's steps (move, score, decision, undo) in shared memory. Chain 0
-        writes its trace rows into ``trace``; returns how many."""
+        chain runs golf.anneal's steps (move, score, decision, undo) in shared memory; with
+        ``k = params[P.SPEC] > 1`` proposal streams a cooperative grid scores each chain's
+        next k candidate moves at once, a block each (``anneal.cu``'s speculating chains).
+        Chain 0 writes its trace rows into ``trace``; returns how many."""
         from golf.anneal import P
 
         cp = self.cp
-        # one kernel for one proposal stream, another for several (search.speculate)
-        name = "anneal_chains_spec" if int(params[P.SPEC]) > 1 else "anneal_chains"
-        if name not in self._k_anneal:
-            self._k_anneal[name] = load_module(ANNEAL_FILES).get_function(name)
-        kernel = self._k_anneal[name]
+        k = int(params[P.SPEC])
+        kernel = self._anneal_kernel(k > 1)
+        smem = self._chain_smem()
+        if k > 1:  # the graph's ints rounded up to 8 bytes, then the candidates' scores
+            smem += 4 * (self.m * self.d % 2) + 8 * SPEC_CAND * k
         # set at every launch: another evaluator may share the function with other sizes
-        smem = self._chain_smem(int(params[P.SPEC]))
-        if smem > self.SMEM_BYTES:
-            raise GolfError(f"chains: device with search.speculate={int(params[P.SPEC])} needs "
-                            f"{smem} bytes of shared memory a block (at most "
-                            f"{self.SMEM_BYTES}); lower search.speculate")
         kernel.max_dynamic_shared_size_bytes = smem
-        K = adjs.shape[0]
+        C, m, d = adjs.shape
         d_adjs = cp.asarray(np.ascontiguousarray(adjs, dtype=np.int32))
         d_bests = cp.asarray(np.ascontiguousarray(bests, dtype=np.int32))
         d_sts, d_scs, d_fls = cp.asarray(sts), cp.asarray(scs), cp.asarray(fls)
@@ -247,11 +264,18 @@ class GpuBitsetEvaluator(GpuEvaluator):
         d_trace = cp.empty((max(cap, 1), trace.shape[1]), dtype=cp.float64)
         d_ntrace = cp.zeros(1, dtype=cp.int64)
         nt = self._chain_threads()
-        kernel((K,), (nt,), (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach,
-                             np.int32(has_reach), np.int32(self.m), np.int32(adjs.shape[2]),
-                             np.int32(self.n), np.int32(self.units), np.int64(nsteps), d_trace,
-                             d_ntrace, np.int64(cap)),
-               shared_mem=smem)
+        args = (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach, np.int32(has_reach),
+                np.int32(self.m), np.int32(d), np.int32(self.n), np.int32(self.units),
+                np.int64(nsteps), d_trace, d_ntrace, np.int64(cap))
+        if k > 1:
+            blocks = min(C * k, self._resident_blocks(kernel, nt, smem))
+            work = (cp.zeros((C, SPEC_WS), dtype=cp.int64), cp.zeros(C, dtype=cp.float64),
+                    cp.zeros((C * k, SPEC_CAND), dtype=cp.int64),
+                    cp.zeros((C * k, 4), dtype=cp.uint64),
+                    cp.zeros((C * k, m * d), dtype=cp.int32), cp.zeros(2, dtype=cp.uint64))
+            kernel((blocks,), (nt,), (np.int32(C),) + args + work, shared_mem=smem)
+        else:
+            kernel((C,), (nt,), args, shared_mem=smem)
         adjs[...] = d_adjs.get()
         bests[...] = d_bests.get()
         sts[...] = d_sts.get()

@@ -12,6 +12,8 @@
 // check them against the Python search: with one "thread" a block, or with threads and a
 // barrier (GOLF_HOST_BARRIER) that stand for a block's threads and __syncthreads.
 
+#include <cooperative_groups.h>
+
 #if defined(__CUDA_ARCH__)
 #define GOLF_SYNC() __syncthreads()
 #define GOLF_POPC(x) __popcll(x)
@@ -34,7 +36,6 @@ enum { P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P
 enum { STOP_STEPS = 1, STOP_BOUNDS = 2, STOP_STUCK = 3 };
 #define TRACE_COLS 8
 #define TRIES 64
-#define MAX_SPEC 32  // proposal streams of a chain at most (search.speculate)
 
 // ---- xoshiro256** (golf.kernels.rng) ------------------------------------------------------
 GOLF_HD inline u64 rotl64(u64 x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -478,119 +479,33 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
 // ---- a chain's steps and the kernel ------------------------------------------------------
 // What the threads of a block share besides the matrices: what thread 0 decides for them
 // (todo is double-buffered: thread 0 writes step s's value while no thread can still read
-// step s-2's), the score and the undo record; with proposal streams (speculate k > 1) the
-// streams, the candidates' advanced streams and whether a valid move was found
+// step s-2's), the score, the undo record and the decision of a speculating round
 struct ChainState {
-    i64 undo[16], out[4], maxlev, s0;
-    u64 strm[MAX_SPEC][4], cand_st[MAX_SPEC][4];
-    int cand_ok[MAX_SPEC], todo[2], best_now, taken, used, stopped;
+    i64 undo[16], out[4], maxlev;
+    int todo[2], best_now, taken, ok, used;
 };
 
-// Steps with k proposal streams (golf.anneal.chain_streams): step s moves by stream s mod k,
-// so the moves of the next k steps can be proposed at once, each from the current graph by its
-// own thread on its own copy (cadj: k m d ints). They are then taken in order as the steps of
-// one chain: a candidate is scored only when every candidate before it was rejected (so the
-// graph is still the one it was proposed from); the first one accepted becomes the graph and
-// the rest are dropped, their streams untouched (as if never drawn). Walks the chain of
-// golf.anneal with the same streams, whichever thread proposes a candidate. st, sc, fl,
-// params: thread 0's.
-GOLF_HD void spec_steps(int k, int tid, int nt, int K, int* adj, int* cadj, int* gbest,
-        u64* st, i64* sc, double* fl, const i64* params, const i64* gparams, const int* reach,
-        int m, int d, int n, int W, i64 nsteps, double* trace, i64* nrow, i64 cap,
-        i64* next_row, double* tfrac, u64* A, u64* B, u64* red, ChainState& cs) {
-    int md = m * d, g = (int)gparams[P_G], nw = (nt + 31) / 32;
-    i64 done = 0, turn = 0;
-    while (done < nsteps) {
-        int kk = nsteps - done < K ? (int)(nsteps - done) : K;
-        if (tid == 0) {
-            cs.s0 = sc[SC_STEP];
-            cs.used = cs.stopped = 0;
-        }
-        for (int i = tid; i < md; i += nt) {  // a copy of the graph a candidate
-            int v = adj[i];
-            for (int c = 0; c < kk; c++) cadj[c * md + i] = v;
-        }
-        GOLF_SYNC();
-        for (int c = 0; c < kk; c++) {  // the candidates' moves, a thread each
-            // candidate c on lane c / nw of warp c % nw: the warps first, so that moves with
-            // different branches run side by side rather than in turn within one warp
-            if (((c % nw) * 32 + c / nw) % nt != tid) continue;
-            int j = (int)((cs.s0 + c) % K);
-            u64 r[4];
-            i64 scratch[16];
-            for (int i = 0; i < 4; i++) r[i] = cs.strm[j][i];
-            cs.cand_ok[c] = propose_move(cadj + c * md, m, d, n, g, r, scratch,
-                                         gparams[P_VOLTAGE], reach) ? 1 : 0;
-            for (int i = 0; i < 4; i++) cs.cand_st[c][i] = r[i];
-        }
-        GOLF_SYNC();
-        for (int c = 0; c < kk; c++, turn++) {
-            int b = (int)(turn & 1);
-            if (tid == 0) {
-                int todo = step_head(sc, fl, params, tfrac);
-                if (todo == 0) {
-                    cs.used = c + 1;
-                    todo = step_tail(cs.cand_ok[c] != 0, sc, params, &cs.maxlev);
-                }
-                if (todo < 0) cs.stopped = 1;
-                cs.todo[b] = todo;
-            }
-            GOLF_SYNC();
-            if (cs.todo[b] < 0) break;
-            if (cs.todo[b] == 0) continue;
-            score_chain(cadj + c * md, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
-            if (tid == 0) {
-                int r = decide(cs.out, st, sc, fl, params, k, trace, nrow, cap, next_row);
-                cs.taken = r > 0;
-                cs.best_now = r == 2;
-            }
-            GOLF_SYNC();
-            if (cs.taken) {  // the same for every thread
-                for (int i = tid; i < md; i += nt) adj[i] = cadj[c * md + i];
-                GOLF_SYNC();
-                if (cs.best_now) {
-                    for (int i = tid; i < md; i += nt) gbest[i] = adj[i];
-                    GOLF_SYNC();
-                }
-                break;
-            }
-        }
-        int used = cs.used, stopped = cs.stopped;
-        for (int c = tid; c < used; c += nt)  // the streams of the steps taken move on
-            for (int i = 0; i < 4; i++) cs.strm[(cs.s0 + c) % K][i] = cs.cand_st[c][i];
-        done += used;
-        GOLF_SYNC();
-        if (stopped) break;
-    }
-}
-
 // nsteps steps of chain k, as golf.population.batch_chunk takes them between two
-// interactions, by the nt threads of a block (tid: this thread). The chain's graph adjs[k]
-// (m x d), best graph bests[k], RNG states sts[k] (4, or 4 + 4 K with K = params[P_SPEC] > 1
-// proposal streams), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP) and reach
+// interactions, by the nt threads of a block (tid: this thread), with one RNG stream
+// (params[P_SPEC] = 1). The chain's graph adjs[k] (m x d), best graph bests[k], RNG state
+// sts[k] (4 words), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP) and reach
 // (grids, else null) are shared by all chains. Chain 0 writes trace rows (TRACE_COLS doubles)
 // at trace[*ntrace ..], up to cap rows. A, B: n W words each, red: nt words, adj: m d ints,
-// then (K > 1) cadj: K m d ints; cs: the block's shared state. Thread 0 takes every
-// decision; it keeps the RNG, the counters, the floats and the parameters in its own
-// (fixed-index) arrays, registers on the GPU, for the whole launch. SPEC: whether K > 1, a
-// compile-time choice so that the one-stream loop is built without the other's registers.
-template <bool SPEC>
-GOLF_HD void chain_steps_t(int k, int tid, int nt, int* adjs, int* bests, u64* sts,
-        i64* scs, double* fls, const i64* gparams, const int* reach, int m, int d, int n,
-        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red,
-        int* adj, ChainState& cs) {
+// cs: the block's shared state. Thread 0 takes every decision; it keeps the RNG, the
+// counters, the floats and the parameters in its own (fixed-index) arrays, registers on the
+// GPU, for the whole launch.
+GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
+        i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
+        ChainState& cs) {
     int* gadj = adjs + (i64)k * m * d;
     int* gbest = bests + (i64)k * m * d;
-    int K = SPEC ? (int)gparams[P_SPEC] : 1;
-    i64 words = SPEC ? 4 + 4 * (i64)K : 4;  // a chain's RNG words
-    u64* gst = sts + words * k;
     u64 st[4];
     i64 sc[NSC], params[NP];
     double fl[NFL], tfrac = -1.0;
     for (int i = tid; i < m * d; i += nt) adj[i] = gadj[i];
-    for (int i = tid; SPEC && i < 4 * K; i += nt) cs.strm[i / 4][i % 4] = gst[4 + i];
     if (tid == 0) {
-        for (int i = 0; i < 4; i++) st[i] = gst[i];
+        for (int i = 0; i < 4; i++) st[i] = sts[4 * (i64)k + i];
         for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * k + i];
         for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * k + i];
         for (int i = 0; i < NP; i++) params[i] = gparams[i];
@@ -601,80 +516,251 @@ GOLF_HD void chain_steps_t(int k, int tid, int nt, int* adjs, int* bests, u64* s
         next_row = (sc[SC_STEP] + every - 1) / every * every;
     }
     GOLF_SYNC();
-    if (SPEC) {
-        spec_steps(k, tid, nt, K, adj, adj + m * d, gbest, st, sc, fl, params, gparams, reach,
-                   m, d, n, W, nsteps, trace, &nrow, cap, &next_row, &tfrac, A, B, red, cs);
-    } else {
-        for (i64 s = 0; s < nsteps; s++) {
-            int b = (int)(s & 1);
-            if (tid == 0)
-                cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach,
-                                        &cs.maxlev, &tfrac);
+    for (i64 s = 0; s < nsteps; s++) {
+        int b = (int)(s & 1);
+        if (tid == 0)
+            cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach,
+                                    &cs.maxlev, &tfrac);
+        GOLF_SYNC();
+        if (cs.todo[b] <= 0) continue;
+        score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
+        if (tid == 0) {
+            int r = decide(cs.out, st, sc, fl, params, k, trace, &nrow, cap, &next_row);
+            if (r == 0) undo_swap(adj, d, cs.undo);
+            cs.best_now = r == 2;
+        }
+        GOLF_SYNC();
+        if (cs.best_now) {  // the same for every thread
+            for (int i = tid; i < m * d; i += nt) gbest[i] = adj[i];
             GOLF_SYNC();
-            if (cs.todo[b] <= 0) continue;
-            score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
-            if (tid == 0) {
-                int r = decide(cs.out, st, sc, fl, params, k, trace, &nrow, cap, &next_row);
-                if (r == 0) undo_swap(adj, d, cs.undo);
-                cs.best_now = r == 2;
-            }
-            GOLF_SYNC();
-            if (cs.best_now) {  // the same for every thread
-                for (int i = tid; i < m * d; i += nt) gbest[i] = adj[i];
-                GOLF_SYNC();
-            }
         }
     }
     GOLF_SYNC();
     for (int i = tid; i < m * d; i += nt) gadj[i] = adj[i];
-    for (int i = tid; SPEC && i < 4 * K; i += nt) gst[4 + i] = cs.strm[i / 4][i % 4];
     if (tid == 0) {
-        for (int i = 0; i < 4; i++) gst[i] = st[i];
+        for (int i = 0; i < 4; i++) sts[4 * (i64)k + i] = st[i];
         for (int i = 0; i < NSC; i++) scs[(i64)NSC * k + i] = sc[i];
         for (int i = 0; i < NFL; i++) fls[(i64)NFL * k + i] = fl[i];
         if (k == 0) *ntrace = nrow;
     }
 }
 
-// chain_steps_t for the K of params[P_SPEC] (the host builds' entry)
-GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
-        i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
+// ---- speculating chains: a chain's next K candidate moves scored at once ------------------
+// With K proposal streams (params[P_SPEC] = K > 1, golf.anneal.chain_streams) step s moves by
+// stream s mod K, so the moves of a chain's next K steps can all be made from its current
+// graph and scored at the same time, by K blocks of a cooperative grid, each on its own copy.
+// The chain's decider then takes them in order as the chain's steps: candidate c's score
+// decides step s0 + c only while every candidate before it was rejected (the graph is still
+// the one it was moved from); the first one accepted becomes the graph and ends the round, the
+// later ones are dropped with their streams untouched (as if never drawn). This walks the
+// chain of golf.anneal with the same streams, and a round of K blocks advances it by up to K
+// steps at the cost of about one: at the acceptance rates of a run's later part (a few per
+// cent) a chain gets many times deeper in the same time.
+//
+// A round: every block proposes and scores its candidates (q, c) (chain q, c < the round's
+// kk), a grid barrier, every chain's decider (block q mod G) takes them in order, a grid
+// barrier. What crosses blocks lives in global memory: ws, a chain's round (WS_*); cand, a
+// candidate's score out[4] and whether its move was valid; cand_st, its stream after the
+// move; cand_adj, its moved graph; count[2], the chains still going after a round (reset
+// alternately). Each chain's RNG words are sts[q] (4 + 4 K), its counters and floats scs[q]
+// and fls[q] as in chain_steps, which the decider's thread 0 copies for a round's decisions.
+enum { WS_S0, WS_KK, WS_MAXLEV, WS_DONE, WS_ACTIVE, WS_NROW, WS_NEXT_ROW, WS_N };
+enum { CAND_OK = 4, CAND_N };
+
+#if defined(__CUDA_ARCH__)
+#define GOLF_GRID_SYNC() cooperative_groups::this_grid().sync()
+#elif defined(GOLF_HOST_BARRIER)  // a threaded host build: a barrier of all blocks' threads
+#define GOLF_GRID_SYNC() golf_host_grid_barrier()
+#else  // a host build runs the grid as one block of one thread
+#define GOLF_GRID_SYNC()
+#endif
+
+// A chain's next round (kk candidates from step s0, the level cap), or the chain has ended
+GOLF_HD void next_round(i64* w, const i64* sc, const i64* params, i64 K, i64 nsteps,
+                        bool stopped) {
+    w[WS_ACTIVE] = !stopped && w[WS_DONE] < nsteps;
+    w[WS_KK] = nsteps - w[WS_DONE] < K ? nsteps - w[WS_DONE] : K;
+    w[WS_S0] = sc[SC_STEP];
+    w[WS_MAXLEV] = params[P_ASPL_PRIORITY] ? 0 : sc[SC_CUR_D];
+}
+
+// Candidate c of chain q, by a block: the move by stream (s0 + c) mod K on a copy of the
+// chain's graph (adj, shared), and its score when the move was valid
+GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, const u64* sts,
+        const i64* params, const int* reach, int m, int d, int n, int W, int K, const i64* ws,
+        i64* cand, u64* cand_st, int* cand_adj, u64* A, u64* B, u64* red, int* adj,
         ChainState& cs) {
-    if (gparams[P_SPEC] > 1)
-        chain_steps_t<true>(k, tid, nt, adjs, bests, sts, scs, fls, gparams, reach, m, d, n,
-                            W, nsteps, trace, ntrace, cap, A, B, red, adj, cs);
-    else
-        chain_steps_t<false>(k, tid, nt, adjs, bests, sts, scs, fls, gparams, reach, m, d, n,
-                             W, nsteps, trace, ntrace, cap, A, B, red, adj, cs);
+    const i64* w = ws + (i64)WS_N * q;
+    if (!w[WS_ACTIVE] || c >= w[WS_KK]) return;  // the same for every thread
+    int md = m * d;
+    i64 idx = (i64)q * K + c;
+    GOLF_SYNC();  // the block's last candidate is done with adj, cs and the matrices
+    for (int i = tid; i < md; i += nt) adj[i] = adjs[(i64)q * md + i];
+    GOLF_SYNC();
+    if (tid == 0) {
+        const u64* strm = sts + (4 + 4 * (i64)K) * q + 4 + 4 * ((w[WS_S0] + c) % K);
+        u64 r[4] = {strm[0], strm[1], strm[2], strm[3]};
+        cs.ok = propose_move(adj, m, d, n, (int)params[P_G], r, cs.undo, params[P_VOLTAGE],
+                             reach) ? 1 : 0;
+        cand[CAND_N * idx + CAND_OK] = cs.ok;
+        for (int i = 0; i < 4; i++) cand_st[4 * idx + i] = r[i];
+    }
+    GOLF_SYNC();
+    if (!cs.ok) return;
+    score_chain(adj, m, d, n, W, w[WS_MAXLEV], A, B, red, tid, nt, cand + CAND_N * idx);
+    for (int i = tid; i < md; i += nt) cand_adj[idx * md + i] = adj[i];
+}
+
+// Chain q's decision on its round's candidates, in order, by thread 0 on copies of the
+// chain's state (registers on the GPU) and of the candidates' scores (dec: K CAND_N words of
+// shared memory, loaded by the block); the block then moves the streams on and copies the
+// graph taken. Returns whether the chain goes on.
+GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
+        double* fls, double* tfracs, const i64* gparams, int m, int d, int K, i64 nsteps,
+        i64* ws, const i64* cand, const u64* cand_st, const int* cand_adj, double* trace,
+        i64* ntrace, i64 cap, i64* dec, ChainState& cs) {
+    i64* w = ws + (i64)WS_N * q;
+    bool active = w[WS_ACTIVE] != 0;
+    i64 kk = w[WS_KK], s0 = w[WS_S0];
+    GOLF_SYNC();  // every thread has read them before thread 0 writes the next round's
+    if (!active) return false;
+    int md = m * d;
+    u64* gst = sts + (4 + 4 * (i64)K) * q;
+    for (i64 i = tid; i < kk * CAND_N; i += nt) dec[i] = cand[(i64)q * K * CAND_N + i];
+    GOLF_SYNC();
+    if (tid == 0) {
+        u64 st[4];
+        i64 sc[NSC], params[NP], used = 0, maxlev = 0, nrow = w[WS_NROW],
+            next_row = w[WS_NEXT_ROW];
+        double fl[NFL], tfrac = tfracs[q];
+        for (int i = 0; i < 4; i++) st[i] = gst[i];
+        for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * q + i];
+        for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * q + i];
+        for (int i = 0; i < NP; i++) params[i] = gparams[i];
+        int taken = -1, best = 0;
+        bool stopped = false;
+        for (i64 c = 0; c < kk; c++) {
+            const i64* cd = dec + CAND_N * c;
+            if (step_head(sc, fl, params, &tfrac) < 0) {
+                stopped = true;
+                break;
+            }
+            used = c + 1;
+            int todo = step_tail(cd[CAND_OK] != 0, sc, params, &maxlev);
+            if (todo < 0) {
+                stopped = true;
+                break;
+            }
+            if (todo == 0) continue;
+            int r = decide(cd, st, sc, fl, params, q, trace, &nrow, cap, &next_row);
+            if (r > 0) {
+                taken = (int)c;
+                best = r == 2;
+                break;
+            }
+        }
+        for (int i = 0; i < 4; i++) gst[i] = st[i];
+        for (int i = 0; i < NSC; i++) scs[(i64)NSC * q + i] = sc[i];
+        for (int i = 0; i < NFL; i++) fls[(i64)NFL * q + i] = fl[i];
+        tfracs[q] = tfrac;
+        w[WS_NROW] = nrow;
+        w[WS_NEXT_ROW] = next_row;
+        if (q == 0) *ntrace = nrow;
+        w[WS_DONE] += used;
+        next_round(w, sc, params, K, nsteps, stopped);
+        cs.used = (int)used;
+        cs.taken = taken;
+        cs.best_now = best;
+    }
+    GOLF_SYNC();
+    for (int i = tid; i < 4 * cs.used; i += nt)  // the streams of the steps taken move on
+        gst[4 + 4 * ((s0 + i / 4) % K) + i % 4] = cand_st[4 * ((i64)q * K + i / 4) + i % 4];
+    if (cs.taken >= 0) {
+        const int* src = cand_adj + ((i64)q * K + cs.taken) * md;
+        for (int i = tid; i < md; i += nt) adjs[(i64)q * md + i] = src[i];
+        for (int i = tid; cs.best_now && i < md; i += nt) bests[(i64)q * md + i] = src[i];
+    }
+    bool going = w[WS_ACTIVE] != 0;
+    GOLF_SYNC();
+    return going;
+}
+
+// nsteps steps of each of C speculating chains by block `block` of G (the whole grid's
+// rounds; count[0] = 0 at the start). A, B, red, adj, cs: the block's as in chain_steps;
+// dec: K CAND_N words of the block's (spec_decide).
+GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, int* bests,
+        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int m, int d,
+        int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws, double* tfracs,
+        i64* cand, u64* cand_st, int* cand_adj, u64* count, u64* A, u64* B, u64* red,
+        int* adj, i64* dec, ChainState& cs) {
+    int K = (int)params[P_SPEC];
+    for (int q = block; tid == 0 && q < C; q += G) {  // the first rounds
+        i64* w = ws + (i64)WS_N * q;
+        const i64* sc = scs + (i64)NSC * q;
+        w[WS_DONE] = 0;
+        tfracs[q] = -1.0;
+        if (q == 0) {
+            i64 every = params[P_TRACE_EVERY];
+            w[WS_NROW] = *ntrace;
+            w[WS_NEXT_ROW] = (sc[SC_STEP] + every - 1) / every * every;
+        }
+        next_round(w, sc, params, K, nsteps, false);
+    }
+    GOLF_GRID_SYNC();
+    for (int round = 0;; round++) {
+        for (i64 p = block; p < (i64)C * K; p += G)
+            spec_candidate((int)(p / K), (int)(p % K), tid, nt, adjs, sts, params, reach, m,
+                           d, n, W, K, ws, cand, cand_st, cand_adj, A, B, red, adj, cs);
+        GOLF_GRID_SYNC();
+        if (block == 0 && tid == 0) count[(round + 1) & 1] = 0;
+        u64 going = 0;
+        for (int q = block; q < C; q += G)
+            going += spec_decide(q, tid, nt, adjs, bests, sts, scs, fls, tfracs, params, m, d,
+                                 K, nsteps, ws, cand, cand_st, cand_adj, trace, ntrace, cap,
+                                 dec, cs) ? 1 : 0;
+        if (tid == 0 && going > 0) {
+#if defined(__CUDA_ARCH__)
+            atomicAdd((unsigned long long*)(count + (round & 1)), (unsigned long long)going);
+#else
+            count[round & 1] += going;
+#endif
+        }
+        GOLF_GRID_SYNC();
+        if (*(volatile u64*)(count + (round & 1)) == 0) break;
+    }
 }
 
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
 // registers, up to 128 a thread); has_reach 0: a general graph. Dynamic shared memory:
-// 2 n W + blockDim.x words, then m d ints, then (SPEC: K = params[P_SPEC] > 1) K m d ints.
-// anneal_chains takes params[P_SPEC] = 1, anneal_chains_spec K > 1.
-template <bool SPEC>
-__device__ __forceinline__ void chains_block(int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* params, const int* reach, int has_reach, int m, int d, int n,
-        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+// 2 n W + blockDim.x words, then m d ints (anneal_spec's blocks: then K CAND_N words, 8-byte
+// aligned).
+extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests,
+        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
+        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
     int nt = blockDim.x;
     u64* A = smem;
     u64* B = A + (i64)n * W;
     u64* red = B + (i64)n * W;
-    chain_steps_t<SPEC>(blockIdx.x, threadIdx.x, nt, adjs, bests, sts, scs, fls, params,
-                        has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap,
-                        A, B, red, (int*)(red + nt), cs);
+    chain_steps(blockIdx.x, threadIdx.x, nt, adjs, bests, sts, scs, fls, params,
+                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, A, B, red,
+                (int*)(red + nt), cs);
 }
 
-#define GOLF_CHAINS_KERNEL(name, spec)                                                       \
-    extern "C" __global__ void __launch_bounds__(512, 1) name(int* adjs, int* bests,        \
-            u64* sts, i64* scs, double* fls, const i64* params, const int* reach,           \
-            int has_reach, int m, int d, int n, int W, i64 nsteps, double* trace,           \
-            i64* ntrace, i64 cap) {                                                         \
-        chains_block<spec>(adjs, bests, sts, scs, fls, params, reach, has_reach, m, d, n, W, \
-                           nsteps, trace, ntrace, cap);                                     \
-    }
-GOLF_CHAINS_KERNEL(anneal_chains, false)
-GOLF_CHAINS_KERNEL(anneal_chains_spec, true)
+// C speculating chains on a cooperative grid (launched from a cooperative module)
+extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(int C, int* adjs, int* bests,
+        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
+        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
+        double* tfracs, i64* cand, u64* cand_st, int* cand_adj, u64* count) {
+    extern __shared__ u64 smem[];
+    __shared__ ChainState cs;
+    int nt = blockDim.x;
+    u64* A = smem;
+    u64* B = A + (i64)n * W;
+    u64* red = B + (i64)n * W;
+    spec_chains(blockIdx.x, gridDim.x, threadIdx.x, nt, C, adjs, bests, sts, scs, fls, params,
+                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, ws, tfracs,
+                cand, cand_st, cand_adj, count, A, B, red, (int*)(red + nt),
+                (i64*)(red + nt + (m * d + 1) / 2), cs);
+}
