@@ -31,17 +31,17 @@ HOST_WORK = r"""
 #include <vector>
 struct Spec {  // the speculating chains' workspace in global memory (anneal.cu spec_chains)
     std::vector<i64> ws, cand;
-    std::vector<double> tf;
     std::vector<u64> cst;
     std::vector<int> cadj;
     u64 count[2] = {0, 0};
     Spec(int C, int K, int md)
-        : ws((size_t)C * WS_N), cand((size_t)C * K * CAND_N), tf(C), cst((size_t)C * K * 4),
+        : ws((size_t)C * WS_N), cand((size_t)C * K * CAND_N), cst((size_t)C * K * 4),
           cadj((size_t)C * K * md) {}
 };
 extern "C" void spec_sizes(i64* out) {
     out[0] = WS_N;
     out[1] = CAND_N;
+    out[2] = DEC_N;
 }
 """
 HOST_ENTRY = HOST_WORK + r"""
@@ -53,9 +53,9 @@ extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, dou
     ChainState cs;
     if (params[P_SPEC] > 1) {  // the speculating chains' grid as one block
         Spec sp(K, (int)params[P_SPEC], m * d);
-        std::vector<i64> dec(params[P_SPEC] * CAND_N);
+        std::vector<i64> dec(params[P_SPEC] * DEC_N);
         spec_chains(0, 1, 0, 1, K, adjs, bests, sts, scs, fls, params, reach, m, d, n, W,
-                    nsteps, trace, ntrace, cap, sp.ws.data(), sp.tf.data(), sp.cand.data(),
+                    nsteps, trace, ntrace, cap, sp.ws.data(), sp.cand.data(),
                     sp.cst.data(), sp.cadj.data(), sp.count, A.data(), B.data(), red.data(),
                     adj.data(), dec.data(), cs);
         return;
@@ -87,7 +87,7 @@ struct Block {  // what a GPU block has in shared memory
     ChainState cs;
     pthread_barrier_t barrier;
     Block(int n, int W, int nt, int md, int k)
-        : A((size_t)n * W), B((size_t)n * W), red(nt), adj(md), dec((size_t)k * CAND_N) {
+        : A((size_t)n * W), B((size_t)n * W), red(nt), adj(md), dec((size_t)k * DEC_N) {
         pthread_barrier_init(&barrier, nullptr, nt);
     }
     ~Block() { pthread_barrier_destroy(&barrier); }
@@ -115,7 +115,7 @@ extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, 
                     if (spec)
                         spec_chains(b, blocks, t, nt, K, adjs, bests, sts, scs, fls, params,
                                     reach, m, d, n, W, nsteps, trace, ntrace, cap,
-                                    sp.ws.data(), sp.tf.data(), sp.cand.data(), sp.cst.data(),
+                                    sp.ws.data(), sp.cand.data(), sp.cst.data(),
                                     sp.cadj.data(), sp.count, bl.A.data(), bl.B.data(),
                                     bl.red.data(), bl.adj.data(), bl.dec.data(), bl.cs);
                     else
@@ -319,12 +319,13 @@ def test_threaded_host_build_with_warps_of_a_grid(threaded_build, name, graph, s
 
 
 def test_host_build_has_the_speculating_workspace_sizes(host_build):
-    """gpu-bitset sizes the speculating chains' workspace by anneal.cu's WS_N and CAND_N."""
-    from golf.evaluators.gpu_bitset import SPEC_CAND, SPEC_WS
+    """gpu-bitset sizes the speculating chains' workspace by anneal.cu's WS_N, CAND_N and
+    DEC_N."""
+    from golf.evaluators.gpu_bitset import SPEC_CAND, SPEC_DEC, SPEC_WS
 
-    out = np.zeros(2, dtype=np.int64)
+    out = np.zeros(3, dtype=np.int64)
     host_build.spec_sizes(out.ctypes.data_as(ctypes.c_void_p))
-    assert tuple(out) == (SPEC_WS, SPEC_CAND)
+    assert tuple(out) == (SPEC_WS, SPEC_CAND, SPEC_DEC)
 
 
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])

@@ -60,7 +60,9 @@ GPU_FIXED_SECONDS = 1e-4
 # the sources of the two modules (golf/evaluators/cuda/), headers first
 BLOCK_FILES = ("common.cuh", "bitset_block.cu")  # normal launches
 ANNEAL_FILES = ("common.cuh", "anneal.cu")  # annealing chains on the device
-SPEC_WS, SPEC_CAND = 7, 5  # anneal.cu's WS_N and CAND_N: i64 words a chain, a candidate
+# anneal.cu's WS_N, CAND_N, DEC_N: i64 words a speculating chain's round, a candidate's score
+# (global memory), a candidate's decision (shared memory)
+SPEC_WS, SPEC_CAND, SPEC_DEC = 7, 5, 9
 GRID_FILES = ("common.cuh", "bitset_grid.cu")  # cooperative launches
 # words of a row a grid thread takes on sparse levels, and neighbour rows loaded together
 PIECES = (1, 2, 4, 8)
@@ -189,7 +191,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
             raise GolfError(f"gpu-bitset chains: device needs the whole graph's bit matrices "
                             f"({self._chain_smem()} bytes) in one block's shared memory "
                             f"(at most {self.SMEM_BYTES}) and no split over MPI ranks")
-        self._k_anneal = {}  # kernel name -> function
+        self._k_anneal = {}  # speculating or not -> kernel
 
     # -- annealing chains on the device (cuda/anneal.cu) ------------------------------------
     def _chain_threads(self) -> int:
@@ -216,10 +218,11 @@ class GpuBitsetEvaluator(GpuEvaluator):
     def _anneal_kernel(self, spec: bool):
         """anneal.cu's one-block-a-chain kernel, or (spec) the speculating chains' kernel from
         a cooperative module of its own."""
-        name = "anneal_spec" if spec else "anneal_chains"
-        if name not in self._k_anneal:
-            self._k_anneal[name] = load_module(ANNEAL_FILES, cooperative=spec).get_function(name)
-        return self._k_anneal[name]
+        if spec not in self._k_anneal:
+            self._k_anneal[spec] = (
+                load_module(ANNEAL_FILES, cooperative=True).get_function("anneal_spec") if spec
+                else load_module(ANNEAL_FILES).get_function("anneal_chains"))
+        return self._k_anneal[spec]
 
     def _resident_blocks(self, kernel, nt: int, smem: int) -> int:
         """Blocks of ``nt`` threads and ``smem`` dynamic shared bytes that stay resident on
@@ -248,8 +251,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         k = int(params[P.SPEC])
         kernel = self._anneal_kernel(k > 1)
         smem = self._chain_smem()
-        if k > 1:  # the graph's ints rounded up to 8 bytes, then the candidates' scores
-            smem += 4 * (self.m * self.d % 2) + 8 * SPEC_CAND * k
+        if k > 1:  # the graph's ints rounded up to 8 bytes, then the candidates' decisions
+            smem += 4 * (self.m * self.d % 2) + 8 * SPEC_DEC * k
         # set at every launch: another evaluator may share the function with other sizes
         kernel.max_dynamic_shared_size_bytes = smem
         C, m, d = adjs.shape
@@ -269,7 +272,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
                 np.int64(nsteps), d_trace, d_ntrace, np.int64(cap))
         if k > 1:
             blocks = min(C * k, self._resident_blocks(kernel, nt, smem))
-            work = (cp.zeros((C, SPEC_WS), dtype=cp.int64), cp.zeros(C, dtype=cp.float64),
+            work = (cp.zeros((C, SPEC_WS), dtype=cp.int64),
                     cp.zeros((C * k, SPEC_CAND), dtype=cp.int64),
                     cp.zeros((C * k, 4), dtype=cp.uint64),
                     cp.zeros((C * k, m * d), dtype=cp.int32), cp.zeros(2, dtype=cp.uint64))

@@ -302,20 +302,25 @@ GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* 
     return step_tail(found, sc, params, maxlev);
 }
 
-GOLF_HD bool accept_move(const i64* out, u64* st, const i64* sc, const double* fl,
-                         const i64* params) {
-    if (out[3] != ST_OK) return false;
+// The Metropolis decision on the score out before its random draw (golf.anneal.accept):
+// V_REJECT, V_ACCEPT, or V_DRAW: accepted when a uniform draw of the decisions' stream is
+// below *x
+enum { V_REJECT, V_ACCEPT, V_DRAW };
+GOLF_HD int verdict(const i64* out, const i64* sc, const double* fl, const i64* params,
+                    double* x) {
+    if (out[3] != ST_OK) return V_REJECT;
     i64 g = params[P_G], new_d = out[0], cur_d = sc[SC_CUR_D];
     if (!params[P_ASPL_PRIORITY]) {
-        if (new_d > cur_d) return false;
-        if (new_d < cur_d) return true;
+        if (new_d > cur_d) return V_REJECT;
+        if (new_d < cur_d) return V_ACCEPT;
     }
     double de = (double)(g * out[1] / 2 - sc[SC_CUR_TOTAL]) / (double)g;
     if (params[P_TIEBREAK] && cur_d > params[P_D_BOUND])
         de += fl[FL_PW] * (1.0 - fl[FL_FRAC]) * (double)(out[2] - sc[SC_CUR_PER] / g);
-    if (de <= 0) return true;
-    if (params[P_HILL]) return false;
-    return rng_random(st) < exp(-de / fl[FL_T]);
+    if (de <= 0) return V_ACCEPT;
+    if (params[P_HILL]) return V_REJECT;
+    *x = exp(-de / fl[FL_T]);
+    return V_DRAW;
 }
 
 // the move is taken; returns true when it is the chain's new best (the caller copies adj)
@@ -360,14 +365,16 @@ GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
     return ntrace;
 }
 
-// The end of a scored step (golf.anneal.end_step without the undo): the decision on the
-// score out, the counters, chain k's trace row. 0: rejected (the caller undoes the move),
-// 1: taken, 2: taken and the chain's new best (the caller copies the graph)
-GOLF_HD int decide(const i64* out, u64* st, i64* sc, const double* fl, const i64* params,
-                   int k, double* trace, i64* nrow, i64 cap, i64* next_row) {
+// The end of a scored step (golf.anneal.end_step without the undo): the decision by the
+// verdict v (and x) on the score out, the counters, chain k's trace row. 0: rejected (the
+// caller undoes the move), 1: taken, 2: taken and the chain's new best (the caller copies
+// the graph)
+GOLF_HD int decide(int v, double x, const i64* out, u64* st, i64* sc, const double* fl,
+                   const i64* params, int k, double* trace, i64* nrow, i64 cap, i64* next_row) {
     sc[SC_EVALS]++;
     int r = 0;
-    if (accept_move(out, st, sc, fl, params)) r = take_move(out, sc, params) ? 2 : 1;
+    if (v == V_DRAW ? rng_random(st) < x : v == V_ACCEPT)
+        r = take_move(out, sc, params) ? 2 : 1;
     sc[SC_STEP]++;
     if (k == 0) *nrow = trace_row(trace, *nrow, cap, sc, fl, params, next_row);
     return r;
@@ -525,7 +532,9 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
         if (cs.todo[b] <= 0) continue;
         score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
         if (tid == 0) {
-            int r = decide(cs.out, st, sc, fl, params, k, trace, &nrow, cap, &next_row);
+            double x = 0;
+            int v = verdict(cs.out, sc, fl, params, &x);
+            int r = decide(v, x, cs.out, st, sc, fl, params, k, trace, &nrow, cap, &next_row);
             if (r == 0) undo_swap(adj, d, cs.undo);
             cs.best_now = r == 2;
         }
@@ -611,14 +620,37 @@ GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, cons
     for (int i = tid; i < md; i += nt) cand_adj[idx * md + i] = adj[i];
 }
 
-// Chain q's decision on its round's candidates, in order, by thread 0 on copies of the
-// chain's state (registers on the GPU) and of the candidates' scores (dec: K CAND_N words of
-// shared memory, loaded by the block); the block then moves the streams on and copies the
-// graph taken. Returns whether the chain goes on.
+// Chain q's decision on its round's candidates, in order. What does not depend on the order
+// is done by the block at once: while no candidate is taken, the chain's current graph, score
+// and best stay put and candidate c is step s0 + c, so thread c can find c's temperature and
+// verdict (dec: a row of DEC_N words a candidate, shared memory). Thread 0 then walks them in
+// order on copies of the chain's state (registers on the GPU): counters, stops, the draws of
+// the decisions' stream. The block then moves the streams on and copies the graph taken.
+// Returns whether the chain goes on.
+enum { DEC_V = CAND_N, DEC_FRAC, DEC_T, DEC_X, DEC_N };
+GOLF_HD inline double as_double(i64 b) {
+#if defined(__CUDA_ARCH__)
+    return __longlong_as_double(b);
+#else
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+#endif
+}
+GOLF_HD inline i64 as_bits(double x) {
+#if defined(__CUDA_ARCH__)
+    return __double_as_longlong(x);
+#else
+    i64 b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+#endif
+}
+
 GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, double* tfracs, const i64* gparams, int m, int d, int K, i64 nsteps,
-        i64* ws, const i64* cand, const u64* cand_st, const int* cand_adj, double* trace,
-        i64* ntrace, i64 cap, i64* dec, ChainState& cs) {
+        double* fls, const i64* gparams, int m, int d, int K, i64 nsteps, i64* ws,
+        const i64* cand, const u64* cand_st, const int* cand_adj, double* trace, i64* ntrace,
+        i64 cap, i64* dec, ChainState& cs) {
     i64* w = ws + (i64)WS_N * q;
     bool active = w[WS_ACTIVE] != 0;
     i64 kk = w[WS_KK], s0 = w[WS_S0];
@@ -626,13 +658,28 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
     if (!active) return false;
     int md = m * d;
     u64* gst = sts + (4 + 4 * (i64)K) * q;
-    for (i64 i = tid; i < kk * CAND_N; i += nt) dec[i] = cand[(i64)q * K * CAND_N + i];
+    for (i64 c = tid; c < kk; c += nt) {  // candidate c's temperature and verdict
+        const i64* cd = cand + CAND_N * ((i64)q * K + c);
+        i64* row = dec + DEC_N * c;
+        i64 sc[NSC];
+        double fl[NFL], x = 0;
+        for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * q + i];
+        for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * q + i];
+        sc[SC_STEP] = s0 + c;
+        fl[FL_FRAC] = progress(sc, fl, gparams);
+        fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], fl[FL_FRAC]);
+        for (int i = 0; i < CAND_N; i++) row[i] = cd[i];
+        row[DEC_V] = cd[CAND_OK] ? verdict(cd, sc, fl, gparams, &x) : V_REJECT;
+        row[DEC_FRAC] = as_bits(fl[FL_FRAC]);
+        row[DEC_T] = as_bits(fl[FL_T]);
+        row[DEC_X] = as_bits(x);
+    }
     GOLF_SYNC();
     if (tid == 0) {
         u64 st[4];
         i64 sc[NSC], params[NP], used = 0, maxlev = 0, nrow = w[WS_NROW],
             next_row = w[WS_NEXT_ROW];
-        double fl[NFL], tfrac = tfracs[q];
+        double fl[NFL];
         for (int i = 0; i < 4; i++) st[i] = gst[i];
         for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * q + i];
         for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * q + i];
@@ -640,19 +687,22 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
         int taken = -1, best = 0;
         bool stopped = false;
         for (i64 c = 0; c < kk; c++) {
-            const i64* cd = dec + CAND_N * c;
-            if (step_head(sc, fl, params, &tfrac) < 0) {
+            const i64* row = dec + DEC_N * c;
+            if (reached_limit(sc, params)) {  // step_head, its temperature found above
                 stopped = true;
                 break;
             }
+            fl[FL_FRAC] = as_double(row[DEC_FRAC]);
+            fl[FL_T] = as_double(row[DEC_T]);
             used = c + 1;
-            int todo = step_tail(cd[CAND_OK] != 0, sc, params, &maxlev);
+            int todo = step_tail(row[CAND_OK] != 0, sc, params, &maxlev);
             if (todo < 0) {
                 stopped = true;
                 break;
             }
             if (todo == 0) continue;
-            int r = decide(cd, st, sc, fl, params, q, trace, &nrow, cap, &next_row);
+            int r = decide((int)row[DEC_V], as_double(row[DEC_X]), row, st, sc, fl, params, q,
+                           trace, &nrow, cap, &next_row);
             if (r > 0) {
                 taken = (int)c;
                 best = r == 2;
@@ -662,7 +712,6 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
         for (int i = 0; i < 4; i++) gst[i] = st[i];
         for (int i = 0; i < NSC; i++) scs[(i64)NSC * q + i] = sc[i];
         for (int i = 0; i < NFL; i++) fls[(i64)NFL * q + i] = fl[i];
-        tfracs[q] = tfrac;
         w[WS_NROW] = nrow;
         w[WS_NEXT_ROW] = next_row;
         if (q == 0) *ntrace = nrow;
@@ -687,10 +736,10 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
 
 // nsteps steps of each of C speculating chains by block `block` of G (the whole grid's
 // rounds; count[0] = 0 at the start). A, B, red, adj, cs: the block's as in chain_steps;
-// dec: K CAND_N words of the block's (spec_decide).
+// dec: K DEC_N words of the block's (spec_decide).
 GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, int* bests,
         u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int m, int d,
-        int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws, double* tfracs,
+        int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
         i64* cand, u64* cand_st, int* cand_adj, u64* count, u64* A, u64* B, u64* red,
         int* adj, i64* dec, ChainState& cs) {
     int K = (int)params[P_SPEC];
@@ -698,7 +747,6 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
         i64* w = ws + (i64)WS_N * q;
         const i64* sc = scs + (i64)NSC * q;
         w[WS_DONE] = 0;
-        tfracs[q] = -1.0;
         if (q == 0) {
             i64 every = params[P_TRACE_EVERY];
             w[WS_NROW] = *ntrace;
@@ -715,7 +763,7 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
         if (block == 0 && tid == 0) count[(round + 1) & 1] = 0;
         u64 going = 0;
         for (int q = block; q < C; q += G)
-            going += spec_decide(q, tid, nt, adjs, bests, sts, scs, fls, tfracs, params, m, d,
+            going += spec_decide(q, tid, nt, adjs, bests, sts, scs, fls, params, m, d,
                                  K, nsteps, ws, cand, cand_st, cand_adj, trace, ntrace, cap,
                                  dec, cs) ? 1 : 0;
         if (tid == 0 && going > 0) {
@@ -732,7 +780,7 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
 
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
 // registers, up to 128 a thread); has_reach 0: a general graph. Dynamic shared memory:
-// 2 n W + blockDim.x words, then m d ints (anneal_spec's blocks: then K CAND_N words, 8-byte
+// 2 n W + blockDim.x words, then m d ints (anneal_spec's blocks: then K DEC_N words, 8-byte
 // aligned).
 extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests,
         u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
@@ -752,7 +800,7 @@ extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, in
 extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(int C, int* adjs, int* bests,
         u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
         int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
-        double* tfracs, i64* cand, u64* cand_st, int* cand_adj, u64* count) {
+        i64* cand, u64* cand_st, int* cand_adj, u64* count) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
     int nt = blockDim.x;
@@ -760,7 +808,7 @@ extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(int C, int* adj
     u64* B = A + (i64)n * W;
     u64* red = B + (i64)n * W;
     spec_chains(blockIdx.x, gridDim.x, threadIdx.x, nt, C, adjs, bests, sts, scs, fls, params,
-                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, ws, tfracs,
+                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, ws,
                 cand, cand_st, cand_adj, count, A, B, red, (int*)(red + nt),
                 (i64*)(red + nt + (m * d + 1) / 2), cs);
 }
