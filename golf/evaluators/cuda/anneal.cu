@@ -628,23 +628,19 @@ GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, cons
 // the decisions' stream. The block then moves the streams on and copies the graph taken.
 // Returns whether the chain goes on.
 enum { DEC_V = CAND_N, DEC_FRAC, DEC_T, DEC_X, DEC_N };
-GOLF_HD inline double as_double(i64 b) {
-#if defined(__CUDA_ARCH__)
-    return __longlong_as_double(b);
-#else
+union Bits {  // a double's bits in an i64 slot of dec
+    i64 i;
     double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-#endif
+};
+GOLF_HD inline double as_double(i64 b) {
+    Bits u;
+    u.i = b;
+    return u.x;
 }
 GOLF_HD inline i64 as_bits(double x) {
-#if defined(__CUDA_ARCH__)
-    return __double_as_longlong(x);
-#else
-    i64 b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-#endif
+    Bits u;
+    u.x = x;
+    return u.i;
 }
 
 GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
@@ -778,22 +774,31 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
     }
 }
 
+// A block's dynamic shared memory: 2 n W + blockDim.x words (the matrices A and B, the
+// reduction words), then m d ints (the graph), then for anneal_spec K DEC_N words (8-byte
+// aligned)
+struct BlockMem {
+    u64 *A, *B, *red;
+    int* adj;
+    i64* dec;
+};
+__device__ inline BlockMem block_mem(u64* smem, int n, int W, int nt, int md) {
+    u64* B = smem + (i64)n * W;
+    u64* red = B + (i64)n * W;
+    return {smem, B, red, (int*)(red + nt), (i64*)(red + nt + (md + 1) / 2)};
+}
+
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
-// registers, up to 128 a thread); has_reach 0: a general graph. Dynamic shared memory:
-// 2 n W + blockDim.x words, then m d ints (anneal_spec's blocks: then K DEC_N words, 8-byte
-// aligned).
+// registers, up to 128 a thread); has_reach 0: a general graph
 extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests,
         u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
         int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
-    int nt = blockDim.x;
-    u64* A = smem;
-    u64* B = A + (i64)n * W;
-    u64* red = B + (i64)n * W;
-    chain_steps(blockIdx.x, threadIdx.x, nt, adjs, bests, sts, scs, fls, params,
-                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, A, B, red,
-                (int*)(red + nt), cs);
+    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d);
+    chain_steps(blockIdx.x, threadIdx.x, blockDim.x, adjs, bests, sts, scs, fls, params,
+                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, s.A, s.B,
+                s.red, s.adj, cs);
 }
 
 // C speculating chains on a cooperative grid (launched from a cooperative module)
@@ -803,12 +808,8 @@ extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(int C, int* adj
         i64* cand, u64* cand_st, int* cand_adj, u64* count) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
-    int nt = blockDim.x;
-    u64* A = smem;
-    u64* B = A + (i64)n * W;
-    u64* red = B + (i64)n * W;
-    spec_chains(blockIdx.x, gridDim.x, threadIdx.x, nt, C, adjs, bests, sts, scs, fls, params,
-                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, ws,
-                cand, cand_st, cand_adj, count, A, B, red, (int*)(red + nt),
-                (i64*)(red + nt + (m * d + 1) / 2), cs);
+    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d);
+    spec_chains(blockIdx.x, gridDim.x, threadIdx.x, blockDim.x, C, adjs, bests, sts, scs, fls,
+                params, has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, ws,
+                cand, cand_st, cand_adj, count, s.A, s.B, s.red, s.adj, s.dec, cs);
 }
