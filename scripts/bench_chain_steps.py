@@ -82,8 +82,10 @@ def markdown(record) -> str:
     lines = header("A step of annealing chains on the GPU (`scripts/bench_chain_steps.py`)",
                    record,
                    f"machine: {describe_machine(record['machine'])}",
-                   "K chains step together (one block a chain, `chains: device`); a chain's "
-                   "step = the time of all chains' steps over the steps; best of 3 runs",
+                   "K chains step together (`chains: device`: one block a chain; with "
+                   "speculate k, a cooperative grid of K k candidate blocks, fewer where "
+                   "they do not all stay resident); a chain's step = the time of all "
+                   "chains' steps over the steps; best of 3 runs",
                    "at one speculate setting every source walks the same chains (same best "
                    "total): only the time differs")
     for note in record.get("notes", []):
