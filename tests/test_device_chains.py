@@ -391,3 +391,17 @@ def test_device_chains_refuse_a_graph_too_big_for_a_block():
 
     with pytest.raises(GolfError, match="shared memory"):
         make_evaluator("gpu-bitset", 20000, 4, 1, chains="device")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_device_chains_refuse_more_candidates_than_shared_memory_holds():
+    """Speculating chains keep a row of decisions a candidate in shared memory: a graph whose
+    matrices nearly fill a block (~157 KB) takes one stream but not 1024 candidates."""
+    from golf.errors import GolfError
+
+    graph = random_graph(9600, 4, 150, seed=1)
+    _batch(graph, "gpu-bitset", 1, steps=10).run(10)
+    b = _batch(graph, "gpu-bitset", 1, steps=10, speculate=1024)
+    with pytest.raises(GolfError, match="search.speculate=1024"):
+        b.run(10)

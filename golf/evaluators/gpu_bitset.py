@@ -253,6 +253,10 @@ class GpuBitsetEvaluator(GpuEvaluator):
         smem = self._chain_smem()
         if k > 1:  # the graph's ints rounded up to 8 bytes, then the candidates' decisions
             smem += 4 * (self.m * self.d % 2) + 8 * SPEC_DEC * k
+            if smem > self.SMEM_BYTES:
+                raise GolfError(f"chains: device with search.speculate={k} needs {smem} bytes "
+                                f"of shared memory a block (at most {self.SMEM_BYTES}); lower "
+                                "search.speculate")
         # set at every launch: another evaluator may share the function with other sizes
         kernel.max_dynamic_shared_size_bytes = smem
         C, m, d = adjs.shape
