@@ -142,6 +142,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
     }
     supports = Capabilities(batched=True, mpi_split=True, gpu=True)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
+    SM_SHARED_BYTES = 228 * 1024  # a Hopper SM's shared memory, all its blocks together
     DENSE_FRAC = 0.5
     PIECE = 8
     MIN_BLOCKS = 4
@@ -234,7 +235,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         except Exception:  # no occupancy query in this CuPy: from registers and memory
             regs = int(kernel.attributes.get("num_regs", 128))
             per_sm = min(2048 // nt, 65536 // max(1, regs * nt),
-                         (self.SMEM_BYTES + 27 * 1024) // max(1, smem + 4096), 32)
+                         self.SM_SHARED_BYTES // (smem + 2048), 32)
         return max(1, int(per_sm)) * int(self.sms)
 
     def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace) -> int:

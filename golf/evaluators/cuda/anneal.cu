@@ -265,12 +265,16 @@ GOLF_HD inline double progress(const i64* sc, const double* fl, const i64* param
 // computed for in this launch (negative: none), so that a run by time, whose fraction stays
 // put during a launch, takes one pow a launch instead of one a step (the same value: pow of
 // the same arguments)
+GOLF_HD inline double temperature(const double* fl, double frac) {  // geometric cooling
+    return fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], frac);
+}
+
 GOLF_HD int step_head(i64* sc, double* fl, const i64* params, double* tfrac) {
     if (reached_limit(sc, params)) return -1;
     double frac = progress(sc, fl, params);
     fl[FL_FRAC] = frac;
     if (frac != *tfrac) {
-        fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], frac);
+        fl[FL_T] = temperature(fl, frac);
         *tfrac = frac;
     }
     return 0;
@@ -492,6 +496,22 @@ struct ChainState {
     int todo[2], best_now, taken, ok, used;
 };
 
+// Thread 0's copies of chain k's main RNG state (st: its first 4 words), counters, floats
+// and the parameters, and their way back: fixed-index arrays, registers on the GPU
+GOLF_HD inline void load_chain(u64* st, i64* sc, double* fl, i64* params, const u64* gst,
+                               const i64* scs, const double* fls, const i64* gparams, int k) {
+    for (int i = 0; i < 4; i++) st[i] = gst[i];
+    for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * k + i];
+    for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * k + i];
+    for (int i = 0; i < NP; i++) params[i] = gparams[i];
+}
+GOLF_HD inline void store_chain(const u64* st, const i64* sc, const double* fl, u64* gst,
+                                i64* scs, double* fls, int k) {
+    for (int i = 0; i < 4; i++) gst[i] = st[i];
+    for (int i = 0; i < NSC; i++) scs[(i64)NSC * k + i] = sc[i];
+    for (int i = 0; i < NFL; i++) fls[(i64)NFL * k + i] = fl[i];
+}
+
 // nsteps steps of chain k, as golf.population.batch_chunk takes them between two
 // interactions, by the nt threads of a block (tid: this thread), with one RNG stream
 // (params[P_SPEC] = 1). The chain's graph adjs[k] (m x d), best graph bests[k], RNG state
@@ -511,12 +531,7 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
     i64 sc[NSC], params[NP];
     double fl[NFL], tfrac = -1.0;
     for (int i = tid; i < m * d; i += nt) adj[i] = gadj[i];
-    if (tid == 0) {
-        for (int i = 0; i < 4; i++) st[i] = sts[4 * (i64)k + i];
-        for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * k + i];
-        for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * k + i];
-        for (int i = 0; i < NP; i++) params[i] = gparams[i];
-    }
+    if (tid == 0) load_chain(st, sc, fl, params, sts + 4 * (i64)k, scs, fls, gparams, k);
     i64 nrow = (tid == 0 && k == 0) ? *ntrace : 0, next_row = 0;
     if (tid == 0 && k == 0) {
         i64 every = params[P_TRACE_EVERY];
@@ -547,9 +562,7 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
     GOLF_SYNC();
     for (int i = tid; i < m * d; i += nt) gadj[i] = adj[i];
     if (tid == 0) {
-        for (int i = 0; i < 4; i++) sts[4 * (i64)k + i] = st[i];
-        for (int i = 0; i < NSC; i++) scs[(i64)NSC * k + i] = sc[i];
-        for (int i = 0; i < NFL; i++) fls[(i64)NFL * k + i] = fl[i];
+        store_chain(st, sc, fl, sts + 4 * (i64)k, scs, fls, k);
         if (k == 0) *ntrace = nrow;
     }
 }
@@ -663,7 +676,7 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
         for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * q + i];
         sc[SC_STEP] = s0 + c;
         fl[FL_FRAC] = progress(sc, fl, gparams);
-        fl[FL_T] = fl[FL_T0] * pow(fl[FL_T1] / fl[FL_T0], fl[FL_FRAC]);
+        fl[FL_T] = temperature(fl, fl[FL_FRAC]);
         for (int i = 0; i < CAND_N; i++) row[i] = cd[i];
         row[DEC_V] = cd[CAND_OK] ? verdict(cd, sc, fl, gparams, &x) : V_REJECT;
         row[DEC_FRAC] = as_bits(fl[FL_FRAC]);
@@ -676,10 +689,7 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
         i64 sc[NSC], params[NP], used = 0, maxlev = 0, nrow = w[WS_NROW],
             next_row = w[WS_NEXT_ROW];
         double fl[NFL];
-        for (int i = 0; i < 4; i++) st[i] = gst[i];
-        for (int i = 0; i < NSC; i++) sc[i] = scs[(i64)NSC * q + i];
-        for (int i = 0; i < NFL; i++) fl[i] = fls[(i64)NFL * q + i];
-        for (int i = 0; i < NP; i++) params[i] = gparams[i];
+        load_chain(st, sc, fl, params, gst, scs, fls, gparams, q);
         int taken = -1, best = 0;
         bool stopped = false;
         for (i64 c = 0; c < kk; c++) {
@@ -705,9 +715,7 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
                 break;
             }
         }
-        for (int i = 0; i < 4; i++) gst[i] = st[i];
-        for (int i = 0; i < NSC; i++) scs[(i64)NSC * q + i] = sc[i];
-        for (int i = 0; i < NFL; i++) fls[(i64)NFL * q + i] = fl[i];
+        store_chain(st, sc, fl, gst, scs, fls, q);
         w[WS_NROW] = nrow;
         w[WS_NEXT_ROW] = next_row;
         if (q == 0) *ntrace = nrow;
