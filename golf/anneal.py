@@ -60,6 +60,7 @@ class P(IntEnum):
     STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
     VOLTAGE = 8  # voltage moves per 1000 proposals (golf.moves.propose_move)
     SPEC = 9  # proposal streams (search.speculate; 1: moves and decisions share one stream)
+    NEAR = 10  # near swaps per 1000 proposals (golf.moves.propose_near)
 
 
 class StopReason(IntEnum):
@@ -103,7 +104,8 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None):
     if params[P.SPEC] > 1:  # the move from proposal stream step mod k (chain_streams)
         j = 4 + 4 * (sc[SC.STEP] % params[P.SPEC])
         pst = st[j:j + 4]
-    if not propose_move(adj, n, params[P.G], pst, undo, params[P.VOLTAGE], reach):
+    if not propose_move(adj, n, params[P.G], pst, undo, params[P.VOLTAGE], reach,
+                        params[P.NEAR]):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -261,6 +263,8 @@ class Annealer:
     method : 'sa' or 'hill'
     aspl_priority, tiebreak, peripheral_weight : see the module docstring
     voltage_moves : float, the fraction of proposals that are voltage moves (g > 1)
+    near_moves : float, the fraction of the other proposals that are near swaps
+        (:func:`golf.moves.propose_near`)
     reach : None, or a grid problem's length limit (:meth:`golf.grid.Grid.reach`): every move
         keeps every edge within it
     seed : int
@@ -269,7 +273,7 @@ class Annealer:
     """
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
-                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, speculate=1, seed=0,
+                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, near_moves=0.0, speculate=1, seed=0,
                  bounds=None, trace_every=1000, reach=None):
         from golf.lower_bounds import moore_bounds
 
@@ -293,6 +297,7 @@ class Annealer:
         self.params[P.TRACE_EVERY] = max(1, int(trace_every))
         self.params[P.VOLTAGE] = int(round(1000 * float(voltage_moves)))
         self.params[P.SPEC] = int(speculate)
+        self.params[P.NEAR] = int(round(1000 * float(near_moves)))
         self.fl[FL.PW] = float(peripheral_weight) * graph.m / 8.0
         self.best_adj = self.graph.adj.copy()
         if self.compiled:
@@ -439,7 +444,8 @@ def search_options(search: dict) -> dict:
     return dict(method="hill" if search["method"] == "hill" else "sa",
                 aspl_priority=search["aspl_priority"], tiebreak=search["tiebreak"],
                 peripheral_weight=search["peripheral_weight"],
-                voltage_moves=search["voltage_moves"], speculate=search["speculate"])
+                voltage_moves=search["voltage_moves"], near_moves=search["near_moves"],
+                speculate=search["speculate"])
 
 
 def schedule(search: dict, sample) -> tuple[float, float, str | None]:

@@ -46,7 +46,7 @@ from numba import njit
 
 from golf.kernels.rng import rng_below
 
-__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_move", "swap_at",
+__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_move", "propose_near", "swap_at",
            "undo_swap", "try_swap", "new_undo"]
 
 # undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
@@ -291,11 +291,47 @@ def propose_voltage(adj, n, g, st, undo, reach=None, tries=64):
 
 
 @njit(cache=True)
-def propose_move(adj, n, g, st, undo, voltage_permille, reach=None):
+def propose_near(adj, n, st, undo, reach=None, tries=64):
+    """Apply one random valid **near swap** (a "2-neighbour swing"): a random edge ``a -- b``,
+    a random neighbour ``c != a`` of ``b`` and a random edge ``c -- e`` become ``a -- c`` and
+    ``b -- e``, each on every rotated copy. Both new edges join vertices two hops apart (``a``
+    and ``c`` through ``b``, ``b`` and ``e`` through ``c``), so the move rewires one small
+    neighbourhood where a uniform swap joins far-apart vertices; late in a run, when nearly
+    every uniform swap is uphill, such local moves are accepted far more often. Returns
+    False if ``tries`` draws in a row were all invalid (the graph is then unchanged)."""
+    m = adj.shape[0]
+    d = adj.shape[1]
+    if d == 0:
+        return False
+    for _ in range(tries):
+        s1 = rng_below(st, m) * d + rng_below(st, d)
+        j = rng_below(st, d)
+        j2 = rng_below(st, d)
+        b = adj[s1 // d, s1 % d]
+        if b < 0:
+            continue
+        x = adj[b % m, j]
+        if x < 0:
+            continue
+        c = (np.int64(x) + (b // m) * m) % n  # b's neighbour: b's row rotated to b
+        y = adj[c % m, j2]
+        if c == s1 // d or y < 0 or (np.int64(y) + (c // m) * m) % n == s1 // d:
+            continue  # c = a, or e = a (the same two edges again)
+        if swap_at(adj, n, s1, (c % m) * d + j2, c // m, 0, undo, reach):
+            return True
+    return False
+
+
+@njit(cache=True)
+def propose_move(adj, n, g, st, undo, voltage_permille, reach=None, near_permille=0):
     """A voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a
-    swap; with ``voltage_permille = 0`` it draws exactly what :func:`propose_swap` draws."""
+    near swap with probability ``near_permille / 1000``, else a uniform swap; with both 0 it
+    draws exactly what :func:`propose_swap` draws."""
     if voltage_permille > 0 and g > 1 and rng_below(st, 1000) < voltage_permille:
         if propose_voltage(adj, n, g, st, undo, reach):
+            return True
+    if near_permille > 0 and rng_below(st, 1000) < near_permille:
+        if propose_near(adj, n, st, undo, reach):
             return True
     return propose_swap(adj, n, g, st, undo, reach)
 

@@ -150,8 +150,12 @@ CASES = [
     (96, 4, 2, {"method": "hill", "speculate": 5}),
     (96, 4, 2, {"steps": 1001, "speculate": 7}),
     (96, 4, 2, {"steps": 0, "time_frac": 0.4, "speculate": 2}),
+    # near swaps (golf.moves.propose_near) beside voltage moves and uniform swaps
+    (64, 8, 4, {"voltage_moves": 0.3, "near_moves": 0.5}),
+    (96, 3, 1, {"near_moves": 0.6, "speculate": 4}),
 ]
-GRIDS = [(10, 10, 8, 4, 1), (10, 10, 6, 3, 4), (6, 5, 4, 2, 2)]
+# (w, h, d, r, g, options of the search)
+GRIDS = [(10, 10, 8, 4, 1, {}), (10, 10, 6, 3, 4, {"near_moves": 0.5}), (6, 5, 4, 2, 2, {})]
 STEPS = 1200
 
 
@@ -189,10 +193,10 @@ def _problems():
         steps = opts.pop("steps", STEPS)
         frac = opts.pop("time_frac", 0.0)
         yield f"n{n}d{d}g{g}{sorted(opts)}", random_graph(n, d, g, seed=3), steps, frac, None, opts
-    for w, h, d, r, g in GRIDS:
+    for w, h, d, r, g, opts in GRIDS:
         grid = Grid(w, h, r, g)
-        yield (f"w{w}h{h}d{d}r{r}g{g}", random_grid_graph(grid, d, seed=2), STEPS, 0.0,
-               grid.reach(), {})
+        yield (f"w{w}h{h}d{d}r{r}g{g}{sorted(opts)}", random_grid_graph(grid, d, seed=2), STEPS,
+               0.0, grid.reach(), opts)
 
 
 PROBLEMS = list(_problems())
@@ -286,7 +290,9 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
     _same(got, ref, trace, want)
 
 
-THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1], SPEC[4]]
+NEAR = [p for p in PROBLEMS if "near_moves" in p[5]]
+THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1], SPEC[4],
+            *NEAR]
 
 
 @pytest.mark.parametrize("threads", [(4, 3), (8, 16)], ids=["4x3", "8x16"])
@@ -350,11 +356,13 @@ def test_population_with_chains_on_the_device_side(host_build, name, graph, step
 REASON = gpu_skip_reason()
 
 
+ON_GPU = PROBLEMS[:4] + PROBLEMS[-2:] + SPEC + [p for p in NEAR if p not in SPEC]
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS[:4] + PROBLEMS[-2:] + SPEC,
-                         ids=[p[0] for p in PROBLEMS[:4] + PROBLEMS[-2:] + SPEC])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", ON_GPU, ids=[p[0] for p in ON_GPU])
 def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts, population):
     """gpu-bitset with ``chains: device`` runs the population's chains on the GPU, many steps
     a launch; with the interactions on the host in between, the whole population equals the

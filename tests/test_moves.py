@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from golf.generate import random_graph
 from golf.graph import Graph
 from golf.kernels.rng import rng_seed
-from golf.moves import (new_undo, propose_move, propose_swap, propose_voltage, try_swap,
-                        undo_swap)
+from golf.moves import (new_undo, propose_move, propose_near, propose_swap, propose_voltage,
+                        try_swap, undo_swap)
 
 from naive import symmetric_edges
 
@@ -27,7 +27,9 @@ def rebuilt(graph):
 MOVES = {
     "swap": propose_swap,
     "voltage": propose_voltage,
+    "near": lambda adj, n, g, st, undo: propose_near(adj, n, st, undo),
     "mixed": lambda adj, n, g, st, undo: propose_move(adj, n, g, st, undo, 300),
+    "all": lambda adj, n, g, st, undo: propose_move(adj, n, g, st, undo, 300, None, 500),
 }
 
 
@@ -55,8 +57,9 @@ def test_swap_undo_sequences(n, d, g, kind):
         if step % 3 == 0:  # undo some, keep others: sequences of accepted moves too
             undo_swap(graph.adj, undo)
             assert np.array_equal(graph.adj, before)
-    if kind == "voltage" and d == n - 1:
-        assert applied == 0  # complete: every other rotation of an edge is an edge already
+    if kind in ("voltage", "near") and d == n - 1:
+        assert applied == 0  # complete: every other rotation of an edge, every edge two hops
+        # away (none) is an edge already
     else:
         assert applied > (100 if kind == "voltage" and d >= n // 2 else 300)
 
@@ -87,9 +90,49 @@ def test_voltage_move_changes_one_orbit_and_keeps_the_quotient(n, d, g):
     assert moved > 20
 
 
-@given(st.sampled_from(SHAPES), st.integers(0, 2**32 - 1), st.integers(0, 1000))
+def hops(graph):
+    """All distances (BFS from every vertex; -1 unreachable)."""
+    adj = [[] for _ in range(graph.n)]
+    for u, v in graph.edges().tolist():
+        adj[u].append(v)
+        adj[v].append(u)
+    dist = np.full((graph.n, graph.n), -1)
+    for s in range(graph.n):
+        dist[s, s] = 0
+        todo = [s]
+        for u in todo:
+            for v in adj[u]:
+                if dist[s, v] < 0:
+                    dist[s, v] = dist[s, u] + 1
+                    todo.append(v)
+    return dist
+
+
+@pytest.mark.parametrize("n,d,g", [s for s in SHAPES if s[1] < s[0] - 1])
+def test_near_swap_joins_vertices_two_hops_apart(n, d, g):
+    """Every edge a near swap adds joined two vertices at distance 2 before it; it removes as
+    many edges as it adds (the orbits of a -- b and c -- e)."""
+    graph = random_graph(n, d, g, seed=3)
+    st = rng_seed(17)
+    undo = new_undo()
+    moved = 0
+    for _ in range(150):
+        before = set(map(tuple, graph.edges().tolist()))
+        dist = hops(graph)
+        if not propose_near(graph.adj, n, st, undo):
+            continue
+        moved += 1
+        after = set(map(tuple, graph.edges().tolist()))
+        new, gone = after - before, before - after
+        assert new and len(new) == len(gone)
+        assert all(dist[u, v] == 2 for u, v in new)
+    assert moved > 50
+
+
+@given(st.sampled_from(SHAPES), st.integers(0, 2**32 - 1), st.integers(0, 1000),
+       st.integers(0, 1000))
 @settings(max_examples=40, deadline=None)
-def test_mixed_moves_keep_every_invariant(shape, seed, permille):
+def test_mixed_moves_keep_every_invariant(shape, seed, permille, near):
     n, d, g = shape
     graph = random_graph(n, d, g, seed=seed % 1000)
     degrees = graph.degrees().copy()
@@ -97,13 +140,13 @@ def test_mixed_moves_keep_every_invariant(shape, seed, permille):
     undo = new_undo()
     for _ in range(50):
         before = graph.adj.copy()
-        if propose_move(graph.adj, n, g, rng, undo, permille):
+        if propose_move(graph.adj, n, g, rng, undo, permille, None, near):
             graph.check()
             assert (graph.degrees() == degrees).all()
             assert rebuilt(graph) == graph
             undo_swap(graph.adj, undo)
             assert np.array_equal(graph.adj, before)
-            propose_move(graph.adj, n, g, rng, undo, permille)  # keep this one
+            propose_move(graph.adj, n, g, rng, undo, permille, None, near)  # keep this one
 
 
 def test_mixed_moves_without_voltage_draw_what_swaps_draw():

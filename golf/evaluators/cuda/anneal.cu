@@ -32,7 +32,7 @@ enum { SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC
        SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED, NSC };
 enum { FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC, NFL };
 enum { P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G,
-       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, NP };
+       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, P_NEAR, NP };
 enum { STOP_STEPS = 1, STOP_BOUNDS = 2, STOP_STUCK = 3 };
 #define TRACE_COLS 8
 #define TRIES 64
@@ -226,10 +226,33 @@ GOLF_HD bool propose_voltage(int* adj, int m, int d, int n, int g, u64* st, i64*
     return false;
 }
 
-GOLF_HD bool propose_move(int* adj, int m, int d, int n, int g, u64* st, i64* undo,
-                          i64 voltage_permille, const int* reach) {
-    if (voltage_permille > 0 && g > 1 && rng_below(st, 1000) < voltage_permille)
+GOLF_HD bool propose_near(int* adj, int m, int d, int n, u64* st, i64* undo,
+                          const int* reach) {
+    if (d == 0) return false;
+    for (int k = 0; k < TRIES; k++) {
+        int s1 = rng_below(st, m) * d;
+        s1 += rng_below(st, d);
+        int j = rng_below(st, d);
+        int j2 = rng_below(st, d);
+        int a = s1 / d, b = adj[s1];
+        if (b < 0) continue;
+        int x = adj[(b % m) * d + j];
+        if (x < 0) continue;
+        int c = (x + (b / m) * m) % n;  // b's neighbour: b's row rotated to b
+        int y = adj[(c % m) * d + j2];
+        if (c == a || y < 0 || (y + (c / m) * m) % n == a) continue;
+        if (swap_at(adj, m, d, n, s1, (c % m) * d + j2, c / m, 0, undo, reach)) return true;
+    }
+    return false;
+}
+
+GOLF_HD bool propose_move(int* adj, int m, int d, int n, const i64* params, u64* st, i64* undo,
+                          const int* reach) {
+    int g = (int)params[P_G];
+    if (params[P_VOLTAGE] > 0 && g > 1 && rng_below(st, 1000) < params[P_VOLTAGE])
         if (propose_voltage(adj, m, d, n, g, st, undo, reach)) return true;
+    if (params[P_NEAR] > 0 && rng_below(st, 1000) < params[P_NEAR])
+        if (propose_near(adj, m, d, n, st, undo, reach)) return true;
     return propose_swap(adj, m, d, n, g, st, undo, reach);
 }
 
@@ -301,8 +324,7 @@ GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* 
                        const i64* params, i64* undo, const int* reach, i64* maxlev,
                        double* tfrac) {
     if (step_head(sc, fl, params, tfrac) < 0) return -1;
-    bool found = propose_move(adj, m, d, n, (int)params[P_G], st, undo, params[P_VOLTAGE],
-                              reach);
+    bool found = propose_move(adj, m, d, n, params, st, undo, reach);
     return step_tail(found, sc, params, maxlev);
 }
 
@@ -622,8 +644,7 @@ GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, cons
     if (tid == 0) {
         const u64* strm = sts + (4 + 4 * (i64)K) * q + 4 + 4 * ((w[WS_S0] + c) % K);
         u64 r[4] = {strm[0], strm[1], strm[2], strm[3]};
-        cs.ok = propose_move(adj, m, d, n, (int)params[P_G], r, cs.undo, params[P_VOLTAGE],
-                             reach) ? 1 : 0;
+        cs.ok = propose_move(adj, m, d, n, params, r, cs.undo, reach) ? 1 : 0;
         cand[CAND_N * idx + CAND_OK] = cs.ok;
         for (int i = 0; i < 4; i++) cand_st[4 * idx + i] = r[i];
     }
