@@ -273,8 +273,8 @@ class Annealer:
     """
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
-                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, near_moves=0.0, speculate=1, seed=0,
-                 bounds=None, trace_every=1000, reach=None):
+                 tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, near_moves=0.0,
+                 speculate=1, seed=0, bounds=None, trace_every=1000, reach=None):
         from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()

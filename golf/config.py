@@ -84,7 +84,7 @@ SCHEMA = {
         "peripheral_weight": S("float", 1.0, (0, INF), "a number >= 0"),
         "voltage_moves": S("float", 0.3, (0, 1), "a fraction from 0 to 1 (of the proposals "
                            "that re-target one orbit's rotation; needs g > 1)"),
-        "near_moves": S("float", 0.0, (0, 1), "a fraction from 0 to 1 (of the proposals "
+        "near_moves": S("float", 0.5, (0, 1), "a fraction from 0 to 1 (of the proposals "
                         "other than voltage moves that swap two edges two hops apart)"),
         "speculate": S("int", 1, (1, 1024), "an integer from 1 to 1024 (proposal streams "
                        "of a chain: device chains score that many moves at once)"),
