@@ -12,7 +12,8 @@ evaluator's compiled kernel, then keep or undo the swap:
   the end of the run optimises the total alone, since the bound may be out of reach);
 * ``sa``: accepted when ``dE <= 0`` or with probability ``exp(-dE / T)``; ``hill``: when
   ``dE <= 0`` (plateau moves included);
-* a move is a symmetric 2-opt swap, or with probability ``voltage_moves`` a voltage move
+* a move is a voltage move with probability ``voltage_moves``, else a near swap (two edges
+  two hops apart) with probability ``near_moves``, else a uniform symmetric 2-opt swap
   (:mod:`golf.moves`);
 * ``T`` cools geometrically from ``T0`` to ``T1`` over the step budget (without one, over the
   time limit), so that the same seed and backend give the same run on any machine.

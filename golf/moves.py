@@ -27,7 +27,13 @@ another rotation of its far end, ``a -- b + t*m`` (``t != 0``): the quotient mul
 its edges and only that edge's voltage changes, so every degree stays the same. A swap can
 change voltages only in pairs around a 4-cycle; the voltage move changes one alone, which
 lets the search move between graphs with the same quotient in one step (it is the move of
-the "voltage graph" view of symmetric graphs). :func:`propose_move` mixes the two kinds.
+the "voltage graph" view of symmetric graphs).
+
+A third kind, the **near swap** (:func:`propose_near`), is a swap whose two edges lie two hops
+apart: ``a -- b`` and ``c -- e`` with ``c`` a neighbour of ``b``, reconnected as ``a -- c``,
+``b -- e``. It is one of the uniform swaps, drawn with a bias towards the local ones, which
+change distances in one neighbourhood only and are accepted far more often late in a run.
+:func:`propose_move` mixes the three kinds.
 
 On a grid problem (:mod:`golf.grid`) every move takes ``reach``, the length limit and the cell
 of every vertex: a move whose new edges are longer than the limit is rejected like one that
