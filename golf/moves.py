@@ -52,8 +52,8 @@ from numba import njit
 
 from golf.kernels.rng import rng_below
 
-__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_move", "propose_near", "swap_at",
-           "undo_swap", "try_swap", "new_undo"]
+__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_near", "propose_move",
+           "swap_at", "undo_swap", "try_swap", "new_undo"]
 
 # undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
 UNDO_SIZE = 48

@@ -232,9 +232,9 @@ def threaded_build(tmp_path_factory):
 
 class HostChains:
     """An evaluator whose ``anneal_chains`` is the host build's (with ``threads = (nt, G)``:
-    the threaded build, blocks of nt threads, G of them for speculating chains), all else the CPU evaluator ``ev``'s: the
-    interface that gpu-bitset's ``chains: device`` offers :class:`BatchAnnealer`, without a
-    GPU."""
+    the threaded build, blocks of nt threads, G of them for speculating chains), all else the
+    CPU evaluator ``ev``'s: the interface that gpu-bitset's ``chains: device`` offers
+    :class:`BatchAnnealer`, without a GPU."""
 
     chains = "device"
 

@@ -70,21 +70,27 @@ def quotient(graph):
     return sorted(tuple(sorted((int(u) % m, int(v) % m))) for u, v in graph.edges())
 
 
+def applied(graph, propose, tries, seed, look):
+    """Each move of ``tries`` draws of ``propose(adj, st, undo)`` that applied: ``(gone, new,
+    seen)``, the edges it removed and added and ``look(graph)`` taken before it."""
+    st = rng_seed(seed)
+    undo = new_undo()
+    for _ in range(tries):
+        before = set(map(tuple, graph.edges().tolist()))
+        seen = look(graph)
+        if propose(graph.adj, st, undo):
+            after = set(map(tuple, graph.edges().tolist()))
+            yield before - after, after - before, seen
+
+
 @pytest.mark.parametrize("n,d,g", [s for s in SHAPES if s[2] > 1 and s[1] < s[0] - 1])
 def test_voltage_move_changes_one_orbit_and_keeps_the_quotient(n, d, g):
     graph = random_graph(n, d, g, seed=7)
-    st = rng_seed(11)
-    undo = new_undo()
     moved = 0
-    for _ in range(200):
-        before = set(map(tuple, graph.edges().tolist()))
-        q = quotient(graph)
-        if not propose_voltage(graph.adj, n, g, st, undo):
-            continue
+    for gone, new, q in applied(graph, lambda adj, st, undo: propose_voltage(adj, n, g, st, undo),
+                                200, 11, quotient):
         moved += 1
-        after = set(map(tuple, graph.edges().tolist()))
         assert quotient(graph) == q
-        gone, new = before - after, after - before
         # one orbit left (g or g/2 edges) and one came (the same size)
         assert len(gone) == len(new) and len(gone) in (g, g // 2)
     assert moved > 20
@@ -113,17 +119,10 @@ def test_near_swap_joins_vertices_two_hops_apart(n, d, g):
     """Every edge a near swap adds joined two vertices at distance 2 before it; it removes as
     many edges as it adds (the orbits of a -- b and c -- e)."""
     graph = random_graph(n, d, g, seed=3)
-    st = rng_seed(17)
-    undo = new_undo()
     moved = 0
-    for _ in range(150):
-        before = set(map(tuple, graph.edges().tolist()))
-        dist = hops(graph)
-        if not propose_near(graph.adj, n, st, undo):
-            continue
+    for gone, new, dist in applied(graph, lambda adj, st, undo: propose_near(adj, n, st, undo),
+                                   150, 17, hops):
         moved += 1
-        after = set(map(tuple, graph.edges().tolist()))
-        new, gone = after - before, before - after
         assert new and len(new) == len(gone)
         assert all(dist[u, v] == 2 for u, v in new)
     assert moved > 50
