@@ -32,7 +32,8 @@ the "voltage graph" view of symmetric graphs).
 A third kind, the **near swap** (:func:`propose_near`), is a swap whose two edges lie two hops
 apart: ``a -- b`` and ``c -- e`` with ``c`` a neighbour of ``b``, reconnected as ``a -- c``,
 ``b -- e``. It is one of the uniform swaps, drawn with a bias towards the local ones, which
-change distances in one neighbourhood only and are accepted far more often late in a run.
+change distances in one neighbourhood: from a good graph their uphill steps are smaller than a
+uniform swap's (``scripts/bench_moves.py``).
 :func:`propose_move` mixes the three kinds.
 
 On a grid problem (:mod:`golf.grid`) every move takes ``reach``, the length limit and the cell
@@ -302,8 +303,7 @@ def propose_near(adj, n, st, undo, reach=None, tries=64):
     a random neighbour ``c != a`` of ``b`` and a random edge ``c -- e`` become ``a -- c`` and
     ``b -- e``, each on every rotated copy. Both new edges join vertices two hops apart (``a``
     and ``c`` through ``b``, ``b`` and ``e`` through ``c``), so the move rewires one small
-    neighbourhood where a uniform swap joins far-apart vertices; late in a run, when nearly
-    every uniform swap is uphill, such local moves are accepted far more often. Returns
+    neighbourhood where a uniform swap joins far-apart vertices. Returns
     False if ``tries`` draws in a row were all invalid (the graph is then unchanged)."""
     m = adj.shape[0]
     d = adj.shape[1]

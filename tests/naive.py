@@ -30,6 +30,18 @@ def apsp_score(n, edges):
     return diameter, total // 2, peripheral
 
 
+def distances(n, edges):
+    """The n x n matrix of hop distances with networkx (-1: unreachable)."""
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(map(tuple, np.asarray(edges).tolist()))
+    dist = np.full((n, n), -1)
+    for s, row in nx.all_pairs_shortest_path_length(G):
+        for v, k in row.items():
+            dist[s, v] = k
+    return dist
+
+
 def symmetric_edges(n, g, num_orbits, rng, half_orbits=0):
     """A random g-symmetric simple edge set: rotations of random edges (degrees arbitrary).
 

@@ -11,7 +11,7 @@ from golf.kernels.rng import rng_seed
 from golf.moves import (new_undo, propose_move, propose_near, propose_swap, propose_voltage,
                         try_swap, undo_swap)
 
-from naive import symmetric_edges
+from naive import distances, symmetric_edges
 
 SHAPES = [  # (n, d, g): regular and not, odd and even g, tiny m, dense
     (12, 3, 1), (30, 4, 3), (40, 3, 4), (64, 5, 8), (48, 6, 6), (18, 5, 9), (20, 4, 10),
@@ -96,24 +96,6 @@ def test_voltage_move_changes_one_orbit_and_keeps_the_quotient(n, d, g):
     assert moved > 20
 
 
-def hops(graph):
-    """All distances (BFS from every vertex; -1 unreachable)."""
-    adj = [[] for _ in range(graph.n)]
-    for u, v in graph.edges().tolist():
-        adj[u].append(v)
-        adj[v].append(u)
-    dist = np.full((graph.n, graph.n), -1)
-    for s in range(graph.n):
-        dist[s, s] = 0
-        todo = [s]
-        for u in todo:
-            for v in adj[u]:
-                if dist[s, v] < 0:
-                    dist[s, v] = dist[s, u] + 1
-                    todo.append(v)
-    return dist
-
-
 @pytest.mark.parametrize("n,d,g", [s for s in SHAPES if s[1] < s[0] - 1])
 def test_near_swap_joins_vertices_two_hops_apart(n, d, g):
     """Every edge a near swap adds joined two vertices at distance 2 before it; it removes as
@@ -121,7 +103,7 @@ def test_near_swap_joins_vertices_two_hops_apart(n, d, g):
     graph = random_graph(n, d, g, seed=3)
     moved = 0
     for gone, new, dist in applied(graph, lambda adj, st, undo: propose_near(adj, n, st, undo),
-                                   150, 17, hops):
+                                   150, 17, lambda gr: distances(gr.n, gr.edges())):
         moved += 1
         assert new and len(new) == len(gone)
         assert all(dist[u, v] == 2 for u, v in new)
