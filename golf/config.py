@@ -104,6 +104,8 @@ SCHEMA = {
         "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
         "polish": S("float", 0.0, (0, 1), "a number >= 0 and < 1 (the fraction of the budget "
                     "spent in tabu search at the end; 0: none)"),
+        "polish_g": S("int?", None, (1, INF), "an integer >= 1 dividing problem.g (the "
+                      "symmetry of the polish phase; null: problem.g)"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -420,9 +422,30 @@ def _check_relations(out: dict, where) -> None:
         raise GolfError(f"{where('search.' + key)}: search.{key}: method tabu takes no "
                         f"{key} (a tabu step scores search.neighbourhood candidates of one "
                         f"graph; polish is the tabu phase of an sa or hill run)")
+    if s["polish_g"] is not None:
+        _check_polish_g(p, s, where)
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
+
+
+def _check_polish_g(p: dict, s: dict, where) -> None:
+    """``search.polish_g``: the polish phase of an sa or hill run at a divisor of
+    ``problem.g`` (every g-symmetric graph is also polish_g-symmetric); with ``g: auto`` only
+    1, which divides whatever g the trials choose; not for a grid problem, whose rotations
+    number the cells for their own g."""
+    pg, g, key = s["polish_g"], p["g"], "search.polish_g"
+    if s["polish"] <= 0:
+        raise GolfError(f"{where(key)}: {key}: the symmetry of the polish phase needs "
+                        f"search.polish > 0 (the fraction of the budget spent in it)")
+    if p["grid"] is not None and pg != g:
+        raise GolfError(f"{where(key)}: {key}: a grid problem polishes at its own g ({g}), "
+                        f"got {pg}")
+    if g == "auto" and pg != 1:
+        raise GolfError(f"{where(key)}: {key}: with problem.g: auto only 1 divides every g "
+                        f"the trials may choose, got {pg}")
+    if g != "auto" and g % pg:
+        raise GolfError(f"{where(key)}: {key}: expected a divisor of problem.g={g}, got {pg}")
 
 
 def _check_start(start: str, where) -> None:

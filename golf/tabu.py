@@ -256,12 +256,13 @@ class TabuSearch(Annealer):
         self.ring[:] = state["tabu"]
 
     @classmethod
-    def after(cls, ann, evaluator, *, steps, **kw) -> "TabuSearch":
-        """A tabu search that continues the search ``ann`` (an annealer) from its best graph:
-        its step, evaluation and move counts go on from ``ann``'s, and ``steps`` is the step
-        at which it stops (0: none)."""
-        tabu = cls(ann.best_graph(), evaluator, steps=steps, reach=ann.reach,
-                   bounds=ann.bounds, **kw)
+    def after(cls, ann, evaluator, *, steps, graph=None, **kw) -> "TabuSearch":
+        """A tabu search that continues the search ``ann`` (an annealer) from its best graph
+        (or ``graph``: that graph at a smaller symmetry, scored by ``evaluator``): its step,
+        evaluation and move counts go on from ``ann``'s, and ``steps`` is the step at which
+        it stops (0: none)."""
+        tabu = cls(ann.best_graph() if graph is None else graph, evaluator, steps=steps,
+                   reach=ann.reach, bounds=ann.bounds, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
         tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])

@@ -184,6 +184,7 @@ def test_resume_falls_back_to_the_previous_checkpoint_and_ends_as_uninterrupted(
 
 @pytest.mark.parametrize("search", [
     "", ", method: tabu, neighbourhood: 16, tenure: 4", ", polish: 0.5, neighbourhood: 16",
+    ", polish: 0.5, polish_g: 1, neighbourhood: 16",
     ", t0: 5, t1: 0.05, method: hill", ", batch: 3, population: tempering",
 ])
 def test_first_checkpoint_before_the_first_step_and_resume_from_it(tmp_path, search,

@@ -17,7 +17,7 @@ from golf.anneal import SC, StopReason
 from golf.errors import GolfError
 from golf.evaluators import backend_class, make_evaluator
 from golf.generate import random_graph
-from golf.graph import Graph
+from golf.graph import Graph, detect_symmetry
 from golf.kernels.merge import EXCEEDED, OK
 from golf.kernels.rng import rng_seed
 from golf.lower_bounds import moore_bounds
@@ -281,14 +281,36 @@ def test_polish_phase_continues_the_annealer_from_its_best():
         batch["polish"]["annealer_best"])
 
 
+def test_polish_at_a_smaller_g_takes_swaps_the_run_g_forbids(tmp_path):
+    """(64, 8) at g = 4 then tabu search at g = 1: the same annealing phase, then a graph no
+    4-symmetric search can reach, scored exactly; golf export reads it back."""
+    kw = dict(g=4, steps=60000, seed=2, polish=0.5, neighbourhood=3000, backend="bitset",
+              threads=1, progress=False, trace_every=5000)
+    at_4 = golf.search(64, 8, **kw).summary
+    r = golf.search(64, 8, polish_g=1, output=tmp_path / "r", **kw)
+    s = r.summary
+    assert s["polish"] == dict(at_4["polish"], g=1)
+    assert s["steps"] == at_4["steps"] and s["evaluations"] == at_4["evaluations"]
+    best = (s["best"]["diameter"], s["best"]["total"])
+    assert best < tuple(s["polish"]["annealer_best"])
+    assert r.graph.g == 1 and detect_symmetry(r.graph.edges(), 64) < 4
+    assert apsp_score(64, r.graph.edges())[:2] == best
+    from golf.run import export_run
+
+    target, check = export_run(tmp_path / "r", tmp_path)
+    assert (check["diameter"], check["total"]) == best and target.exists()
+
+
 @pytest.mark.slow
-def test_sigint_in_the_polish_phase_and_resume_match_uninterrupted(tmp_path):
+@pytest.mark.parametrize("problem,extra", [("n: 64, d: 4, g: 2", ""),
+                                           ("n: 64, d: 8, g: 4", ", polish_g: 1")])
+def test_sigint_in_the_polish_phase_and_resume_match_uninterrupted(tmp_path, problem, extra):
     def cfg(folder):
         folder.mkdir()
         p = folder / "run.yaml"
         p.write_text(f"""name: r
-problem: {{n: 64, d: 4, g: 2}}
-search: {{steps: 1000000, seed: 3, polish: 0.5, neighbourhood: 64, tenure: 8}}
+problem: {{{problem}}}
+search: {{steps: 1000000, seed: 3, polish: 0.5, neighbourhood: 64, tenure: 8{extra}}}
 evaluator: {{backend: bitset, threads: 1}}
 output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
 """)
@@ -308,6 +330,7 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
     assert proc.wait(timeout=60) == 130
     ckpt = load_checkpoint(rd / "checkpoint.npz")
     assert "polish" in ckpt["meta"] and "tabu" in ckpt["states"][0]
+    assert ckpt["meta"]["polish"].get("g") == (1 if extra else None)
     run_golf("resume", rd, "--quiet", check=True)
     got = json.loads((rd / "summary.json").read_text())
     for key in ("best", "steps", "evaluations", "accepted", "polish"):
@@ -325,6 +348,12 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
      r"c\.yaml:6: search.neighbourhood: expected an integer from 1 to 65536"),
     ("search:\n  steps: 5\n  tenure: -1\n", r"c\.yaml:6: search.tenure: expected an integer from 0"),
     ("search: {steps: 5, method: taboo}\n", r"expected 'sa', 'hill' or 'tabu', got 'taboo'"),
+    ("search: {steps: 5, polish_g: 1}\n",
+     r"c\.yaml:4: search.polish_g: the symmetry of the polish phase needs search.polish > 0"),
+    ("search: {steps: 5, polish: 0.2, polish_g: 3}\n",
+     r"c\.yaml:4: search.polish_g: expected a divisor of problem.g=2, got 3"),
+    ("search: {steps: 5, polish: 0.2, polish_g: 0}\n",
+     r"c\.yaml:4: search.polish_g: expected an integer >= 1 dividing problem.g"),
 ])
 def test_config_rejects_bad_values_with_file_and_line(tmp_path, text, pattern):
     from golf.config import load_config
@@ -333,6 +362,24 @@ def test_config_rejects_bad_values_with_file_and_line(tmp_path, text, pattern):
     p.write_text("name: t\nproblem: {n: 64, d: 4, g: 2}\n\n" + text)
     with pytest.raises(GolfError, match=pattern):
         load_config(p)
+
+
+@pytest.mark.parametrize("problem,pattern", [
+    ("{n: 64, d: 4, g: auto}", r"with problem.g: auto only 1 divides every g .* got 2"),
+    ("{grid: [8, 8], d: 4, r: 3, g: 2}", r"a grid problem polishes at its own g \(2\), got 1"),
+])
+def test_config_rejects_a_polish_g_the_problem_cannot_take(tmp_path, problem, pattern):
+    from golf.config import load_config
+
+    p = tmp_path / "c.yaml"
+    pg = 1 if "grid" in problem else 2
+    p.write_text(f"name: t\nproblem: {problem}\nsearch: {{steps: 5, polish: 0.2, "
+                 f"polish_g: {pg}}}\n")
+    with pytest.raises(GolfError, match=r"c\.yaml:3: search.polish_g: " + pattern):
+        load_config(p)
+    ok = 1 if "auto" in problem else 2  # 1 under auto, the grid's own g
+    p.write_text(p.read_text().replace(f"polish_g: {pg}", f"polish_g: {ok}"))
+    load_config(p)
 
 
 # -- the GPU --------------------------------------------------------------------------------

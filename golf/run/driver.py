@@ -338,14 +338,17 @@ class Search:
 
         cfg, comm, log = self.cfg, self.comm, self.log
         p, s = cfg["problem"], cfg["search"]
-        self.problem = Problem(p)
+        # a run that had switched to search.polish_g goes on at that symmetry
+        at_g = (resume["meta"].get("polish") or {}).get("g") if resume else None
+        self.problem = Problem(p, at_g)
         self.bounds = self.problem.bounds()
         self.seed = s["seed"] + (comm.rank if self.co.chains else 0)
 
         def build():
-            ev = build_evaluator(cfg, comm)
+            ev = build_evaluator(self._cfg_at(at_g), comm)
             won = self.auto_g.graph if self.auto_g is not None else None
-            ann = self._annealer(won if won is not None else self._start_graph(), ev, self.seed)
+            ann = self._annealer(won if won is not None else self._start_graph(at_g), ev,
+                                 self.seed)
             if resume is not None:
                 ann = self.phases.resumed(ann, ev, self.seed, resume["meta"])
                 ann.load_state(self.co.my_state(resume["states"], self.resumed_from))
@@ -490,13 +493,37 @@ class Search:
         return chunk, done
 
     def _polish(self) -> None:
-        """Switch to the polish phase: tabu search from the best graph found."""
-        self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta)
-        s, sc = self.cfg["search"], self.ann.sc
+        """Switch to the polish phase: tabu search from the best graph found (at
+        ``search.polish_g`` where that is smaller than the run's g)."""
+        s, graph = self.cfg["search"], None
+        pg = s["polish_g"]
+        if pg is not None and pg != self.cfg["problem"]["g"]:
+            from golf.graph import Graph
+
+            best = self.ann.best_graph()
+            self._use_g(pg)
+            graph = Graph.from_edges(best.edges(), n=best.n, g=pg, d=best.d)
+        self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta, graph=graph)
+        sc = self.ann.sc
         pairs = self.ann.graph.n * (self.ann.graph.n - 1) // 2
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
                  f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
-                 f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}")
+                 f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
+                 + (f", at g={pg}: {self.ev.describe()}" if graph is not None else ""))
+
+    def _use_g(self, g: int) -> None:
+        """The run from here on at symmetry ``g`` (a divisor of its g): the problem and an
+        evaluator built for it (every rank together). The config keeps the g it asked for."""
+        from golf.evaluators import build_evaluator
+
+        self.problem = Problem(self.cfg["problem"], g)
+        self.ev = collective(self.comm, lambda: build_evaluator(self._cfg_at(g), self.comm))
+
+    def _cfg_at(self, g):
+        """The config with ``problem.g`` = ``g`` (None: the config itself)."""
+        if g is None:
+            return self.cfg
+        return dict(self.cfg, problem=dict(self.cfg["problem"], g=g))
 
     def _checkpoint(self, elapsed: float) -> None:
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
