@@ -204,11 +204,14 @@ def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
     assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])
 
 
-def test_tabu_polish_under_mpi(tmp_path):
+@pytest.mark.parametrize("polish_g", ["", ", polish_g: 1"])
+def test_tabu_polish_under_mpi(tmp_path, polish_g):
     """Split evaluation walks the serial run through its polish phase (every rank scores
-    the same candidates); chains switch to tabu search together."""
+    the same candidates, at polish_g with an evaluator the ranks build together); chains
+    switch to tabu search together."""
     p = config(tmp_path, "evaluator", steps=3000)
-    p.write_text(p.read_text().replace("seed: 11}", "seed: 11, polish: 0.3, neighbourhood: 32}"))
+    p.write_text(p.read_text().replace(
+        "seed: 11}", f"seed: 11, polish: 0.3, neighbourhood: 32{polish_g}}}"))
     proc = golf(2, "run", p, "--quiet")
     assert proc.returncode == 0, proc.stderr
     s = json.loads((tmp_path / "out" / "m" / "summary.json").read_text())
@@ -216,6 +219,7 @@ def test_tabu_polish_under_mpi(tmp_path):
              f"output.dir={tmp_path / 'serial'}", check=True)
     serial = json.loads((tmp_path / "serial" / "m" / "summary.json").read_text())
     assert s["polish"] == serial["polish"] and s["polish"]["from_step"] == 2100
+    assert s["polish"].get("g") == (1 if polish_g else None)
     assert s["best"] == serial["best"] and s["steps"] == serial["steps"] == 2100 + 29
     chains = golf(2, "run", p, "--quiet", "--set", "parallel.mode=chains", "--set",
                   f"output.dir={tmp_path / 'chains'}")
