@@ -118,7 +118,7 @@ def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
         raise GolfError(f"{run_dir}: no best.edges (has this run written a checkpoint yet?)")
     cfg = read_run_config(run_dir).data
     # a polish phase at search.polish_g leaves a graph of that symmetry (a divisor of g)
-    problem = Problem(cfg["problem"], cfg["search"].get("polish_g") or cfg["problem"]["g"])
+    problem = Problem(cfg["problem"], cfg["search"]["polish_g"] or cfg["problem"]["g"])
     graph = problem.read(best)
     check = recheck_graph(graph, problem.d, "bitset")
     name = problem.submission_name(check["diameter"], check["total"])

@@ -12,10 +12,11 @@ budget. :func:`choose_g` tries a few and keeps the best:
    g = 32 (m = 8, ASPL 2.7495-2.7520 against 2.7525-2.7574 at g = 16) and (1024, 8) at
    g = 128 (m = 8, 3.5177-3.5228 against 3.5207-3.5254 at g = 64). A floor of m >= d/2
    was measured too: (1024, 8) did worse at g = 256 (m = 4) than at g = 128 in 60 s
-   single-chain runs with near swaps (3.5196 and 3.5213 against 3.5189 and 3.5186, seeds 1 and 2), and 60 s
-   ``auto`` runs with that floor chose g = 256 there and g = 32 for (256, 8), though (256, 8)
-   itself did better at g = 64 (2.7451 and 2.7480 against 2.7490 and 2.7505); a config can
-   name such a g (``configs/records2016_gpu.yaml`` does), ``auto`` keeps m >= d. At most
+   single-chain runs with near swaps (3.5196 and 3.5213 against 3.5189 and 3.5186, seeds 1
+   and 2), and 60 s ``auto`` runs with that floor chose g = 256 there and g = 32 for
+   (256, 8), though (256, 8) itself did better at g = 64 (2.7451 and 2.7480 against 2.7490
+   and 2.7505); a config can name such a g (``configs/records2016_gpu.yaml`` does), ``auto``
+   keeps m >= d. At most
    :data:`MAX_CANDIDATES` are kept, spread evenly over ``log g`` from 1 to the largest, ties
    going to the larger ``g``. A grid problem (:mod:`golf.grid`) tries the rotations its
    lattice allows instead: 1, 2 (an even number of cells) and 4 (a square with an even side).
