@@ -106,6 +106,10 @@ SCHEMA = {
                     "spent in tabu search at the end; 0: none)"),
         "polish_g": S("int?", None, (1, INF), "an integer >= 1 dividing problem.g (the "
                       "symmetry of the polish phase; null: problem.g)"),
+        "polish_starts": S("int", 1, (1, 65536), "an integer from 1 to 65536 (start graphs "
+                           "of the polish phase: the best graphs of that many chains)"),
+        "polish_patience": S("int", 200, (1, 10**9), "an integer >= 1 (tabu steps without a "
+                             "new best before the polish phase takes its next start graph)"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -424,6 +428,10 @@ def _check_relations(out: dict, where) -> None:
                         f"graph; polish is the tabu phase of an sa or hill run)")
     if s["polish_g"] is not None:
         _check_polish_g(p, s, where)
+    if s["polish_starts"] > 1 and s["polish"] <= 0:
+        raise GolfError(f"{where('search.polish_starts')}: search.polish_starts: start graphs "
+                        f"of the polish phase need search.polish > 0 (the fraction of the "
+                        f"budget spent in it)")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")

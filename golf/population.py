@@ -301,6 +301,21 @@ class BatchAnnealer:
         g = self.graph
         return Graph(g.n, g.d, g.g, sort_rows(self.best_adj))
 
+    def best_graphs(self, k: int) -> list:
+        """Up to ``k`` of the chains' best graphs, each graph once, best first (the first is
+        :meth:`best_graph`)."""
+        from golf.graph import Graph, sort_rows
+
+        g, seen, out = self.graph, set(), []
+        order = sorted(range(self.K), key=lambda c: (self.scs[c, SC.BEST_D],
+                                                     self.scs[c, SC.BEST_TOTAL], c))
+        for c in order:
+            rows = sort_rows(self.bests[c])
+            if rows.tobytes() not in seen and len(out) < k:
+                seen.add(rows.tobytes())
+                out.append(Graph(g.n, g.d, g.g, rows))
+        return out
+
     @property
     def compiled(self) -> bool:
         """All chains' steps run in one compiled loop (a CPU kernel, no MPI split)."""

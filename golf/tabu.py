@@ -109,12 +109,34 @@ def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, t
 
 
 @njit(cache=True)
+def next_start(adj, sc, ring, pool, pool_sc, pool_at):
+    """Leave the current graph for the next start graph of the pool (``pool[i]``, scored
+    ``pool_sc[i]``, ``i = pool_at[0]``) once ``pool_at[2]`` steps have gone by without a new
+    best since the later of the best's step and the current start's (``pool_at[1]``); the
+    tabu list is emptied. The best graph stays."""
+    i = pool_at[0]
+    if i >= pool.shape[0] or pool_at[2] <= 0:
+        return
+    if sc[SC.STEP] - max(sc[SC.BEST_STEP], pool_at[1]) < pool_at[2]:
+        return
+    adj[:, :] = pool[i]
+    sc[SC.CUR_D] = pool_sc[i, 0]
+    sc[SC.CUR_TOTAL] = pool_sc[i, 1]
+    sc[SC.CUR_PER] = pool_sc[i, 2]
+    ring[:] = -1
+    pool_at[0] = i + 1
+    pool_at[1] = sc[SC.STEP]
+
+
+@njit(cache=True)
 def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits, table,
-                    reach=None):
-    """Stop if done, else draw the candidates; returns how many (-1: stopped, the reason in
-    ``sc[SC.STOP]``; no valid swap at all stops the search)."""
+                    ring, pool, pool_sc, pool_at, reach=None):
+    """Stop if done, else move to the next start graph where it is due (:func:`next_start`)
+    and draw the candidates; returns how many (-1: stopped, the reason in ``sc[SC.STOP]``;
+    no valid swap at all stops the search)."""
     if reached_limit(sc, params):
         return -1
+    next_start(adj, sc, ring, pool, pool_sc, pool_at)
     k = draw_moves(adj, n, params[P.G], st, K, enumerate_all, undo, moves, orbits, table,
                    reach)
     if k == 0:
@@ -125,7 +147,7 @@ def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbit
 
 @njit(cache=True)
 def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_all, moves,
-                   orbits, table, outs, ring, trace, nsteps, reach=None):
+                   orbits, table, outs, ring, pool, pool_sc, pool_at, trace, nsteps, reach=None):
     """Up to ``nsteps`` tabu steps without leaving compiled code (``kargs`` as in
     :func:`golf.anneal.run_chunk`). Returns the number of trace rows written."""
     adj = kargs[0]
@@ -133,7 +155,7 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
     ntrace = 0
     for _ in range(nsteps):
         k = begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
-                            table, reach)
+                            table, ring, pool, pool_sc, pool_at, reach)
         if k < 0:
             break
         score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
@@ -174,11 +196,17 @@ class TabuSearch(Annealer):
     seed, bounds, trace_every, reach : as for the annealer
     batched : None (by the evaluator: the compiled loop on a compiled CPU backend without MPI,
         else ``evaluate_many``), or True/False to force ``evaluate_many``/the compiled loop
+    pool : more start graphs (Graphs of the same ``n``, ``d``, ``g``, connected), taken in
+        turn: the search moves to the next one after ``patience`` steps without a new best
+        (counted from the later of the best's step and the current start's), empties the
+        tabu list and goes on from there; the best graph found stays. After the last one the
+        search stays where it is.
+    patience : int, steps without a new best before the next start graph (0: never)
     """
 
     def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
                  aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None,
-                 reach=None):
+                 reach=None, pool=(), patience=0):
         super().__init__(graph, evaluator, steps=steps, method="hill",
                          aspl_priority=aspl_priority, tiebreak=False, seed=seed, bounds=bounds,
                          trace_every=trace_every, reach=reach)
@@ -192,6 +220,26 @@ class TabuSearch(Annealer):
         width = evaluator.batch if evaluator.supports.batched else 32
         self.rows = np.zeros((max(1, min(self.hood.K, width)), graph.m, graph.d),
                              dtype=np.int32)
+        self.set_pool(pool)
+        # the next start graph, the step the current one began at, the patience
+        self.pool_at = np.array([0, self.sc[SC.STEP], max(0, int(patience))], dtype=np.int64)
+
+    def set_pool(self, graphs) -> None:
+        """The start graphs after the current one (scored here, once)."""
+        from golf.errors import GolfError
+
+        g0 = self.graph
+        self.pool = np.zeros((len(graphs), g0.m, g0.d), dtype=np.int32)
+        self.pool_sc = np.zeros((len(graphs), 3), dtype=np.int64)
+        for i, graph in enumerate(graphs):
+            if (graph.n, graph.d, graph.g) != (g0.n, g0.d, g0.g):
+                raise GolfError(f"start graph {i + 1} of the pool is ({graph.n}, {graph.d}, "
+                                f"g={graph.g}), the search's is ({g0.n}, {g0.d}, g={g0.g})")
+            score = self.evaluator.evaluate(graph)
+            if not score.connected:
+                raise GolfError(f"start graph {i + 1} of the pool is disconnected")
+            self.pool[i] = graph.adj
+            self.pool_sc[i] = score.diameter, score.total, score.peripheral
 
     # -- temperatures: none ---------------------------------------------------------------
     def auto_temperatures(self, count=200) -> tuple[float, float, str]:
@@ -214,8 +262,8 @@ class TabuSearch(Annealer):
         else:
             k = run_tabu_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
                                self.fl, self.params, self.undo, h.K, h.enumerate_all, h.moves,
-                               h.orbits, h.table, h.outs, self.ring, self.trace, int(nsteps),
-                               self.reach)
+                               h.orbits, h.table, h.outs, self.ring, self.pool, self.pool_sc,
+                               self.pool_at, self.trace, int(nsteps), self.reach)
         return self.trace[:k].copy()
 
     def _run_batched(self, nsteps: int) -> int:
@@ -225,7 +273,8 @@ class TabuSearch(Annealer):
         ntrace = 0
         for _ in range(nsteps):
             k = begin_tabu_step(adj, n, self.st, self.sc, self.params, self.undo, h.K,
-                                h.enumerate_all, h.moves, h.orbits, h.table, self.reach)
+                                h.enumerate_all, h.moves, h.orbits, h.table, self.ring,
+                                self.pool, self.pool_sc, self.pool_at, self.reach)
             if k < 0:
                 break
             caps = [int(cap_of(self.sc, self.params))] * len(self.rows)
@@ -240,8 +289,10 @@ class TabuSearch(Annealer):
 
     # -- checkpoints ----------------------------------------------------------------------
     def state(self) -> dict:
-        """The annealer's state arrays and the tabu list."""
-        return dict(super().state(), tabu=self.ring.copy())
+        """The annealer's state arrays, the tabu list and the start graphs (with their scores
+        and where the search is among them)."""
+        return dict(super().state(), tabu=self.ring.copy(), pool=self.pool.copy(),
+                    pool_sc=self.pool_sc.copy(), pool_at=self.pool_at[:2].copy())
 
     def load_state(self, state: dict) -> None:
         from golf.errors import GolfError
@@ -254,6 +305,10 @@ class TabuSearch(Annealer):
                             f"{self.ring.shape[0] // 2}")
         super().load_state(state)
         self.ring[:] = state["tabu"]
+        if "pool" in state:  # else a checkpoint of one start graph
+            self.pool = np.array(state["pool"], dtype=np.int32)
+            self.pool_sc = np.array(state["pool_sc"], dtype=np.int64)
+            self.pool_at[:2] = state["pool_at"]
 
     @classmethod
     def after(cls, ann, evaluator, *, steps, graph=None, **kw) -> "TabuSearch":
@@ -265,5 +320,6 @@ class TabuSearch(Annealer):
                    reach=ann.reach, bounds=ann.bounds, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
+        tabu.pool_at[1] = tabu.sc[SC.STEP]
         tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])
         return tabu

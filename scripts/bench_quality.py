@@ -66,8 +66,8 @@ def row_of(name, s, rd, target, ranks, folder):
             "diameter_matched": diam <= best_d,
             "record_matched": diam < best_d or (diam == best_d and aspl <= best_aspl + 0.0005),
             "ranks": ranks if target == "cpu" else 1, "evaluator": s["evaluator"],
-            "search": c["search"], "file": os.path.join("results", "quality", target,
-                                                         os.path.basename(file))}
+            "search": c["search"], "polish": s.get("polish"),
+            "file": os.path.join("results", "quality", target, os.path.basename(file))}
 
 
 def verdict(rows, target):

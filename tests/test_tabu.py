@@ -239,6 +239,79 @@ def test_state_round_trip_continues_bit_for_bit():
         tabu(graph, tenure=6).load_state(annealer_state)
 
 
+def test_the_search_moves_through_its_start_graphs():
+    """``pool``/``patience`` (``search.polish_starts``): ``patience`` steps without a new best
+    since the later of the best's step and the current start's, and the step begins from the
+    next start graph (scored, the tabu list empty); the best graph stays; after the last
+    start the search stays; both scoring paths and a state round trip agree."""
+    graph = random_graph(64, 4, 2, seed=8)
+    pre = tabu(graph, steps=150, seed=1, neighbourhood=24)
+    pre.run(150)
+    good = pre.best_graph()
+    others = [random_graph(64, 4, 2, seed=s) for s in (21, 22)]
+
+    def make(batched=None):
+        return tabu(good, steps=0, seed=4, neighbourhood=24, tenure=4, pool=others,
+                    patience=5, batched=batched)
+
+    t = make()
+    assert [list(r) for r in t.pool_sc] == [list(evaluator(o).evaluate(o)[1:4]) for o in others]
+    switched, best_steps = [], []
+    for step in range(400):
+        before = t.pool_at.copy()
+        best_steps.append(int(t.sc[SC.BEST_STEP]))
+        t.run(1)
+        assert apsp_score(64, t.graph.edges())[:2] == (t.sc[SC.CUR_D], t.sc[SC.CUR_TOTAL])
+        assert apsp_score(64, t.best_graph().edges())[:2] == (t.sc[SC.BEST_D],
+                                                              t.sc[SC.BEST_TOTAL])
+        if t.pool_at[0] != before[0]:
+            i = int(before[0])
+            assert t.pool_at[0] == i + 1 and t.pool_at[1] == step
+            assert step - max(best_steps[-1], before[1]) == 5
+            # one swap (two orbits out, two in: 4 g edges) away from start graph i
+            now = {tuple(e) for e in t.graph.edges()}
+            assert len(now ^ {tuple(e) for e in others[i].edges()}) <= 4 * 2
+            assert (t.ring >= 0).sum() <= 2  # only this step's orbits are tabu
+            switched.append(step)
+    assert len(switched) == 2 and t.pool_at[0] == 2  # and none after the last start
+    assert (t.sc[SC.BEST_D], t.sc[SC.BEST_TOTAL]) <= (pre.sc[SC.BEST_D], pre.sc[SC.BEST_TOTAL])
+    runs = []
+    for batched in (False, True):
+        u = make(batched)
+        runs.append((u.run(400), u.sc.copy(), u.graph.adj.copy(), u.best_adj.copy(),
+                     u.pool_at.copy()))
+    half = make()
+    half.run(switched[0] + 3)
+    saved = half.state()
+    resumed = tabu(good, steps=0, seed=4, neighbourhood=24, tenure=4, patience=5)
+    resumed.load_state(saved)
+    resumed.run(400 - switched[0] - 3)
+    runs.append((runs[0][0], resumed.sc.copy(), resumed.graph.adj.copy(),
+                 resumed.best_adj.copy(), resumed.pool_at.copy()))
+    for other in runs:
+        assert all(np.array_equal(a, b) for a, b in zip(runs[0], other))
+    assert np.array_equal(runs[0][1], t.sc) and np.array_equal(runs[0][2], t.graph.adj)
+    with pytest.raises(GolfError, match="start graph 1 of the pool is"):
+        tabu(good, pool=[random_graph(64, 4, 4, seed=3)])
+
+
+def test_the_population_offers_its_chains_best_graphs_once_each():
+    from golf.population import BatchAnnealer
+
+    graph = random_graph(64, 4, 2, seed=8)
+    pop = BatchAnnealer(graph, evaluator(graph), K=6, steps=3000, seed=5)
+    pop.set_temperatures(2.0, 0.1)
+    pop.run(3000)
+    pop.bests[4] = pop.bests[1]  # two chains with the same best graph
+    pop.scs[4, SC.BEST_D:SC.BEST_PER + 1] = pop.scs[1, SC.BEST_D:SC.BEST_PER + 1]
+    got = pop.best_graphs(10)
+    assert len(got) == 5 and np.array_equal(got[0].adj, pop.best_graph().adj)
+    scores = [apsp_score(64, x.edges())[:2] for x in got]
+    assert scores == sorted(scores)
+    assert len({x.adj.tobytes() for x in got}) == 5
+    assert len(pop.best_graphs(2)) == 2
+
+
 def test_stops_at_the_bounds():
     graph = random_graph(10, 3, 1, seed=1)
     t = tabu(graph, steps=500, neighbourhood=64)
@@ -302,8 +375,9 @@ def test_polish_at_a_smaller_g_takes_swaps_the_run_g_forbids(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("problem,extra", [("n: 64, d: 4, g: 2", ""),
-                                           ("n: 64, d: 8, g: 4", ", polish_g: 1")])
+@pytest.mark.parametrize("problem,extra", [
+    ("n: 64, d: 4, g: 2", ""), ("n: 64, d: 8, g: 4", ", polish_g: 1"),
+    ("n: 64, d: 8, g: 4", ", polish_g: 1, batch: 4, polish_starts: 4, polish_patience: 2")])
 def test_sigint_in_the_polish_phase_and_resume_match_uninterrupted(tmp_path, problem, extra):
     def cfg(folder):
         folder.mkdir()
@@ -331,6 +405,11 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
     ckpt = load_checkpoint(rd / "checkpoint.npz")
     assert "polish" in ckpt["meta"] and "tabu" in ckpt["states"][0]
     assert ckpt["meta"]["polish"].get("g") == (1 if extra else None)
+    starts = ckpt["meta"]["polish"].get("starts", 1)
+    # the four chains' distinct best graphs (a restarted chain may share the best's)
+    assert (1 < starts <= 4 if "starts" in extra else starts == 1)
+    assert "pool" in ckpt["states"][0]
+    assert len(ckpt["states"][0]["pool"]) == starts - 1
     run_golf("resume", rd, "--quiet", check=True)
     got = json.loads((rd / "summary.json").read_text())
     for key in ("best", "steps", "evaluations", "accepted", "polish"):
@@ -354,6 +433,12 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
      r"c\.yaml:4: search.polish_g: expected a divisor of problem.g=2, got 3"),
     ("search: {steps: 5, polish: 0.2, polish_g: 0}\n",
      r"c\.yaml:4: search.polish_g: expected an integer >= 1 dividing problem.g"),
+    ("search: {steps: 5, batch: 4, polish_starts: 4}\n",
+     r"c\.yaml:4: search.polish_starts: start graphs of the polish phase need search.polish > 0"),
+    ("search:\n  steps: 5\n  polish: 0.2\n  polish_starts: 0\n",
+     r"c\.yaml:7: search.polish_starts: expected an integer from 1 to 65536"),
+    ("search:\n  steps: 5\n  polish: 0.2\n  polish_patience: 0\n",
+     r"c\.yaml:7: search.polish_patience: expected an integer >= 1"),
 ])
 def test_config_rejects_bad_values_with_file_and_line(tmp_path, text, pattern):
     from golf.config import load_config

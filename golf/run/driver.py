@@ -497,18 +497,23 @@ class Search:
         ``search.polish_g`` where that is smaller than the run's g)."""
         s, graph = self.cfg["search"], None
         pg = s["polish_g"]
+        starts = self.ann.best_graphs(s["polish_starts"])
         if pg is not None and pg != self.cfg["problem"]["g"]:
             from golf.graph import Graph
 
-            best = self.ann.best_graph()
             self._use_g(pg)
-            graph = Graph.from_edges(best.edges(), n=best.n, g=pg, d=best.d)
-        self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta, graph=graph)
+            starts = [Graph.from_edges(b.edges(), n=b.n, g=pg, d=b.d) for b in starts]
+            graph = starts[0]
+        self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta, graph=graph,
+                                      pool=starts[1:])
         sc = self.ann.sc
         pairs = self.ann.graph.n * (self.ann.graph.n - 1) // 2
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
                  f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
+                 + (f", then from {len(starts) - 1} more chains' best graphs in turn, each "
+                    f"after {s['polish_patience']} steps without a new best"
+                    if len(starts) > 1 else "")
                  + (f", at g={pg}: {self.ev.describe()}" if graph is not None else ""))
 
     def _use_g(self, g: int) -> None:

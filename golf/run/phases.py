@@ -44,7 +44,8 @@ class Phases:
     def _tabu_kw(self, seed: int) -> dict:
         s = self.s
         return dict(neighbourhood=s["neighbourhood"], tenure=s["tenure"],
-                    aspl_priority=s["aspl_priority"], seed=seed, trace_every=self.trace_every)
+                    aspl_priority=s["aspl_priority"], seed=seed, trace_every=self.trace_every,
+                    patience=s["polish_patience"])
 
     def _budget(self) -> tuple[int, int]:
         from golf.tabu import polish_budget
@@ -76,15 +77,18 @@ class Phases:
             return False
         return stop == StopReason.STEPS or (stop == 0 and frac >= 1.0 - self.fraction)
 
-    def switch(self, ann, ev, seed: int, meta: dict, graph=None):
+    def switch(self, ann, ev, seed: int, meta: dict, graph=None, pool=()):
         """The tabu search that continues ``ann`` from its best graph (``graph``: that graph
-        at ``search.polish_g``, ``ev`` its evaluator); records the switch in ``meta``."""
+        at ``search.polish_g``, ``ev`` its evaluator), then from the graphs of ``pool`` in
+        turn (``search.polish_starts``); records the switch in ``meta``."""
         step = int(ann.sc[SC.STEP])
         meta["polish"] = {"from_step": step,
                           "annealer_best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])]}
+        if pool:
+            meta["polish"]["starts"] = 1 + len(pool)
         if graph is not None:
             meta["polish"]["g"] = graph.g
-        return self._after(ann, ev, seed, step, graph)
+        return self._after(ann, ev, seed, step, graph, pool)
 
     def resumed(self, ann, ev, seed: int, meta: dict):
         """``ann``, or the tabu search of the polish phase where ``meta`` says that the run
@@ -93,10 +97,10 @@ class Phases:
             return ann
         return self._after(ann, ev, seed, meta["polish"]["from_step"])
 
-    def _after(self, ann, ev, seed, step, graph=None):
+    def _after(self, ann, ev, seed, step, graph=None, pool=()):
         from golf.tabu import TabuSearch
 
         self.polishing = True
         tabu_steps = self._budget()[1]
         return TabuSearch.after(ann, ev, steps=step + tabu_steps if tabu_steps else 0,
-                                graph=graph, **self._tabu_kw(seed))
+                                graph=graph, pool=pool, **self._tabu_kw(seed))
