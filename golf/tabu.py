@@ -18,6 +18,10 @@ One step:
    ignored (no level cap) and the total alone decides. When no candidate qualifies the step
    makes no move.
 
+With start graphs besides the first (``pool``: the other chains' best graphs of a polish
+phase), the search goes on from the next one, with an empty tabu list, once ``patience`` steps
+have gone by without a new best; the best graph found stays.
+
 The search stops at the step budget, at the lower bounds, when a step finds no valid swap at
 all, or (the driver) at the time limit. The same seed, backend and ``K`` give the same run,
 whichever of the scoring paths is used. The state is the annealer's arrays plus the tabu list

@@ -19,6 +19,13 @@ total 3930; tabu search from that graph (every swap scored each step, about 49,3
 ``g = 1``; tenure 16, one CPU core, 240 s) reached 3904 at ``g = 1`` and 3926 at ``g = 2``;
 from another annealed graph (3950) it found nothing better at ``g = 1`` in 273 steps.
 
+``search.polish_starts: k`` hands the tabu search up to ``k - 1`` more start graphs: the other
+chains' best graphs of a population (each distinct graph once, best first, at ``polish_g``),
+taken in turn after ``search.polish_patience`` steps without a new best
+(:class:`golf.tabu.TabuSearch`'s ``pool``). Which graph leads down is not told by its total:
+from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to 3972), 500 tabu steps at ``g = 1``
+reached 3885 and 3889 from two of 3936 and nothing better from seven.
+
 The switch is recorded in the run's meta data (``polish``: the step, the annealer's best and,
 with ``polish_g``, the new ``g``), which the checkpoint keeps, so that a resumed run continues
 in the phase it was in (at its symmetry).
