@@ -204,11 +204,13 @@ def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
     assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])
 
 
-@pytest.mark.parametrize("polish_g", ["", ", polish_g: 1"])
+@pytest.mark.parametrize("polish_g", ["", ", polish_g: 1",
+                                      ", polish_g: 1, batch: 3, polish_starts: 3, "
+                                      "polish_patience: 3"])
 def test_tabu_polish_under_mpi(tmp_path, polish_g):
     """Split evaluation walks the serial run through its polish phase (every rank scores
-    the same candidates, at polish_g with an evaluator the ranks build together); chains
-    switch to tabu search together."""
+    the same candidates, at polish_g with an evaluator the ranks build together, from the
+    same start graphs); chains switch to tabu search together."""
     p = config(tmp_path, "evaluator", steps=3000)
     p.write_text(p.read_text().replace(
         "seed: 11}", f"seed: 11, polish: 0.3, neighbourhood: 32{polish_g}}}"))
@@ -220,6 +222,7 @@ def test_tabu_polish_under_mpi(tmp_path, polish_g):
     serial = json.loads((tmp_path / "serial" / "m" / "summary.json").read_text())
     assert s["polish"] == serial["polish"] and s["polish"]["from_step"] == 2100
     assert s["polish"].get("g") == (1 if polish_g else None)
+    assert s["polish"].get("starts", 1) == (3 if "starts" in polish_g else 1)
     assert s["best"] == serial["best"] and s["steps"] == serial["steps"] == 2100 + 29
     chains = golf(2, "run", p, "--quiet", "--set", "parallel.mode=chains", "--set",
                   f"output.dir={tmp_path / 'chains'}")
