@@ -8,8 +8,9 @@ bit.
 ``trace``         the trace rows so far, ``(rows, len(TRACE_COLUMNS))`` float64
 ``r{R}_{key}``    chain ``R``'s state arrays (``adj``, ``best_adj``, ``rng``, ``sc``, ``fl``;
                   see :meth:`golf.anneal.Annealer.state`; a tabu search adds ``tabu``, its
-                  tabu list); one chain unless the run had parallel chains under MPI (K
-                  chains on one GPU are one state of stacked arrays)
+                  tabu list, and ``pool``, ``pool_sc``, ``pool_at``, its further start graphs,
+                  their scores and which is next); one chain unless the run had parallel
+                  chains under MPI (K chains on one GPU are one state of stacked arrays)
 
 Two generations are kept. :func:`save_checkpoint` writes the new file to a temporary file
 (flushed and synced), makes the checkpoint it replaces ``checkpoint.prev.npz`` (a hard link,
