@@ -429,8 +429,8 @@ class Annealer:
         return Graph(self.graph.n, self.graph.d, self.graph.g, sort_rows(self.best_adj))
 
     def best_graphs(self, k: int) -> list:
-        """The best graphs of the search's chains, up to ``k``, best first: one chain."""
-        return [self.best_graph()][:k]
+        """The best graphs of the search's chains, up to ``k`` (>= 1), best first: one chain."""
+        return [self.best_graph()]
 
     # -- checkpoints ------------------------------------------------------------------------
     def state(self) -> dict:

@@ -426,26 +426,25 @@ def _check_relations(out: dict, where) -> None:
         raise GolfError(f"{where('search.' + key)}: search.{key}: method tabu takes no "
                         f"{key} (a tabu step scores search.neighbourhood candidates of one "
                         f"graph; polish is the tabu phase of an sa or hill run)")
+    for key, what, used in (("polish_g", "symmetry", s["polish_g"] is not None),
+                            ("polish_starts", "start graphs", s["polish_starts"] > 1)):
+        if used and s["polish"] <= 0:
+            raise GolfError(f"{where('search.' + key)}: search.{key}: sets the polish phase's "
+                            f"{what}, which needs search.polish > 0 (the fraction of the "
+                            f"budget spent in it)")
     if s["polish_g"] is not None:
         _check_polish_g(p, s, where)
-    if s["polish_starts"] > 1 and s["polish"] <= 0:
-        raise GolfError(f"{where('search.polish_starts')}: search.polish_starts: start graphs "
-                        f"of the polish phase need search.polish > 0 (the fraction of the "
-                        f"budget spent in it)")
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
 
 
 def _check_polish_g(p: dict, s: dict, where) -> None:
-    """``search.polish_g``: the polish phase of an sa or hill run at a divisor of
+    """``search.polish_g`` (with ``search.polish > 0``): the polish phase at a divisor of
     ``problem.g`` (every g-symmetric graph is also polish_g-symmetric); with ``g: auto`` only
     1, which divides whatever g the trials choose; not for a grid problem, whose rotations
     number the cells for their own g."""
     pg, g, key = s["polish_g"], p["g"], "search.polish_g"
-    if s["polish"] <= 0:
-        raise GolfError(f"{where(key)}: {key}: the symmetry of the polish phase needs "
-                        f"search.polish > 0 (the fraction of the budget spent in it)")
     if p["grid"] is not None and pg != g:
         raise GolfError(f"{where(key)}: {key}: a grid problem polishes at its own g ({g}), "
                         f"got {pg}")

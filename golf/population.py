@@ -311,9 +311,11 @@ class BatchAnnealer:
                                                      self.scs[c, SC.BEST_TOTAL], c))
         for c in order:
             rows = sort_rows(self.bests[c])
-            if rows.tobytes() not in seen and len(out) < k:
+            if rows.tobytes() not in seen:
                 seen.add(rows.tobytes())
                 out.append(Graph(g.n, g.d, g.g, rows))
+                if len(out) == k:
+                    break
         return out
 
     @property

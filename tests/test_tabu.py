@@ -428,13 +428,15 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
     ("search:\n  steps: 5\n  tenure: -1\n", r"c\.yaml:6: search.tenure: expected an integer from 0"),
     ("search: {steps: 5, method: taboo}\n", r"expected 'sa', 'hill' or 'tabu', got 'taboo'"),
     ("search: {steps: 5, polish_g: 1}\n",
-     r"c\.yaml:4: search.polish_g: the symmetry of the polish phase needs search.polish > 0"),
+     r"c\.yaml:4: search.polish_g: sets the polish phase's symmetry, which needs "
+     r"search.polish > 0"),
     ("search: {steps: 5, polish: 0.2, polish_g: 3}\n",
      r"c\.yaml:4: search.polish_g: expected a divisor of problem.g=2, got 3"),
     ("search: {steps: 5, polish: 0.2, polish_g: 0}\n",
      r"c\.yaml:4: search.polish_g: expected an integer >= 1 dividing problem.g"),
     ("search: {steps: 5, batch: 4, polish_starts: 4}\n",
-     r"c\.yaml:4: search.polish_starts: start graphs of the polish phase need search.polish > 0"),
+     r"c\.yaml:4: search.polish_starts: sets the polish phase's start graphs, which needs "
+     r"search.polish > 0"),
     ("search:\n  steps: 5\n  polish: 0.2\n  polish_starts: 0\n",
      r"c\.yaml:7: search.polish_starts: expected an integer from 1 to 65536"),
     ("search:\n  steps: 5\n  polish: 0.2\n  polish_patience: 0\n",

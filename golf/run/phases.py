@@ -14,8 +14,8 @@ graph the annealer found:
 ``search.polish_g`` (a divisor of ``problem.g``) runs the tabu phase at that smaller symmetry:
 the annealer's best graph, which is also ``polish_g``-symmetric, is taken apart into the
 ``n / polish_g`` base rows of the new symmetry and scored by an evaluator built for it, so
-swaps the larger ``g`` forbids become candidates. At ``g = 4`` every (64, 8) run has ended at
-total 3930; tabu search from that graph (every swap scored each step, about 49,300 at
+swaps the larger ``g`` forbids become candidates. At ``g = 4`` no (64, 8) run has gone below
+total 3930; tabu search from such a graph (every swap scored each step, about 49,300 at
 ``g = 1``; tenure 16, one CPU core, 240 s) reached 3904 at ``g = 1`` and 3926 at ``g = 2``;
 from another annealed graph (3950) it found nothing better at ``g = 1`` in 273 steps.
 
