@@ -66,7 +66,8 @@ def row_of(name, s, rd, target, ranks, folder):
             "diameter_matched": diam <= best_d,
             "record_matched": diam < best_d or (diam == best_d and aspl <= best_aspl + 0.0005),
             "ranks": ranks if target == "cpu" else 1, "evaluator": s["evaluator"],
-            "search": c["search"], "polish": s.get("polish"),
+            "search": c["search"], "polish": s.get("polish"), "steps": s["steps"],
+            "best_found_at_step": s["best"]["found_at_step"],
             "file": os.path.join("results", "quality", target, os.path.basename(file))}
 
 
