@@ -67,6 +67,7 @@ def row_of(name, s, rd, target, ranks, folder):
             "record_matched": diam < best_d or (diam == best_d and aspl <= best_aspl + 0.0005),
             "ranks": ranks if target == "cpu" else 1, "evaluator": s["evaluator"],
             "search": c["search"], "polish": s.get("polish"), "steps": s["steps"],
+            # None where another MPI rank found the best graph (its steps are not in the summary)
             "best_found_at_step": s["best"]["found_at_step"],
             "file": os.path.join("results", "quality", target, os.path.basename(file))}
 

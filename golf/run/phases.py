@@ -26,8 +26,9 @@ taken in turn after ``search.polish_patience`` steps without a new best
 from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to 3972), 500 tabu steps at ``g = 1``
 reached 3885 and 3889 from two of 3936 and nothing better from seven.
 
-The switch is recorded in the run's meta data (``polish``: the step, the annealer's best and,
-with ``polish_g``, the new ``g``), which the checkpoint keeps, so that a resumed run continues
+The switch is recorded in the run's meta data (``polish``: the step, the annealer's best,
+with ``polish_g`` the new ``g`` and with more than one start graph their number,
+``starts``), which the checkpoint keeps, so that a resumed run continues
 in the phase it was in (at its symmetry).
 """
 
