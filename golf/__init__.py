@@ -52,7 +52,7 @@ from golf.graph import Graph  # noqa: E402
 __version__ = "0.1.0"
 __all__ = ["Graph", "GolfError", "Score", "Bounds", "Result", "evaluate", "make_evaluator",
            "search", "bounds", "random_graph", "circulant_graph", "read_edges", "write_edges",
-           "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges", "write_grid_edges",
+           "Group", "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges", "write_grid_edges",
            "__version__"]
 
 _LAZY = {
@@ -60,7 +60,7 @@ _LAZY = {
     "bounds": "golf.api", "random_graph": "golf.api", "read_edges": "golf.api",
     "write_edges": "golf.api", "Result": "golf.api", "Score": "golf.evaluators.base",
     "Bounds": "golf.lower_bounds", "circulant_graph": "golf.circulant",
-    "Grid": "golf.grid", "grid_bounds": "golf.lower_bounds",
+    "Group": "golf.group", "Grid": "golf.grid", "grid_bounds": "golf.lower_bounds",
     "random_grid_graph": "golf.grid_generate", "read_grid_edges": "golf.grid",
     "write_grid_edges": "golf.grid",
 }

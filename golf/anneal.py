@@ -91,9 +91,10 @@ def progress(sc, fl, params):
 
 
 @njit(cache=True)
-def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None):
+def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None, grp=None):
     """Start a step: stop if done, set the temperature, apply a random swap (within the
-    length limit ``reach`` of a grid problem, :mod:`golf.grid`) and set the kernel's level
+    length limit ``reach`` of a grid problem, :mod:`golf.grid`; within the group ``grp``,
+    :mod:`golf.kernels.symmetry`) and set the kernel's level
     cap. Returns 1 (evaluate now), 0 (no valid swap found: step over) or -1 (stopped;
     ``sc[SC.STOP]`` says why)."""
     if reached_limit(sc, params):
@@ -106,7 +107,7 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None):
         j = 4 + 4 * (sc[SC.STEP] % params[P.SPEC])
         pst = st[j:j + 4]
     if not propose_move(adj, n, params[P.G], pst, undo, params[P.VOLTAGE], reach,
-                        params[P.NEAR]):
+                        params[P.NEAR], grp):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -204,7 +205,8 @@ def trace_row(trace, ntrace, sc, fl, params):
 
 
 @njit(cache=True)
-def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps, reach=None):
+def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps, reach=None,
+              grp=None):
     """Up to ``nsteps`` steps without leaving compiled code. ``kargs`` is the argument tuple
     ``(adj, ctrl, out, n, ...)`` of the kernel of the backend ``tag`` names: ``adj`` is the
     graph the moves change in place. Returns the number of trace rows written."""
@@ -214,7 +216,7 @@ def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps, rea
     n = kargs[3]
     ntrace = 0
     for _ in range(nsteps):
-        r = begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach)
+        r = begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach, grp)
         if r < 0:
             break
         if r == 0:
@@ -225,7 +227,7 @@ def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps, rea
 
 
 @njit(cache=True)
-def sample_moves(tag, kargs, st, count, undo, dd, de, reach=None):
+def sample_moves(tag, kargs, st, count, undo, dd, de, reach=None, grp=None):
     """Score ``count`` random swaps from the current graph (each undone): the change of
     diameter and of total per orbit, relative to ``kargs``' graph as evaluated first."""
     adj = kargs[0]
@@ -241,7 +243,7 @@ def sample_moves(tag, kargs, st, count, undo, dd, de, reach=None):
     for _ in range(count * 4):
         if k == count:
             break
-        if not propose_swap(adj, n, g, st, undo, reach):
+        if not propose_swap(adj, n, g, st, undo, reach, 64, grp):
             continue
         call_kernel(tag, kargs)
         if out[3] == OK:
@@ -285,6 +287,14 @@ class Annealer:
         self.st = chain_streams(self.seed, speculate)
         self.undo = np.zeros(UNDO_SIZE, dtype=np.int64)
         self.reach = None if reach is None else np.ascontiguousarray(reach, dtype=np.int64)
+        # the symmetry group for the moves (None: cyclic), golf.group.Group.kernel
+        self.grp = None if graph.group is None else graph.group.kernel(graph.m)
+        if getattr(evaluator, "symmetry", None) != graph.group:
+            from golf.errors import GolfError
+
+            raise GolfError(f"the evaluator is built for the symmetry group "
+                            f"{getattr(evaluator, 'symmetry', None)}, the graph has "
+                            f"{graph.group}")
         self.sc = np.zeros(len(SC), dtype=np.int64)
         self.fl = np.zeros(len(FL), dtype=np.float64)
         self.params = np.zeros(len(P), dtype=np.int64)
@@ -338,7 +348,7 @@ class Annealer:
         de = np.zeros(count, dtype=np.float64)
         if self.compiled:
             k = sample_moves(self.evaluator.tag, self.kargs, st, count, self.undo, dd, de,
-                             self.reach)
+                             self.reach, self.grp)
         else:
             k = self._sample_python(st, count, dd, de)
         up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
@@ -366,7 +376,7 @@ class Annealer:
         for _ in range(count * 4):
             if k == count:
                 break
-            if not propose_swap(adj, n, g, st, self.undo, self.reach):
+            if not propose_swap(adj, n, g, st, self.undo, self.reach, 64, self.grp):
                 continue
             out = self.evaluator.raw(self.graph)
             if out[3] == OK:
@@ -397,7 +407,8 @@ class Annealer:
             self.trace = np.zeros((need, len(TRACE_COLUMNS) - 1), dtype=np.float64)
         if self.compiled:
             k = run_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
-                          self.fl, self.params, self.undo, self.trace, int(nsteps), self.reach)
+                          self.fl, self.params, self.undo, self.trace, int(nsteps), self.reach,
+                          self.grp)
         else:
             k = self._run_python(int(nsteps))
         return self.trace[:k].copy()
@@ -409,7 +420,7 @@ class Annealer:
         ntrace = 0
         for _ in range(nsteps):
             r = begin_step(adj, n, self.st, self.sc, self.fl, self.params, self.undo, self.ctrl,
-                           self.reach)
+                           self.reach, self.grp)
             if r < 0:
                 break
             if r == 0:
@@ -424,9 +435,9 @@ class Annealer:
         return StopReason(int(self.sc[SC.STOP]))
 
     def best_graph(self):
-        from golf.graph import Graph, sort_rows
+        from golf.graph import sort_rows
 
-        return Graph(self.graph.n, self.graph.d, self.graph.g, sort_rows(self.best_adj))
+        return self.graph.with_rows(sort_rows(self.best_adj))
 
     def best_graphs(self, k: int) -> list:
         """The best graphs of the search's chains, up to ``k`` (>= 1), best first: one chain."""

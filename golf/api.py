@@ -42,7 +42,8 @@ def make_evaluator(backend: str, n: int, d: int, g: int = 1, **options):
     **options
         The backend's options (its ``options`` attribute), e.g. ``threads=2``; ``comm`` (an
         MPI communicator) splits the work over its ranks, ``batch`` sizes
-        ``evaluate_many``.
+        ``evaluate_many``, ``symmetry`` (a :class:`golf.Group` of order ``g``) scores graphs
+        with that symmetry group instead of the cyclic one.
 
     Returns
     -------
@@ -116,11 +117,11 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
     """
     if type(graph) is not Graph:
         graph = _as_graph(graph)
-    key = (backend, graph.n, graph.d, graph.g, tuple(options.items()))
+    key = (backend, graph.n, graph.d, graph.g, graph.group, tuple(options.items()))
     score = _CACHE.get(key)
     if score is None:
         score = _CACHE[key] = make_evaluator(backend, graph.n, graph.d, graph.g,
-                                             **options).scorer()
+                                             symmetry=graph.group, **options).scorer()
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return score(graph.adj, max_level)
@@ -158,7 +159,7 @@ def bounds(n: int, d: int):
     return moore_bounds(n, d)
 
 
-def random_graph(n: int, d: int, g: int = 1, seed: int = 0):
+def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None):
     """A random simple connected g-symmetric graph, every degree ``d`` (one class of ``g``
     vertices at ``d - 1`` where parity forces it); the same seed gives the same graph.
 
@@ -170,6 +171,8 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0):
         Symmetry: the graph is invariant under ``v -> v + n/g`` (``g`` divides ``n``).
     seed : int
         The graph is a function of ``(n, d, g, seed)``, on any machine.
+    group : [a, r] or Group, optional
+        A non-cyclic symmetry group of order ``g``: ``Z_a ⋊_r Z_(g/a)`` (:mod:`golf.group`).
 
     Returns
     -------
@@ -188,7 +191,12 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0):
     (256, 64, 8)
     """
     from golf.generate import random_graph as build
+    from golf.generate import random_group_graph
+    from golf.group import Group, parse_group
 
+    grp = group if isinstance(group, Group) or group is None else parse_group(group, g)
+    if grp is not None:
+        return random_group_graph(n, d, grp, seed)
     return build(n, d, g, seed)
 
 

@@ -68,6 +68,8 @@ SCHEMA = {
         "d": S("int", None, (1, INF), "an integer >= 1"),
         "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n (a grid: 1, 2 or 4), or "
                "'auto' (chosen by short trials: golf.run.symmetry)"),
+        "group": S("group?", None, None, "'cyclic' or [a, r]: the symmetry group Z_a ⋊_r "
+                   "Z_(g/a) of order g (golf.group; null: cyclic)"),
         "regular": S("bool", False, None, "true or false"),
         "start": S("path?", None, None, "random, circulant or an edge-list file (a file named "
                    "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
@@ -394,6 +396,19 @@ def _check_relations(out: dict, where) -> None:
         g = 1
     if n % g:
         raise GolfError(f"{where('problem.g')}: problem.g: {g} does not divide n={n}")
+    if p["group"] is not None and p["group"] != "cyclic":
+        from golf.group import parse_group
+
+        if p["g"] == "auto" or p["grid"] is not None:
+            raise GolfError(f"{where('problem.group')}: problem.group: a group needs an integer "
+                            f"problem.g (not auto) and no grid")
+        parse_group(p["group"], p["g"], f"{where('problem.group')}: problem.group")
+        if s["polish_g"] not in (None, 1, p["g"]):
+            raise GolfError(f"{where('search.polish_g')}: search.polish_g: with problem.group "
+                            f"the polish runs at g={p['g']} or 1, got {s['polish_g']}")
+        if p["start"] == "circulant":
+            raise GolfError(f"{where('problem.start')}: problem.start: circulant starts are "
+                            f"cyclic; with problem.group start from random or a file")
     if d >= n:
         raise GolfError(f"{where('problem.d')}: problem.d: expected d < n (a simple graph on "
                         f"{n} vertices has degree <= {n - 1}), got {d}")

@@ -14,6 +14,10 @@ How it works (all in one compiled kernel, so n = 1,000,000 takes seconds):
    with a random placed orbit (the configuration model's usual fix).
 
 Degree ``<= 1`` or complete graphs are built directly.
+
+For a non-cyclic symmetry group (:mod:`golf.group`), :func:`random_group_graph` pairs the slots
+at random with random group elements as voltages (an odd slot count takes one orbit ``i --
+h*m + i`` with ``h`` an involution) and draws again until the graph is simple and connected.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from golf.errors import GolfError
 from golf.graph import Graph, sort_rows
 from golf.kernels.rng import rng_below, rng_seed
 
-__all__ = ["random_graph", "target_degrees"]
+__all__ = ["random_graph", "random_group_graph", "target_degrees"]
 
 
 @njit(cache=True)
@@ -327,3 +331,61 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0, attempts: int = 50) 
     full = np.full((m, d), -1, dtype=np.int32)
     full[:, : adj.shape[1]] = adj
     return Graph(n, d, g, sort_rows(full))
+
+
+def random_group_graph(n: int, d: int, group, seed: int = 0, attempts: int = 200) -> Graph:
+    """A random connected simple graph with the symmetry ``group`` (a
+    :class:`golf.group.Group` of order ``g``, ``m = n/g`` base vertices) and degrees
+    :func:`target_degrees`: the base slots paired at random, each pair ``i, j`` joined by
+    the orbit ``i -- c*m + j`` for a random element ``c`` (row ``j`` gets ``c^-1 * m + i``).
+
+    Raises GolfError when ``g`` does not divide ``n``, no connected graph of that shape
+    exists, or ``attempts`` draws found none (another seed may)."""
+    from golf.kernels.reach import reached_from
+
+    n, d, g = int(n), int(d), group.g
+    if g < 1 or n % g:
+        raise GolfError(f"the group {group.label} has order {g}, which does not divide n={n}")
+    m = n // g
+    if d <= 1 or d >= n - 1:
+        raise GolfError(f"a random {group.label}-symmetric graph needs 2 <= d < n - 1, got "
+                        f"n={n}, d={d}")
+    cap = target_degrees(n, d, g)
+    rng = np.random.default_rng(int(seed))
+    elems = np.arange(g, dtype=np.int64)
+    inv = group.inv(elems)
+    invol = elems[(inv == elems) & (elems != 0)]
+    for _ in range(attempts):
+        rows = [[] for _ in range(m)]
+        stubs = rng.permutation(np.repeat(np.arange(m), cap))
+        ok = True
+        if len(stubs) % 2:  # one orbit of one slot: i -- h*m + i, h an involution
+            if len(invol) == 0:
+                break
+            i = int(stubs[-1])
+            rows[i].append(int(rng.choice(invol)) * m + i)
+            stubs = stubs[:-1]
+        for a, b in stubs.reshape(-1, 2).tolist():
+            for _try in range(32):
+                c = int(rng.integers(g))
+                val, rev = c * m + b, int(inv[c]) * m + a
+                if (a == b and (c == 0 or val == rev)) or val in rows[a] or rev in rows[b]:
+                    continue
+                rows[a].append(val)
+                rows[b].append(rev)
+                break
+            else:
+                ok = False
+                break
+        if not ok:
+            continue
+        adj = np.full((m, d), -1, dtype=np.int32)
+        for i, r in enumerate(rows):
+            adj[i, :len(r)] = r
+        graph = Graph(n, d, g, sort_rows(adj), group)
+        indptr, indices = graph.csr()
+        if reached_from(indptr, indices.astype(np.int64), 0) == n:
+            return graph
+    raise GolfError(f"could not build a simple connected {group.label}-symmetric graph with "
+                    f"n={n}, d={d} in {attempts} attempts (seed {seed}); try another seed or "
+                    f"group")

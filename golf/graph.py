@@ -6,6 +6,10 @@ the neighbours of vertex ``i`` (``0 <= i < m``) as full vertex ids, ``-1`` marki
 (degrees may be below ``d``). Vertex ``v = k*m + i`` then has the neighbours
 ``(adj[i][j] + k*m) mod n``. ``g = 1`` is an ordinary graph.
 
+With a non-cyclic symmetry group (``group``, a :class:`golf.group.Group` of order ``g``) the
+same rows hold the graph, and vertex ``k*m + i`` has the neighbours ``adj[i][j]`` moved by the
+group element ``k`` (:meth:`golf.group.Group.act`); the cyclic group is ``group=None``.
+
 An edge orbit (the ``g`` rotated copies of one edge) appears in the base rows once from each end:
 the edge ``i -- w`` with ``w = k*m + i2`` sits in row ``i`` as ``w`` and in row ``i2`` as
 ``(i - k*m) mod n``. When ``g`` is even, the edge ``i -- i + n/2`` is its own rotation by ``n/2``:
@@ -145,11 +149,13 @@ class Graph:
     adj : array_like of shape ``(n // g, d)``
         Base rows (int32, ``-1`` = empty slot). Taken as is: use :meth:`check` to verify
         the invariants, :meth:`from_edges` to build from an edge list.
+    group : golf.group.Group, optional
+        The symmetry group, of order ``g`` (default: the cyclic group ``Z_g``).
     """
 
-    __slots__ = ("n", "d", "g", "_adj")
+    __slots__ = ("n", "d", "g", "group", "_adj")
 
-    def __init__(self, n: int, d: int, g: int, adj):
+    def __init__(self, n: int, d: int, g: int, adj, group=None):
         n, d, g = int(n), int(d), int(g)
         if n < 1:
             raise GolfError(f"n must be >= 1, got {n}")
@@ -157,7 +163,9 @@ class Graph:
             raise GolfError(f"g must be a positive divisor of n={n}, got {g}")
         if d < 0:
             raise GolfError(f"d must be >= 0, got {d}")
-        self.n, self.d, self.g = n, d, g
+        if group is not None and group.g != g:
+            raise GolfError(f"the group {group.label} has order {group.g}, not g={g}")
+        self.n, self.d, self.g, self.group = n, d, g, group
         self.adj = adj
 
     @property
@@ -205,20 +213,31 @@ class Graph:
             raise GolfError(f"vertex {v} out of range [0, {self.n})")
         k, i = divmod(int(v), self.m)
         row = self.adj[i]
-        return np.sort((row[row >= 0].astype(np.int64) + k * self.m) % self.n)
+        return np.sort(self.moved(row[row >= 0].astype(np.int64), k))
+
+    def moved(self, w, k):
+        """Vertex ids ``w`` moved by the group element(s) ``k`` (cyclic: ``(w + k*m) mod n``)."""
+        if self.group is None:
+            return (np.asarray(w, dtype=np.int64) + np.asarray(k, dtype=np.int64) * self.m) % self.n
+        return self.group.act(w, k, self.m)
+
+    def with_rows(self, adj) -> "Graph":
+        """A graph of this shape and group with other base rows."""
+        return Graph(self.n, np.shape(adj)[1], self.g, adj, self.group)
 
     def copy(self) -> "Graph":
-        return Graph(self.n, self.d, self.g, self.adj.copy())
+        return Graph(self.n, self.d, self.g, self.adj.copy(), self.group)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Graph):
             return NotImplemented
-        return (self.n, self.g) == (other.n, other.g) and np.array_equal(
+        return (self.n, self.g, self.group) == (other.n, other.g, other.group) and np.array_equal(
             np.sort(self.edges(), axis=0), np.sort(other.edges(), axis=0)
         )
 
     def __repr__(self) -> str:
-        return f"Graph(n={self.n}, d={self.d}, g={self.g}, edges={self.num_edges})"
+        grp = "" if self.group is None else f", group={self.group.label}"
+        return f"Graph(n={self.n}, d={self.d}, g={self.g}{grp}, edges={self.num_edges})"
 
     # -- expansion --------------------------------------------------------------------------
     def _directed_base(self):
@@ -229,9 +248,9 @@ class Graph:
     def directed_edges(self) -> tuple[np.ndarray, np.ndarray]:
         """Every directed edge ``(u, v)`` of the full graph (each undirected edge twice)."""
         i, w = self._directed_base()
-        shifts = (np.arange(self.g, dtype=np.int64) * self.m)[:, None]
-        u = (i[None, :] + shifts).ravel()
-        v = ((w[None, :] + shifts) % self.n).ravel()
+        ks = np.arange(self.g, dtype=np.int64)[:, None]
+        u = (i[None, :] + ks * self.m).ravel()
+        v = self.moved(w[None, :], ks).ravel()
         return u, v
 
     def edges(self) -> np.ndarray:
@@ -254,7 +273,7 @@ class Graph:
     # -- construction -----------------------------------------------------------------------
     @classmethod
     def from_edges(cls, edges, n: int | None = None, g: int = 1, d: int | None = None,
-                   source: str = "<edges>", lines=None) -> "Graph":
+                   source: str = "<edges>", lines=None, group=None) -> "Graph":
         """Build a g-symmetric graph from an undirected edge list.
 
         Parameters
@@ -272,6 +291,9 @@ class Graph:
             Row width (default: the largest degree).
         source, lines :
             File name and per-edge line numbers, used in error messages.
+        group : golf.group.Group, optional
+            A non-cyclic symmetry group of order ``g`` to verify and exploit (vertex
+            ``h*m + i`` is base vertex ``i`` moved by element ``h``; see :mod:`golf.group`).
 
         Returns
         -------
@@ -334,6 +356,11 @@ class Graph:
             if len(loops):
                 k = loops[0]
                 raise GolfError(f"{where(k)}: self-loop '{e[k, 0]} {e[k, 1]}'")
+        if g == "auto" and group is not None:
+            raise GolfError(f"{source}: g: auto finds cyclic symmetry only; give g={group.g} "
+                            f"with the group {group.label}")
+        if group is not None and g != group.g:
+            raise GolfError(f"{source}: the group {group.label} has order {group.g}, not g={g}")
         if g == "auto":
             g = detect_symmetry(e, n)
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1 or n % g:
@@ -358,18 +385,26 @@ class Graph:
             raise GolfError(f"{source}: vertex {v0} has degree {maxdeg} > d={d}")
         check_rows(n, int(d), g, len(e), source)
         m = n // g
-        if g > 1 and len(e):
-            rot = rotate_key(u, v, m, n)
+        # the generators of the group: the rotation by m, or the elements (0, 1) and (1, 0)
+        gens = [] if g == 1 else [1] if group is None else [1, group.b]
+        for gen in gens if len(e) else []:
+            if group is None:
+                rot = rotate_key(u, v, m, n)
+                how = f"rotation v -> v+{m} mod {n}"
+            else:
+                rot = group.act(u, gen, m) * n + group.act(v, gen, m)
+                how = f"element {gen} of {group.label}"
             pos = np.searchsorted(skey, rot)
             pos[pos >= len(skey)] = 0
             missing = np.flatnonzero(skey[pos] != rot)
             if len(missing):
                 k = missing[0]
                 ru, rv = divmod(int(rot[k]), n)
+                what = f"{g}-symmetric" if group is None else f"{group.label}-symmetric"
                 raise GolfError(
-                    f"{where(k % len(e))}: graph is not {g}-symmetric: edge "
+                    f"{where(k % len(e))}: graph is not {what}: edge "
                     f"'{u[k]} {v[k]}' has no rotated copy '{min(ru, rv)} {max(ru, rv)}' "
-                    f"(rotation v -> v+{m} mod {n}); {len(missing)} directed edges lack theirs")
+                    f"({how}); {len(missing)} directed edges lack theirs")
         # base rows: neighbours of vertices 0..m-1, sorted, padded with -1
         su, sv = skey // n, skey % n
         take = su < m
@@ -379,7 +414,7 @@ class Graph:
         np.cumsum(np.bincount(su, minlength=m), out=start[1:])
         slot = np.arange(len(su)) - start[su]
         adj[su, slot] = sv
-        return cls(n, d, g, adj)
+        return cls(n, d, g, adj, group)
 
     @classmethod
     def from_networkx(cls, G, g=1, d: int | None = None) -> "Graph":
@@ -476,9 +511,12 @@ class Graph:
         if (s[1:] == s[:-1]).any():
             k = int(np.flatnonzero(s[1:] == s[:-1])[0])
             raise GolfError(f"row {s[k] // n}: neighbour {s[k] % n} appears twice")
-        # reverse slot of (i, w): row w % m holds (i - (w - w % m)) mod n
+        # reverse slot of (i, w = k*m + i2): row i2 holds i moved by k's inverse
         i2 = w % m
-        w2 = (i - (w - i2)) % n
+        if self.group is None:
+            w2 = (i - (w - i2)) % n
+        else:
+            w2 = self.group.act(i, self.group.inv(w // m), m)
         pos = np.searchsorted(s, i2 * n + w2)
         pos[pos >= len(s)] = 0
         bad = np.flatnonzero(s[pos] != i2 * n + w2) if len(s) else []

@@ -41,6 +41,12 @@ of every vertex: a move whose new edges are longer than the limit is rejected li
 would make a multi-edge (the lattice's rotations keep lengths, so one edge of an orbit decides
 for all). Without it (``None``, general graphs) Numba compiles the check away.
 
+With a non-cyclic symmetry group (:mod:`golf.group`) every move takes ``grp``, the group as
+:meth:`golf.group.Group.kernel` lays it out, and "rotated by ``t``" reads "moved by the group
+element ``t``" (left multiplication): the quotient's edges then carry voltages in that group,
+and the same argument holds. Without it (None, the cyclic group) Numba compiles the cyclic
+arithmetic in.
+
 Everything here is a small Numba function over the ``adj`` array; the search calls them from
 its compiled loop. ``undo`` is a scratch int64 array (at least ``UNDO_SIZE``) that records the
 changed slots so that :func:`undo_swap` restores them exactly.
@@ -52,6 +58,7 @@ import numpy as np
 from numba import njit
 
 from golf.kernels.rng import rng_below
+from golf.kernels.symmetry import act, act_inv
 
 __all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_near", "propose_move",
            "swap_at", "undo_swap", "try_swap", "new_undo"]
@@ -61,13 +68,14 @@ UNDO_SIZE = 48
 
 
 @njit(cache=True)
-def _slots(u, w, n, m, rows, vals, k):
+def _slots(u, w, n, m, rows, vals, k, grp):
     """Append the base-row slots of the orbit of edge ``u -- w`` at ``rows/vals[k:]``;
-    returns the new count (one slot for an orbit ``v -- v + n/2``, else two)."""
+    returns the new count (one slot for an orbit ``v -- v + n/2``, or for an orbit ``i --
+    h*m + i`` with ``h`` an involution of a group ``grp``, else two)."""
     iu = u % m
-    wv = (w - (u - iu)) % n
+    wv = act_inv(w, u - iu, n, grp)
     iw = w % m
-    uv = (u - (w - iw)) % n
+    uv = act_inv(u, w - iw, n, grp)
     rows[k] = iu
     vals[k] = wv
     k += 1
@@ -136,12 +144,13 @@ def _near(reach, n, a, st):
 
 
 @njit(cache=True)
-def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo, reach=None):
+def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo, reach=None, grp=None):
     """Replace the orbits of ``a -- b`` and ``c -- e`` by those of ``x1 -- y1`` and
     ``x2 -- y2`` if the result is simple with the same degrees (and, with ``reach``, every new
     edge within the length limit: see :mod:`golf.grid`); record the change in ``undo``.
     Returns True when applied (``undo[0]`` = number of changed slots), False when rejected
-    (``adj`` untouched). ``reach`` None (general graphs) compiles the length check away."""
+    (``adj`` untouched). ``reach`` None (general graphs) compiles the length check away;
+    ``grp`` None is the cyclic group (:mod:`golf.kernels.symmetry`)."""
     m = adj.shape[0]
     if x1 == y1 or x2 == y2:
         return False
@@ -160,10 +169,10 @@ def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo, reach=None):
     used = undo[40:44]
     # the old orbits (the second may be the first one again) and the new ones (both new edges
     # may lie in one orbit: two half orbits merging)
-    nr = _add_orbit(rr, rv, _slots(a, b, n, m, rr, rv, 0), t_r, t_v,
-                    _slots(c, e, n, m, t_r, t_v, 0))
-    na = _slots(x1, y1, n, m, ar, av, 0)
-    na = _add_orbit(ar, av, na, t_r, t_v, _slots(x2, y2, n, m, t_r, t_v, 0))
+    nr = _add_orbit(rr, rv, _slots(a, b, n, m, rr, rv, 0, grp), t_r, t_v,
+                    _slots(c, e, n, m, t_r, t_v, 0, grp))
+    na = _slots(x1, y1, n, m, ar, av, 0, grp)
+    na = _add_orbit(ar, av, na, t_r, t_v, _slots(x2, y2, n, m, t_r, t_v, 0, grp))
     if na != nr:
         return False
     # the added slots must be distinct and use the freed rows exactly (same multiset)
@@ -219,7 +228,7 @@ def try_swap(adj, n, a, b, c, e, x1, y1, x2, y2, undo, reach=None):
 
 
 @njit(cache=True)
-def propose_swap(adj, n, g, st, undo, reach=None, tries=64):
+def propose_swap(adj, n, g, st, undo, reach=None, tries=64, grp=None):
     """Apply one random valid symmetric swap (drawing from the RNG state ``st``); returns
     False if ``tries`` proposals in a row were all invalid (the graph is then unchanged).
 
@@ -238,7 +247,7 @@ def propose_swap(adj, n, g, st, undo, reach=None, tries=64):
             if c < 0:
                 continue
             s2 = (c % m) * d + rng_below(st, d)
-            if swap_at(adj, n, s1, s2, c // m, 0, undo, reach):
+            if swap_at(adj, n, s1, s2, c // m, 0, undo, reach, grp):
                 return True
         return False
     for _ in range(tries):
@@ -246,16 +255,16 @@ def propose_swap(adj, n, g, st, undo, reach=None, tries=64):
         s2 = rng_below(st, m) * d + rng_below(st, d)
         t = rng_below(st, g)
         flip = rng_below(st, 2)
-        if swap_at(adj, n, s1, s2, t, flip, undo, reach):
+        if swap_at(adj, n, s1, s2, t, flip, undo, reach, grp):
             return True
     return False
 
 
 @njit(cache=True)
-def swap_at(adj, n, s1, s2, t, flip, undo, reach=None):
+def swap_at(adj, n, s1, s2, t, flip, undo, reach=None, grp=None):
     """The swap of the orbits through the flat base slots ``s1`` and ``s2`` (``row * d +
-    slot``), the second rotated by ``t``, reconnected one way (``flip`` 0: ``(a, c'), (b,
-    e')``) or the other; applied (True) if valid."""
+    slot``), the second moved by the group element ``t``, reconnected one way (``flip`` 0:
+    ``(a, c'), (b, e')``) or the other; applied (True) if valid."""
     m, d = adj.shape
     b = adj[s1 // d, s1 % d]
     e = adj[s2 // d, s2 % d]
@@ -263,18 +272,19 @@ def swap_at(adj, n, s1, s2, t, flip, undo, reach=None):
         return False
     a = np.int64(s1 // d)
     c = np.int64(s2 // d) + t * m
-    e = (np.int64(e) + t * m) % n
+    e = act(np.int64(e), t * m, n, grp)
     b = np.int64(b)
     if flip == 0:
-        return try_swap(adj, n, a, b, c, e, a, c, b, e, undo, reach)
-    return try_swap(adj, n, a, b, c, e, a, e, b, c, undo, reach)
+        return try_swap(adj, n, a, b, c, e, a, c, b, e, undo, reach, grp)
+    return try_swap(adj, n, a, b, c, e, a, e, b, c, undo, reach, grp)
 
 
 @njit(cache=True)
-def propose_voltage(adj, n, g, st, undo, reach=None, tries=64):
+def propose_voltage(adj, n, g, st, undo, reach=None, tries=64, grp=None):
     """Apply one random valid voltage move (re-target a random orbit ``a -- b`` to
-    ``a -- b + t*m``, ``0 < t < g``); returns False if ``tries`` proposals in a row were all
-    invalid or ``g == 1`` (the graph is then unchanged)."""
+    ``a -- b + t*m``, ``0 < t < g``; for a group ``grp``, ``b`` moved by the element ``t``);
+    returns False if ``tries`` proposals in a row were all invalid or ``g == 1`` (the graph is
+    then unchanged)."""
     m = adj.shape[0]
     d = adj.shape[1]
     if d == 0 or g < 2:
@@ -288,17 +298,17 @@ def propose_voltage(adj, n, g, st, undo, reach=None, tries=64):
             continue
         a = np.int64(i)
         b = np.int64(b)
-        b2 = (b + t * m) % n
-        if b % m == i and b2 == (2 * a - b) % n:
+        b2 = act(b, t * m, n, grp)
+        if b % m == i and b2 == act_inv(a, b - i, n, grp):
             continue  # an orbit inside one class: the same orbit seen from its other end
         # one orbit out, one in: try_swap with each orbit given twice
-        if try_swap(adj, n, a, b, a, b, a, b2, a, b2, undo, reach):
+        if try_swap(adj, n, a, b, a, b, a, b2, a, b2, undo, reach, grp):
             return True
     return False
 
 
 @njit(cache=True)
-def propose_near(adj, n, st, undo, reach=None, tries=64):
+def propose_near(adj, n, st, undo, reach=None, tries=64, grp=None):
     """Apply one random valid **near swap** (a "2-neighbour swing"): a random edge ``a -- b``,
     a random neighbour ``c != a`` of ``b`` and a random edge ``c -- e`` become ``a -- c`` and
     ``b -- e``, each on every rotated copy. Both new edges join vertices two hops apart (``a``
@@ -319,27 +329,28 @@ def propose_near(adj, n, st, undo, reach=None, tries=64):
         x = adj[b % m, j]
         if x < 0:
             continue
-        c = (np.int64(x) + (b // m) * m) % n  # b's neighbour: b's row rotated to b
+        c = act(np.int64(x), (b // m) * m, n, grp)  # b's neighbour: b's row moved to b
         y = adj[c % m, j2]
-        if c == s1 // d or y < 0 or (np.int64(y) + (c // m) * m) % n == s1 // d:
+        if c == s1 // d or y < 0 or act(np.int64(y), (c // m) * m, n, grp) == s1 // d:
             continue  # c = a, or e = a (the same two edges again)
-        if swap_at(adj, n, s1, (c % m) * d + j2, c // m, 0, undo, reach):
+        if swap_at(adj, n, s1, (c % m) * d + j2, c // m, 0, undo, reach, grp):
             return True
     return False
 
 
 @njit(cache=True)
-def propose_move(adj, n, g, st, undo, voltage_permille, reach=None, near_permille=0):
+def propose_move(adj, n, g, st, undo, voltage_permille, reach=None, near_permille=0,
+                 grp=None):
     """A voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a
     near swap with probability ``near_permille / 1000``, else a uniform swap; with both 0 it
     draws exactly what :func:`propose_swap` draws."""
     if voltage_permille > 0 and g > 1 and rng_below(st, 1000) < voltage_permille:
-        if propose_voltage(adj, n, g, st, undo, reach):
+        if propose_voltage(adj, n, g, st, undo, reach, 64, grp):
             return True
     if near_permille > 0 and rng_below(st, 1000) < near_permille:
-        if propose_near(adj, n, st, undo, reach):
+        if propose_near(adj, n, st, undo, reach, 64, grp):
             return True
-    return propose_swap(adj, n, g, st, undo, reach)
+    return propose_swap(adj, n, g, st, undo, reach, 64, grp)
 
 
 @njit(cache=True)

@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from golf.kernels.rng import rng_below
+from golf.kernels.symmetry import act_inv
 from golf.moves import propose_swap, swap_at, undo_swap
 
 __all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "orbit_key", "draw_moves", "apply_move",
@@ -37,11 +38,12 @@ DRAWS = 4
 
 
 @njit(cache=True)
-def orbit_key(r, v, n, m):
+def orbit_key(r, v, n, m, grp=None):
     """The name of the orbit of the edge ``r -- v`` (``r`` a base vertex): the smaller of its
-    two base slots ``row * n + value`` (one slot for an orbit ``v -- v + n/2``)."""
+    two base slots ``row * n + value`` (one slot for an orbit ``v -- v + n/2``); ``grp`` the
+    symmetry group (None: cyclic, :mod:`golf.kernels.symmetry`)."""
     r2 = v % m
-    v2 = (r - (v - r2)) % n
+    v2 = act_inv(r, v - r2, n, grp)
     return min(r * n + v, r2 * n + v2)
 
 
@@ -60,7 +62,7 @@ def _put(orbits, at, key):
 
 
 @njit(cache=True)
-def _record(adj, undo, move, orbits, n):
+def _record(adj, undo, move, orbits, n, grp):
     """Record the swap just applied (``undo`` holds its old slots): its slots and orbits.
     Returns False when it leaves the graph as it was."""
     m = adj.shape[0]
@@ -74,8 +76,8 @@ def _record(adj, undo, move, orbits, n):
         move[2 + 4 * p] = pos
         move[3 + 4 * p] = old
         move[4 + 4 * p] = new
-        _put(orbits, 0, orbit_key(r, old, n, m))
-        _put(orbits, 2, orbit_key(r, new, n, m))
+        _put(orbits, 0, orbit_key(r, old, n, m, grp))
+        _put(orbits, 2, orbit_key(r, new, n, m, grp))
     return orbits[0] != orbits[2] or orbits[1] != orbits[3]
 
 
@@ -105,25 +107,25 @@ def _new(table, orbits, k):
 
 
 @njit(cache=True)
-def _keep(adj, n, undo, moves, orbits, table, k):
+def _keep(adj, n, undo, moves, orbits, table, k, grp):
     """Record the applied swap as candidate ``k`` and undo it; returns the new count (``k``
     again when the swap changes nothing or is already a candidate)."""
-    if _record(adj, undo, moves[k], orbits[k], n) and _new(table, orbits, k):
+    if _record(adj, undo, moves[k], orbits[k], n, grp) and _new(table, orbits, k):
         k += 1
     undo_swap(adj, undo)
     return k
 
 
 @njit(cache=True)
-def _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach):
+def _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach, grp):
     md = adj.shape[0] * adj.shape[1]
     k = 0
     for s1 in range(md):
         for s2 in range(s1, md):
             for t in range(g):
                 for flip in range(2):
-                    if swap_at(adj, n, s1, s2, t, flip, undo, reach):
-                        k = _keep(adj, n, undo, moves, orbits, table, k)
+                    if swap_at(adj, n, s1, s2, t, flip, undo, reach, grp):
+                        k = _keep(adj, n, undo, moves, orbits, table, k, grp)
     if k <= K:
         return k
     for i in range(K):  # K of the k at random (a partial Fisher-Yates shuffle)
@@ -136,19 +138,20 @@ def _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach):
 
 
 @njit(cache=True)
-def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table, reach=None):
+def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table, reach=None,
+               grp=None):
     """Up to ``K`` distinct valid swaps of ``adj`` (left unchanged) into ``moves`` and
     ``orbits``: all of them (or ``K`` drawn among all) when ``enumerate_all``, else drawn with
     the RNG state ``st``. Returns how many."""
     table[:] = 0
     if enumerate_all:
-        return _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach)
+        return _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach, grp)
     k = 0
     for _ in range(DRAWS * K):
         if k == K:
             break
-        if propose_swap(adj, n, g, st, undo, reach):
-            k = _keep(adj, n, undo, moves, orbits, table, k)
+        if propose_swap(adj, n, g, st, undo, reach, 64, grp):
+            k = _keep(adj, n, undo, moves, orbits, table, k, grp)
     return k
 
 
@@ -192,6 +195,6 @@ class Neighbourhood:
         self.table = np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64)
         self.outs = np.zeros((cap, 4), dtype=np.int64)
 
-    def draw(self, adj, n, g, st, undo, reach=None) -> int:
+    def draw(self, adj, n, g, st, undo, reach=None, grp=None) -> int:
         return draw_moves(adj, n, g, st, self.K, self.enumerate_all, undo, self.moves,
-                          self.orbits, self.table, reach)
+                          self.orbits, self.table, reach, grp)

@@ -101,6 +101,13 @@ def check_value(key: str, value, spec: Spec, where: Callable[[str], str] = lambd
             return list(parse_size(value, key))
         except GolfError:
             bad()
+    elif base == "group":  # a symmetry group: "cyclic" or [a, r] (golf.group)
+        if value == "cyclic":
+            return value
+        if (not isinstance(value, (list, tuple)) or len(value) != 2 or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in value)):
+            bad()
+        return [int(x) for x in value]
     elif base == "name":
         if not isinstance(value, str) or not value or any(
                 not (c.isalnum() or c in "-_.") for c in value) or value.startswith("."):

@@ -46,12 +46,13 @@ _KIND = {name: i for i, name in enumerate(POPULATIONS)}
 
 
 @njit(cache=True)
-def batch_begin(adjs, n, sts, scs, fls, params, undos, ctrls, need, reach=None):
+def batch_begin(adjs, n, sts, scs, fls, params, undos, ctrls, need, reach=None, grp=None):
     """``begin_step`` for every chain; ``need[k]`` = 1 when chain k has a move to score.
     Returns the number of chains still running."""
     running = 0
     for k in range(adjs.shape[0]):
-        r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrls[k], reach)
+        r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrls[k], reach,
+                       grp)
         need[k] = 1 if r > 0 else 0
         if r >= 0:
             running += 1
@@ -171,7 +172,7 @@ def interact(kind, adjs, scs, fls, rung, pst, pop_fl, g, step, every):
 
 @njit(cache=True)
 def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, rung, pst, pop_fl,
-                every, trace, nsteps, reach=None):
+                every, trace, nsteps, reach=None, grp=None):
     """Up to ``nsteps`` steps of all chains without leaving compiled code (CPU kernels): chain
     by chain, each move scored by the kernel ``tag`` names on that chain's rows (``kargs`` as
     for :func:`golf.anneal.run_chunk`, its rows unused), then the population's move. The same
@@ -186,7 +187,8 @@ def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, run
     for _ in range(nsteps):
         running = 0
         for k in range(adjs.shape[0]):
-            r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrl, reach)
+            r = begin_step(adjs[k], n, sts[k], scs[k], fls[k], params, undos[k], ctrl, reach,
+                           grp)
             if r >= 0:
                 running += 1
             if r <= 0:
@@ -207,7 +209,7 @@ def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, run
 def chains_on_device(evaluator) -> bool:
     """True for an evaluator that runs whole chains itself, many steps a launch (gpu-bitset
     with ``chains: device``), instead of scoring one move a chain per call."""
-    return getattr(evaluator, "chains", "host") == "device"
+    return getattr(evaluator, "chains", "host") == "device" and evaluator.symmetry is None
 
 
 class BatchAnnealer:
@@ -232,11 +234,10 @@ class BatchAnnealer:
         self.params = base.params
         self.bounds = base.bounds
         self.reach = base.reach
+        self.grp = base.grp
         self.seed = seed = base.seed
         self.adjs = np.repeat(graph.adj[None], K, axis=0)
-        from golf.graph import Graph
-
-        self.graph = Graph(graph.n, graph.d, graph.g, self.adjs[0])  # chain 0, a view
+        self.graph = graph.with_rows(self.adjs[0])  # chain 0, a view
         self.bests = self.adjs.copy()
         self.sts = np.stack([chain_streams(seed + k, base.params[P.SPEC]) for k in range(K)])
         self.scs = np.repeat(base.sc[None], K, axis=0)
@@ -296,15 +297,14 @@ class BatchAnnealer:
         return StopReason(int(self.sc[SC.STOP]))
 
     def best_graph(self):
-        from golf.graph import Graph, sort_rows
+        from golf.graph import sort_rows
 
-        g = self.graph
-        return Graph(g.n, g.d, g.g, sort_rows(self.best_adj))
+        return self.graph.with_rows(sort_rows(self.best_adj))
 
     def best_graphs(self, k: int) -> list:
         """Up to ``k`` of the chains' best graphs, each graph once, best first (the first is
         :meth:`best_graph`)."""
-        from golf.graph import Graph, sort_rows
+        from golf.graph import sort_rows
 
         g, seen, out = self.graph, set(), []
         order = sorted(range(self.K), key=lambda c: (self.scs[c, SC.BEST_D],
@@ -313,7 +313,7 @@ class BatchAnnealer:
             rows = sort_rows(self.bests[c])
             if rows.tobytes() not in seen:
                 seen.add(rows.tobytes())
-                out.append(Graph(g.n, g.d, g.g, rows))
+                out.append(g.with_rows(rows))
                 if len(out) == k:
                     break
         return out
@@ -378,12 +378,12 @@ class BatchAnnealer:
             return batch_chunk(ev.evaluator.tag, ev.kargs, self.kind, self.adjs, self.bests,
                                self.sts, self.scs, self.fls, self.params, self.undos, self.rung,
                                self.pop_rng, self.pop_fl, self.population_every, trace,
-                               int(nsteps), self.reach)
+                               int(nsteps), self.reach, self.grp)
         n, g = self.graph.n, int(self.params[P.G])
         k = 0
         for _ in range(int(nsteps)):
             if batch_begin(self.adjs, n, self.sts, self.scs, self.fls, self.params,
-                           self.undos, self.ctrls, self.need, self.reach) == 0:
+                           self.undos, self.ctrls, self.need, self.reach, self.grp) == 0:
                 break
             if self.need.any():
                 self.outs[:] = self.evaluator.evaluate_many(self.adjs, self.ctrls[:, 0])

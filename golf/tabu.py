@@ -134,7 +134,7 @@ def next_start(adj, sc, ring, pool, pool_sc, pool_at):
 
 @njit(cache=True)
 def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits, table,
-                    ring, pool, pool_sc, pool_at, reach=None):
+                    ring, pool, pool_sc, pool_at, reach=None, grp=None):
     """Stop if done, else move to the next start graph where it is due (:func:`next_start`)
     and draw the candidates; returns how many (-1: stopped, the reason in ``sc[SC.STOP]``;
     no valid swap at all stops the search)."""
@@ -142,7 +142,7 @@ def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbit
         return -1
     next_start(adj, sc, ring, pool, pool_sc, pool_at)
     k = draw_moves(adj, n, params[P.G], st, K, enumerate_all, undo, moves, orbits, table,
-                   reach)
+                   reach, grp)
     if k == 0:
         sc[SC.STOP] = StopReason.STUCK
         return -1
@@ -151,7 +151,8 @@ def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbit
 
 @njit(cache=True)
 def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_all, moves,
-                   orbits, table, outs, ring, pool, pool_sc, pool_at, trace, nsteps, reach=None):
+                   orbits, table, outs, ring, pool, pool_sc, pool_at, trace, nsteps, reach=None,
+                   grp=None):
     """Up to ``nsteps`` tabu steps without leaving compiled code (``kargs`` as in
     :func:`golf.anneal.run_chunk`). Returns the number of trace rows written."""
     adj = kargs[0]
@@ -159,7 +160,7 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
     ntrace = 0
     for _ in range(nsteps):
         k = begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
-                            table, ring, pool, pool_sc, pool_at, reach)
+                            table, ring, pool, pool_sc, pool_at, reach, grp)
         if k < 0:
             break
         score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
@@ -236,7 +237,7 @@ class TabuSearch(Annealer):
         self.pool = np.zeros((len(graphs), g0.m, g0.d), dtype=np.int32)
         self.pool_sc = np.zeros((len(graphs), 3), dtype=np.int64)
         for i, graph in enumerate(graphs):
-            if (graph.n, graph.d, graph.g) != (g0.n, g0.d, g0.g):
+            if (graph.n, graph.d, graph.g, graph.group) != (g0.n, g0.d, g0.g, g0.group):
                 raise GolfError(f"start graph {i + 1} of the pool is ({graph.n}, {graph.d}, "
                                 f"g={graph.g}), the search's is ({g0.n}, {g0.d}, g={g0.g})")
             score = self.evaluator.evaluate(graph)
@@ -267,7 +268,7 @@ class TabuSearch(Annealer):
             k = run_tabu_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
                                self.fl, self.params, self.undo, h.K, h.enumerate_all, h.moves,
                                h.orbits, h.table, h.outs, self.ring, self.pool, self.pool_sc,
-                               self.pool_at, self.trace, int(nsteps), self.reach)
+                               self.pool_at, self.trace, int(nsteps), self.reach, self.grp)
         return self.trace[:k].copy()
 
     def _run_batched(self, nsteps: int) -> int:
@@ -278,7 +279,7 @@ class TabuSearch(Annealer):
         for _ in range(nsteps):
             k = begin_tabu_step(adj, n, self.st, self.sc, self.params, self.undo, h.K,
                                 h.enumerate_all, h.moves, h.orbits, h.table, self.ring,
-                                self.pool, self.pool_sc, self.pool_at, self.reach)
+                                self.pool, self.pool_sc, self.pool_at, self.reach, self.grp)
             if k < 0:
                 break
             caps = [int(cap_of(self.sc, self.params))] * len(self.rows)

@@ -282,3 +282,87 @@ output: {{dir: {tmp_path / 'out'}}}
     s = json.loads((tmp_path / "out" / "mg" / "summary.json").read_text())
     assert s["mpi"]["ranks"] == 2 and s["recheck"]["total"] == s["best"]["total"]
     assert "GPU 1" in s["evaluator"] or "GPU 0" in s["evaluator"]
+
+
+# -- a non-cyclic symmetry group (golf.group): every vertex's row expanded on the device ----
+def group_graphs(count, seed, max_m=40):
+    """Lifts over metacyclic groups: random regular ones and random orbit sets (non-regular,
+    maybe disconnected)."""
+    from golf.generate import random_group_graph
+    from golf.group import Group
+
+    rng = np.random.default_rng(seed)
+    groups = [Group(8, 2, 3), Group(16, 4, 3), Group(5, 4, 2), Group(32, 16, 3),
+              Group(16, 8, 3), Group(7, 3, 2)]
+    out = []
+    for k in range(count):
+        grp = groups[k % len(groups)]
+        m = int(rng.integers(1, max_m))
+        n = m * grp.g
+        if k % 2 == 0 and n > 8:
+            out.append(random_group_graph(n, int(rng.integers(3, 9)), grp, seed=k))
+            continue
+        rows = [[] for _ in range(m)]
+        for _ in range(int(rng.integers(1, 3 * m + 1))):
+            i, j, c = int(rng.integers(m)), int(rng.integers(m)), int(rng.integers(grp.g))
+            val, rev = c * m + j, int(grp.inv(c)) * m + i
+            if (i == j and (c == 0 or val == rev)) or val in rows[i] or rev in rows[j]:
+                continue
+            rows[i].append(val)
+            rows[j].append(rev)
+        d = max(1, max(len(r) for r in rows))
+        adj = np.full((m, d), -1, dtype=np.int32)
+        for i, r in enumerate(rows):
+            adj[i, :len(r)] = r
+        graph = Graph(n, d, grp.g, adj, grp)
+        graph.check()
+        out.append(graph)
+    return out
+
+
+def grp_score(graph, backend, **opts):
+    s = make_evaluator(backend, graph.n, graph.d, graph.g, symmetry=graph.group,
+                       **opts).evaluate(graph)
+    return (s.diameter, s.total, s.peripheral, s.status)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_group_symmetry_on_every_gpu_kernel(seed):
+    for k, graph in enumerate(group_graphs(18, 300 + seed)):
+        want = grp_score(graph, "bitset", threads=1)
+        assert grp_score(graph, "reference") == want
+        assert grp_score(graph, "gpu-bitset") == want, graph
+        assert grp_score(graph, "gpu-bitset", kernel="grid", chunk_words=1,
+                         dense_frac=(0, 0.5, 2)[k % 3]) == want, graph
+        assert grp_score(graph, "seidel") == want, graph
+
+
+def test_group_evaluate_many_after_moves_and_host_chains():
+    """evaluate_many patches the base rows and expands them again after each move; a batch
+    of host chains on the GPU walks the chains of the CPU batch."""
+    from golf.generate import random_group_graph
+    from golf.group import Group
+    from golf.kernels.rng import rng_seed
+    from golf.moves import new_undo, propose_move
+    from golf.population import BatchAnnealer
+
+    grp = Group(32, 16, 3)
+    graphs = [random_group_graph(1024, 8, grp, seed=s) for s in range(9)]
+    ev = make_evaluator("gpu-bitset", 1024, 8, 512, batch=9, symmetry=grp)
+    ref = make_evaluator("bitset", 1024, 8, 512, threads=1, symmetry=grp)
+    st, undo, kern = rng_seed(3), new_undo(), grp.kernel(2)
+    for touched in (0, 1, 4, 9):
+        for gr in graphs[:touched]:
+            propose_move(gr.adj, 1024, 512, st, undo, 300, None, 500, kern)
+        raw = ev.evaluate_many(np.stack([gr.adj for gr in graphs]))
+        assert [ev.finish(r) for r in raw] == [ref.evaluate(gr) for gr in graphs]
+    with pytest.raises(Exception, match="cyclic symmetry only"):
+        make_evaluator("gpu-bitset", 1024, 8, 512, symmetry=grp, chains="device")
+    out = []
+    for e in (make_evaluator("gpu-bitset", 1024, 8, 512, batch=8, symmetry=grp), ref):
+        ann = BatchAnnealer(graphs[0], e, 8, population="tempering", population_every=50,
+                            steps=400, seed=2, voltage_moves=0.3, near_moves=0.5)
+        ann.set_temperatures(10.0, 1.0)
+        ann.run(400)
+        out.append((ann.bests.tobytes(), ann.scs.tobytes()))
+    assert out[0] == out[1]

@@ -115,14 +115,15 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
 
 
 def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1,
-                   **options):
+                   symmetry=None, **options):
     """Build the evaluator ``name`` (or ``auto``) for graphs of shape ``(n, d, g)``.
 
     ``comm`` splits the work over the ranks of an MPI communicator; ``batch`` is the number
     of graphs one ``evaluate_many`` call may hold. ``options`` are the backend's own (see its
     ``options``): one it does not take is an error naming it, except under ``auto``, where
     the options of other backends are left out (the evaluator's ``auto_reason`` says what was
-    chosen and why, and ``dropped_options`` what was left out).
+    chosen and why, and ``dropped_options`` what was left out). ``symmetry``: a non-cyclic
+    symmetry group of order ``g`` (:class:`golf.group.Group`), None for the cyclic one.
     """
     reason, dropped = None, []
     if name == "auto":
@@ -132,7 +133,7 @@ def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: i
         dropped = sorted(k for k in options if k not in takes)
         options = {k: v for k, v in options.items() if k in takes}
     options = check_options(name, {k: v for k, v in options.items() if v is not None})
-    ev = backend_class(name)(n, d, g, comm=comm, batch=batch, **options)
+    ev = backend_class(name)(n, d, g, comm=comm, batch=batch, symmetry=symmetry, **options)
     if reason is not None:
         ev.auto_reason, ev.dropped_options = reason, dropped
     return ev
@@ -151,7 +152,11 @@ def build_evaluator(cfg, comm=None):
         # a tabu step scores its candidates together, in batches of rows up to ~256 MiB
         rows = 4 * p["n"] // p["g"] * p["d"]
         batch = max(batch, min(s["neighbourhood"], (256 << 20) // rows))
-    return make_evaluator(backend, p["n"], p["d"], p["g"], comm=split, batch=batch, **e)
+    from golf.group import parse_group
+
+    symmetry = parse_group(p.get("group"), p["g"], "problem.group")
+    return make_evaluator(backend, p["n"], p["d"], p["g"], comm=split, batch=batch,
+                          symmetry=symmetry, **e)
 
 
 _BASE = ("Evaluator", "Score", "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED")

@@ -204,11 +204,16 @@ class Evaluator:
     supports = Capabilities()
     kernel = None
 
-    def __init__(self, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1):
+    def __init__(self, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1,
+                 symmetry=None):
         n, d, g = int(n), int(d), int(g)
         if n < 1 or d < 0 or g < 1 or n % g:
             raise GolfError(f"bad problem shape n={n}, d={d}, g={g} (need g | n)")
+        if symmetry is not None and symmetry.g != g:
+            raise GolfError(f"the group {symmetry.label} has order {symmetry.g}, not g={g}")
         self.n, self.d, self.g, self.m = n, d, g, n // g
+        # the symmetry group (golf.group.Group; None: cyclic)
+        self.symmetry = symmetry
         self.comm = comm
         self.batch = max(1, int(batch))
         self.units = self.m
@@ -275,7 +280,8 @@ class Evaluator:
 
         out = np.empty((adjs.shape[0], 4), dtype=np.int64)
         for k, adj in enumerate(adjs):
-            out[k] = self.raw(Graph(self.n, adj.shape[1], self.g, adj), levels[k])
+            out[k] = self.raw(Graph(self.n, adj.shape[1], self.g, adj, self.symmetry),
+                              levels[k])
         return out
 
     def batch_rows(self, adjs) -> np.ndarray:
@@ -300,8 +306,8 @@ class Evaluator:
         compiled backends bind their kernel call in it (see :class:`CompiledEvaluator`)."""
         from golf.graph import Graph
 
-        return lambda adj, max_level=0: self.evaluate(Graph(self.n, adj.shape[1], self.g, adj),
-                                                      max_level)
+        return lambda adj, max_level=0: self.evaluate(
+            Graph(self.n, adj.shape[1], self.g, adj, self.symmetry), max_level)
 
     def finish(self, part) -> Score:
         """The :class:`Score` of a merged result ``[ecc, dist_sum, n_at_ecc, status]``."""
@@ -313,10 +319,14 @@ class Evaluator:
         return Score(self.n, ecc, self.g * dist_sum // 2, self.g * n_at, OK)
 
     def check_shape(self, graph) -> None:
-        if (graph.n, graph.g) != (self.n, self.g) or graph.adj.shape[1] > self.d:
+        if ((graph.n, graph.g, graph.group) != (self.n, self.g, self.symmetry)
+                or graph.adj.shape[1] > self.d):
+            def grp(x):
+                return "" if x is None else f" ({x.label})"
+
             raise GolfError(f"{self.name}: evaluator built for n={self.n}, d={self.d}, "
-                            f"g={self.g}, got a graph with n={graph.n}, d={graph.adj.shape[1]}, "
-                            f"g={graph.g}")
+                            f"g={self.g}{grp(self.symmetry)}, got a graph with n={graph.n}, "
+                            f"d={graph.adj.shape[1]}, g={graph.g}{grp(graph.group)}")
 
     def describe(self) -> str:
         """One line on how this evaluator will run (threads, chunks, ...)."""
@@ -347,7 +357,9 @@ class CompiledEvaluator(Evaluator):
 
     ``ctrl = [max_level, u0, u1]`` (int64) says what to compute, ``out`` (4 int64) receives
     ``[ecc, dist_sum, n_at_ecc, status]``, ``n`` is the vertex count and ``scratch`` the
-    backend's work space (:meth:`scratch`). ``kernel_args(adj)`` builds that tuple once; the
+    backend's work space (:meth:`scratch`), whose last item is ``sym``: the arguments of
+    :func:`golf.kernels.symmetry.expand_rows`, which gives the kernel every vertex's
+    neighbours for a non-cyclic group (empty arrays for the cyclic one). ``kernel_args(adj)`` builds that tuple once; the
     search keeps it and calls the kernel from its compiled loop after each move (through
     ``tag``, see :mod:`golf.kernels.dispatch`), setting ``ctrl[0]`` as it goes, with no Python
     and no allocation per step.
@@ -355,10 +367,13 @@ class CompiledEvaluator(Evaluator):
 
     supports = Capabilities(compiled=True, mpi_split=True)
 
-    def __init__(self, n, d, g=1, *, comm=None, batch=1):
+    def __init__(self, n, d, g=1, *, comm=None, batch=1, symmetry=None):
         from golf.kernels.dispatch import KernelTag
+        from golf.kernels.symmetry import group_scratch
 
-        super().__init__(n, d, g, comm=comm, batch=batch)
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
+        # the kernels' last argument: what they expand the rows with (cyclic: empty arrays)
+        self.sym = group_scratch(symmetry, self.n, self.m, self.d)
         self.ctrl = np.zeros(3, dtype=np.int64)
         self.out = np.zeros(4, dtype=np.int64)
         self.tag = KernelTag(self.name)
@@ -378,7 +393,8 @@ class CompiledEvaluator(Evaluator):
     def evaluate(self, graph, max_level=0):
         if self.comm is not None or type(graph) is not Graph:
             return self.finish(self.raw(graph, max_level))
-        if graph.n != self.n or graph.g != self.g or graph.adj.shape[1] > self.d:
+        if (graph.n != self.n or graph.g != self.g or graph.adj.shape[1] > self.d
+                or graph.group is not self.symmetry):
             self.check_shape(graph)
         if self._score is None:
             self._score = self.scorer()

@@ -21,7 +21,7 @@ from numba import njit, prange
 from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, THREADS, CompiledEvaluator,
                                   Estimate, cpu_threads)
 from golf.kernels.merge import merge_parts
-from golf.kernels.symmetry import base_of, rotated
+from golf.kernels.symmetry import base_of, expand_rows, rotated
 
 __all__ = ["BfsEvaluator", "bfs_one"]
 
@@ -112,11 +112,14 @@ def _sources_parallel(adj, s0, s1, maxlev, n, T, visited, queue, res):
 
 
 @njit(cache=True)
-def score(adj, ctrl, out, n, T, visited, queue, res):
+def score(adj, ctrl, out, n, T, visited, queue, res, sym):
     """The BFS kernel: sources ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]`` (0: no cap),
     result ``[ecc, dist_sum, n_at_ecc, status]`` in ``out``; ``T`` threads take every
-    ``T``-th source (one thread: no parallel region at all)."""
+    ``T``-th source (one thread: no parallel region at all). ``sym``: empty arrays for the
+    cyclic group, else the BFS runs on every vertex's row (:func:`expand_rows`)."""
     maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
+    if sym[0].shape[0] > 0:
+        adj = expand_rows(adj, sym)
     if T == 1:
         _sources(adj, n, s0, s1, 1, maxlev, visited[0], queue[0], out)
         return
@@ -137,8 +140,8 @@ class BfsEvaluator(CompiledEvaluator):
     options = {"threads": THREADS}
     kernel = staticmethod(score)
 
-    def __init__(self, n, d, g=1, *, threads=None, comm=None, batch=1):
-        super().__init__(n, d, g, comm=comm, batch=batch)
+    def __init__(self, n, d, g=1, *, threads=None, comm=None, batch=1, symmetry=None):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
         self._split_units()
         s0, s1 = self.unit_range
         threads = int(threads or cpu_threads())
@@ -156,7 +159,7 @@ class BfsEvaluator(CompiledEvaluator):
         return Estimate(seconds, f"{n // g} sources{split}, one pass over the edges each")
 
     def scratch(self):
-        return (self.threads, self._visited, self._queue, self._res)
+        return (self.threads, self._visited, self._queue, self._res, self.sym)
 
     def describe(self) -> str:
         s0, s1 = self.unit_range

@@ -34,7 +34,7 @@ from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, EXCEEDED, OK, THREA
                                   CompiledEvaluator, Estimate, cpu_threads, expected_diameter)
 from golf.kernels.bits import aligned_zeros, or_row, popcount
 from golf.kernels.merge import merge_parts
-from golf.kernels.symmetry import base_of, rotated
+from golf.kernels.symmetry import base_of, expand_rows, rotated
 from golf.options import INF, Spec
 
 __all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
@@ -268,11 +268,12 @@ def _chunk(adj, n, s0, s1, cw, bufA, bufB, counts, per_thread, sparse, maxlev, o
 
 
 @njit(cache=True)
-def _chunks_in_order(adj, w0, w1, maxlev, n, cw, bufA, bufB, counts, per_thread, sparse, res):
+def _chunks_in_order(adj, m, w0, w1, maxlev, n, cw, bufA, bufB, counts, per_thread, sparse,
+                     res):
     """The chunks of ``[w0, w1)`` one after another on this thread (with
-    ``len(per_thread) > 1``, each level's rows shared among that many threads); stops at the
-    first chunk that is disconnected or exceeds the cap. Returns the number of chunks run."""
-    m = adj.shape[0]
+    ``len(per_thread) > 1``, each level's rows shared among that many threads) for the ``m``
+    base sources; stops at the first chunk that is disconnected or exceeds the cap. Returns
+    the number of chunks run."""
     nc = 0
     for c0 in range(w0, w1, cw):
         c1 = min(c0 + cw, w1)
@@ -285,7 +286,7 @@ def _chunks_in_order(adj, w0, w1, maxlev, n, cw, bufA, bufB, counts, per_thread,
 
 
 @njit(parallel=True, cache=True)
-def _chunks_parallel(adj, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse, res):
+def _chunks_parallel(adj, m, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse, res):
     """``W = bufs.shape[0]`` threads, each a contiguous run of chunks with its own buffers
     (no synchronisation until the end). Returns the number of result rows."""
     W = bufs.shape[0]
@@ -295,7 +296,7 @@ def _chunks_parallel(adj, w0, w1, maxlev, n, cw, bufs, counts, per_thread, spars
         c_hi = nchunks * (t + 1) // W
         a = w0 + c_lo * cw
         b = min(w0 + c_hi * cw, w1)
-        k = _chunks_in_order(adj, a, b, maxlev, n, cw, bufs[t, 0], bufs[t, 1],
+        k = _chunks_in_order(adj, m, a, b, maxlev, n, cw, bufs[t, 0], bufs[t, 1],
                              counts[t:t + 1], per_thread[:1], _worker(sparse, t),
                              res[c_lo:c_hi])
         for r in range(c_lo + k, c_hi):  # chunks skipped after a failure change nothing
@@ -307,20 +308,25 @@ def _chunks_parallel(adj, w0, w1, maxlev, n, cw, bufs, counts, per_thread, spars
 
 
 @njit(cache=True)
-def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
+def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res, sym):
     """The bit-matrix kernel: column words ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]``
     (0: no cap), result ``[ecc, dist_sum, n_at_ecc, status]`` in ``out``.
 
     With one buffer pair (``bufs.shape[0] == 1``) the chunks run in order on this thread
     (each level's rows shared by ``len(per_thread)`` threads when that is above 1); with
     ``W`` pairs, ``W`` threads take whole chunks. The parallel region is entered only then:
-    a small graph pays nothing for it."""
+    a small graph pays nothing for it. ``sym``: empty arrays for the cyclic group,
+    else the levels
+    read every vertex's row (:func:`expand_rows`)."""
     maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
+    m = adj.shape[0]
+    if sym[0].shape[0] > 0:
+        adj = expand_rows(adj, sym)
     if bufs.shape[0] == 1:
-        nc = _chunks_in_order(adj, w0, w1, maxlev, n, cw, bufs[0, 0], bufs[0, 1], counts,
+        nc = _chunks_in_order(adj, m, w0, w1, maxlev, n, cw, bufs[0, 0], bufs[0, 1], counts,
                               per_thread, _worker(sparse, 0), res)
     else:
-        nc = _chunks_parallel(adj, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse,
+        nc = _chunks_parallel(adj, m, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse,
                               res)
     merge_parts(res[:nc], out)
 
@@ -400,8 +406,8 @@ class BitsetEvaluator(CompiledEvaluator):
     kernel = staticmethod(score)
 
     def __init__(self, n, d, g=1, *, threads=None, chunk_words=None, memory=None,
-                 thread_mode=None, comm=None, batch=1):
-        super().__init__(n, d, g, comm=comm, batch=batch)
+                 thread_mode=None, comm=None, batch=1, symmetry=None):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
         self.units = (self.m + 63) // 64
         self._split_units()
         w0, w1 = self.unit_range
@@ -467,7 +473,8 @@ class BitsetEvaluator(CompiledEvaluator):
                         + f", ~{D} levels; one pass over a neighbour row serves 64 sources")
 
     def scratch(self):
-        return (self.cw, self._bufs, self._counts, self._per_thread, self._sparse, self._res)
+        return (self.cw, self._bufs, self._counts, self._per_thread, self._sparse, self._res,
+                self.sym)
 
     def describe(self) -> str:
         w0, w1 = self.unit_range

@@ -150,8 +150,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  kernel="auto", dense_frac=None, group=None, min_blocks=None, piece=None,
-                 scatter=None, late=None, chains="host", chain_threads=None):
-        super().__init__(n, d, g, comm=comm, batch=batch)
+                 scatter=None, late=None, chains="host", chain_threads=None, symmetry=None):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
         self.units = (self.m + 63) // 64
@@ -170,6 +170,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         normal, coop = _modules(min_blocks or self.MIN_BLOCKS)
         self._k_block = normal.get_function("bitset_block")
         self._k_patch = normal.get_function("patch_adj")
+        self._k_expand = normal.get_function("expand_rows")
         # levels 1..sdepth by scatter; after it, a matrix that stays in L2 is passed densely
         # (checking which pieces changed only pays where the rows come from DRAM), and then
         # the sparse pieces' width only matters for the registers: 2 words (no spills)
@@ -182,12 +183,17 @@ class GpuBitsetEvaluator(GpuEvaluator):
                            else float(dense_frac))
         self.piece, self.group = self.grid_variant(d, self.cw, self.dense_frac, piece, group)
         self._k_grid = coop.get_function(grid_kernel(self.piece, self.group))
-        self._sym = np.int32(1 if g > 1 else 0)
+        # a non-cyclic group: the kernels read every vertex's row (layout 0), which
+        # expand_rows writes from the base rows before each launch
+        self._sym = np.int32(1 if g > 1 and symmetry is None else 0)
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
-        self._tr = np.int32(1 if self.mode == "grid" and g >= 32 else 0)
+        self._tr = np.int32(1 if self.mode == "grid" and g >= 32 and symmetry is None else 0)
         self._allocate(d)
         self.chains = chains
         self.chain_threads = chain_threads
+        if chains == "device" and symmetry is not None:
+            raise GolfError(f"gpu-bitset chains: device runs cyclic symmetry only; the group "
+                            f"{symmetry.label} needs chains: host")
         if chains == "device" and not self.chains_fit():
             raise GolfError(f"gpu-bitset chains: device needs the whole graph's bit matrices "
                             f"({self._chain_smem()} bytes) in one block's shared memory "
@@ -347,6 +353,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         else:  # unused: one-element stand-ins (the kernels skip them)
             self._abase = self._ashift = cp.zeros(1, dtype=cp.int32)
         self._mirror = np.full((self.batch, self.m, max(d, 1)), -2, dtype=np.int32)
+        if self.symmetry is not None:  # every vertex's row, and the group's powers of r
+            self._full = cp.full((self.batch, n, max(d, 1)), -1, dtype=cp.int32)
+            self._pw = cp.asarray(self.symmetry.pw)
         self._changed = np.zeros(64 * self.batch, dtype=np.int64)  # changed slots found
         self._no_patch = (np.int32(0),) + (np.int64(0),) * 4 + (np.int32(0),) * 4
         self._maxlev = cp.zeros(self.batch, dtype=cp.int64)
@@ -430,6 +439,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         count = changed_slots(adjs, mirror, self._changed)
         if count == 0:
             return self._no_patch
+        if self.symmetry is not None:  # the slots now, then every vertex's row from them
+            self._patch_and_expand(adjs, mirror, count)
+            return self._no_patch
         if count > len(self._changed):  # many (a new graph): upload all of them
             mirror[...] = adjs
             self._adj[:K] = cp.asarray(adjs)
@@ -450,6 +462,28 @@ class GpuBitsetEvaluator(GpuEvaluator):
                        cp.asarray(vals.astype(np.int32)), np.int32(count)))
         return self._no_patch
 
+    def _patch_and_expand(self, adjs, mirror, count) -> None:
+        """A non-cyclic group: bring the device's base rows up to ``adjs`` (``count``
+        changed slots, or all of them) and write every vertex's row (``expand_rows``)."""
+        cp = self.cp
+        K, m, dd = adjs.shape
+        if count > len(self._changed):
+            mirror[...] = adjs
+            self._adj[:K] = cp.asarray(adjs)
+        else:
+            at = self._changed[:count]
+            vals = adjs.reshape(-1)[at]
+            mirror.reshape(-1)[at] = vals
+            self._k_patch(((count + 255) // 256,), (256,),
+                          (self._adj, self._abase, self._ashift, np.int32(m), np.int32(self.g),
+                           np.int32(0), cp.asarray(at), cp.asarray(vals.astype(np.int32)),
+                           np.int32(count)))
+        items = K * self.n * dd
+        grp = self.symmetry
+        self._k_expand(((items + 255) // 256,), (256,),
+                       (self._adj, self._full, np.int32(K), np.int32(m), np.int32(dd),
+                        np.int32(grp.a), np.int32(grp.b), self._pw))
+
     # -- evaluation -------------------------------------------------------------------------
     def _run(self, K, w0, w1, maxlevs, patch) -> np.ndarray:
         """Launch for K graphs on the device (``patch``: the slots the first launch writes,
@@ -458,6 +492,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         n, m = self.n, self.m
         d = self._adj.shape[2]
         send = min(w1 * 64, m)
+        rows, lay = self._adj, m  # base rows, or every vertex's row for a non-cyclic group
+        if self.symmetry is not None:
+            rows, lay = self._full, n
         words = w1 - w0
         if self._maxlev_host[:K].tolist() != list(maxlevs):
             self._maxlev_host[:K] = maxlevs
@@ -467,7 +504,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
             cw = min(self.cw, max(1, _pow2_floor(max(1, words * K // self.sms))))
             nch = -(-words // cw)
             self._k_block((K * nch,), (self._threads,),
-                          (self._adj, np.int32(m), np.int32(d), np.int32(n),
+                          (rows, np.int32(lay), np.int32(d), np.int32(n),
                            np.int32(cw.bit_length() - 1), np.int32(nch), np.int32(w0),
                            np.int32(send), self._sym, self._maxlev, self._res, *patch),
                           shared_mem=16 * n * cw)
@@ -475,7 +512,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         nch = -(-words // self.cw)
         lg = np.int32(self.cw.bit_length() - 1)
         for k in range(K):
-            graph = (self._adj[k], np.int32(m), np.int32(d), np.int32(n), lg)
+            graph = (rows[k], np.int32(lay), np.int32(d), np.int32(n), lg)
             rest = (self._sym, np.int64(maxlevs[k]), self._A, self._B, self._F, self._counters,
                     self._andm)
             tail = ((np.int32(self.g), self._tr, self._abase[k], self._ashift[k])

@@ -49,8 +49,8 @@ class ReferenceEvaluator(Evaluator):
     options = {"block": Spec("int", 256, (1, INF), "an integer >= 1 (sources per SciPy call)")}
     supports = Capabilities(mpi_split=True)
 
-    def __init__(self, n, d, g=1, *, block=256, comm=None, batch=1):
-        super().__init__(n, d, g, comm=comm, batch=batch)
+    def __init__(self, n, d, g=1, *, block=256, comm=None, batch=1, symmetry=None):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
         self.block = max(1, int(block))
         self._split_units()
 

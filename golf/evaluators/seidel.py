@@ -63,8 +63,9 @@ class SeidelEvaluator(GpuEvaluator):
     }
     supports = Capabilities(gpu=True)
 
-    def __init__(self, n, d, g=1, *, device=None, precision="auto", comm=None, batch=1):
-        super().__init__(n, d, g, comm=comm, batch=batch)
+    def __init__(self, n, d, g=1, *, device=None, precision="auto", comm=None, batch=1,
+                 symmetry=None):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
         if precision not in ("auto", "fp16", "fp32"):
             raise GolfError(f"seidel: precision must be auto, fp16 or fp32, got {precision!r}")
         self.cp = cupy_or_error()
@@ -180,8 +181,15 @@ class SeidelEvaluator(GpuEvaluator):
 
     def _set_slots(self, rows, vals, value):
         """Write ``value`` at the directed edges of base slots (rows, vals) and all their
-        rotations: ``A[i + k m, (w + k m) mod n]``."""
+        rotations: ``A[i + k m, (w + k m) mod n]`` (a non-cyclic group: ``w`` moved by the
+        element ``k``)."""
         cp, n, m = self.cp, self.n, self.m
+        if self.symmetry is not None:
+            ks = np.arange(self.g, dtype=np.int64)[:, None]
+            r = (np.asarray(rows, dtype=np.int64)[None, :] + ks * m).ravel()
+            c = self.symmetry.act(np.asarray(vals, dtype=np.int64)[None, :], ks, m).ravel()
+            self._A[cp.asarray(r), cp.asarray(c)] = value
+            return
         shifts = cp.arange(self.g, dtype=cp.int64)[:, None] * m
         r = (cp.asarray(rows, dtype=cp.int64)[None, :] + shifts).ravel()
         c = ((cp.asarray(vals, dtype=cp.int64)[None, :] + shifts) % n).ravel()

@@ -526,9 +526,10 @@ class Search:
 
     def _cfg_at(self, g):
         """The config with ``problem.g`` = ``g`` (None: the config itself)."""
-        if g is None:
+        if g is None or g == self.cfg["problem"]["g"]:
             return self.cfg
-        return dict(self.cfg, problem=dict(self.cfg["problem"], g=g))
+        # another g (the polish phase's, 1 with a group): cyclic
+        return dict(self.cfg, problem=dict(self.cfg["problem"], g=g, group=None))
 
     def _checkpoint(self, elapsed: float) -> None:
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
@@ -603,10 +604,9 @@ class Search:
         self.co.first(lambda: _os_error(rd, "could not write best.edges", write))
 
     def _graph_of(self, rows):
-        from golf.graph import Graph, sort_rows
+        from golf.graph import sort_rows
 
-        g = self.ann.graph
-        return Graph(g.n, g.d, g.g, sort_rows(rows))
+        return self.ann.graph.with_rows(sort_rows(rows))
 
     def _interrupted(self, sigs) -> None:
         name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught, "signal")

@@ -16,8 +16,14 @@ class Problem:
     def __init__(self, problem: dict, g=None):
         from golf.grid import Grid
 
+        from golf.group import parse_group
+
         self.n, self.d = problem["n"], problem["d"]
         self.g = g if g is not None else problem["g"]
+        # the symmetry group at the config's g (another g, a polish phase's, is cyclic)
+        spec = problem.get("group")
+        self.group = (parse_group(spec, self.g, "problem.group")
+                      if self.g == problem["g"] and self.g != "auto" else None)
         size = problem.get("grid")
         g_grid = self.g if self.g != "auto" else 1
         self.grid = Grid(size[0], size[1], problem["r"], g_grid) if size is not None else None
@@ -26,7 +32,8 @@ class Problem:
     def label(self) -> str:
         """``n=.. d=.. g=..``, with the lattice and reach of a grid problem."""
         if self.grid is None:
-            return f"n={self.n} d={self.d} g={self.g}"
+            grp = "" if self.group is None else f" group {self.group.label}"
+            return f"n={self.n} d={self.d} g={self.g}{grp}"
         return f"grid {self.grid.label} (n={self.n}) d={self.d} r={self.grid.r} g={self.g}"
 
     def bounds(self):
@@ -43,6 +50,10 @@ class Problem:
 
     def random_graph(self, seed: int):
         """A random connected start graph of the problem for ``g``."""
+        if self.grid is None and self.group is not None:
+            from golf.generate import random_group_graph
+
+            return random_group_graph(self.n, self.d, self.group, seed=seed)
         if self.grid is None:
             from golf.generate import random_graph
 
@@ -63,7 +74,7 @@ class Problem:
                 line, first, u, v = el.duplicates[0]
                 raise GolfError(f"{path}:{line}: duplicate edge '{u} {v}' (first on line "
                                 f"{first})")
-            return el.graph(n=self.n, g=self.g, d=self.d)
+            return el.graph(n=self.n, g=self.g, d=self.d, group=self.group)
         from golf.grid import is_grid_file, read_grid_edges
 
         if not is_grid_file(path):

@@ -95,3 +95,25 @@ extern "C" __global__ void bitset_block(int* adj_all, int m, int d, int n, int l
         out[3] = status;
     }
 }
+
+// Every vertex's row for a non-cyclic group Z_a :r Z_b, the semidirect product (golf.kernels.symmetry.expand_rows):
+// full[q][k*m + i][j] = base slot adj[q][i][j] moved by element k = x1*b + t1 (left
+// multiplication, (x1, t1)(x2, t2) = (x1 + r^t1 x2 mod a, t1 + t2 mod b)); pw[t] = r^t mod a.
+// One thread a slot of the K graphs' n*d.
+extern "C" __global__ void expand_rows(const int* adj, int* full, int K, int m, int d, int a,
+                                       int b, const i64* pw) {
+    i64 per = (i64)a * b * m * d;
+    i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= per * K) return;
+    i64 q = idx / per, r = idx - q * per;
+    int v = (int)(r / d), j = (int)(r - (i64)v * d);
+    int k = v / m, i = v - k * m;
+    int w = adj[(q * m + i) * d + j];
+    if (w < 0) { full[idx] = -1; return; }
+    int h = w / m, iw = w - h * m;
+    int x1 = k / b, t1 = k - x1 * b, x2 = h / b, t2 = h - x2 * b;
+    int x = (int)((x1 + pw[t1] * x2) % a);
+    int t = t1 + t2;
+    if (t >= b) t -= b;
+    full[idx] = (x * b + t) * m + iw;
+}
