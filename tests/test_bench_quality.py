@@ -11,7 +11,7 @@ from bench_quality import verdict  # noqa: E402
 def row(n, d, ratio, matched=False, diameter=None):
     return {"n": n, "d": d, "excess_ratio": ratio, "record_matched": matched,
             "diameter": diameter or 4, "best_known": [4, 2.0],
-            "diameter_matched": diameter is None}
+            "diameter_matched": (diameter or 4) <= 4}
 
 
 def test_gpu_target_counts_a_record_matched_to_its_printed_decimals():
@@ -36,3 +36,17 @@ def test_cpu_target_ignores_pairs_above_1024():
     assert verdict(rows, "cpu") == "Target met on the pairs measured."
     rows.append(row(1024, 8, 1.6))
     assert verdict(rows, "cpu") == "Target missed: (1024, 8) 1.600 > 1.5."
+
+
+def test_a_smaller_diameter_beats_the_record_whatever_its_aspl():
+    """A graph of diameter below the best-known is a record by the problem's order (diameter
+    first): the ASPL ratio against the record's larger diameter is reported, not held against
+    the limit, and the pair counts among the records."""
+    rows = [row(36, 3, 0.9, True), row(1024, 8, 1.573, True, diameter=3), row(64, 8, 1.05)]
+    assert verdict(rows, "cpu") == (
+        "Target met on the pairs measured. Below the best-known diameter (a record by the "
+        "problem's order, diameter first, whatever the ASPL): (1024, 8) diameter 3 < 4, excess "
+        "ratio of its ASPL 1.573.")
+    assert verdict(rows, "gpu").startswith("Target met on the pairs measured.")
+    rows[1] = row(1024, 8, 1.573, False)
+    assert verdict(rows, "cpu") == "Target missed: (1024, 8) 1.573 > 1.5."
