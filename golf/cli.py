@@ -69,8 +69,9 @@ def _warn(msg: str) -> None:
 
 # ------------------------------------------------------------------------------------------
 def load_graph(path: str, g=1, n: int | None = None, d: int | None = None,
-               warn=_warn):
-    """Read an edge list into a Graph; duplicates are dropped with a warning."""
+               warn=_warn, group=None):
+    """Read an edge list into a Graph (``group``: a symmetry group of order ``g`` that must
+    hold, :mod:`golf.group`); duplicates are dropped with a warning."""
     from golf.io import read_edges
 
     el = read_edges(path)
@@ -78,7 +79,20 @@ def load_graph(path: str, g=1, n: int | None = None, d: int | None = None,
         warn(f"{path}:{line}: duplicate edge '{u} {v}' (first on line {first}); ignored")
     if len(el.duplicates) > 5:
         warn(f"{path}: {len(el.duplicates) - 5} more duplicate edges ignored")
-    return el.graph(n=n, g=g, d=d)
+    return el.graph(n=n, g=g, d=d, group=group)
+
+
+def _group(text, g, option="--group"):
+    """``--group A,R`` for symmetry order ``g``: the group Z_A ⋊_R Z_(g/A), or None."""
+    from golf.group import parse_group
+
+    if text is None:
+        return None
+    try:
+        spec = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise GolfError(f"{option}: expected A,R (the group Z_A ⋊_R Z_(g/A)), got {text!r}")
+    return parse_group(spec, g, option)
 
 
 def load_grid(path: str, size=None, g=1, d: int | None = None, r: int | None = None,
@@ -132,11 +146,13 @@ def cmd_eval(args) -> int:
         if args.r is not None:
             raise GolfError(f"--r: {args.file} holds vertex ids, not grid cells 'x,y' (--grid "
                             f"WxH reads it as a grid)")
-        graph = load_graph(args.file, g=args.g, n=args.n, d=args.d)
+        graph = load_graph(args.file, g=args.g, n=args.n, d=args.d,
+                           group=_group(args.group, args.g))
     n, g = graph.n, graph.g
     d = args.d if args.d is not None else graph.max_degree
     comm = args.comm  # under mpiexec: split the work units over the ranks
-    ev = make_evaluator(args.backend, n, graph.d, g, comm=comm, **_backend_options(args))
+    ev = make_evaluator(args.backend, n, graph.d, g, comm=comm, symmetry=graph.group,
+                        **_backend_options(args))
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:
         print(f"auto chose {ev.auto_reason}" if ev.auto_reason else
@@ -364,11 +380,13 @@ def cmd_bounds(args) -> int:
 
 
 def cmd_random(args) -> int:
-    from golf.generate import random_graph
+    from golf.generate import random_graph, random_group_graph
     from golf.io import write_edges
 
     t0 = time.perf_counter()
-    graph = random_graph(args.n, args.d, args.g, args.seed)
+    group = _group(args.group, args.g)
+    graph = (random_graph(args.n, args.d, args.g, args.seed) if group is None else
+             random_group_graph(args.n, args.d, group, args.seed))
     write_edges(args.output, graph.edges())
     if not args.quiet:
         deg = graph.degrees()
@@ -420,6 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file")
     s.add_argument("--g", type=_g_value, default=1, metavar="G",
                    help="symmetry to exploit (must hold), or 'auto' to detect the largest")
+    s.add_argument("--group", metavar="A,R", help="with --g G: the symmetry group Z_A ⋊_R "
+                   "Z_(G/A) instead of the cyclic one (must hold in golf's numbering)")
     s.add_argument("--n", type=_positive_int, help="vertex count (default: largest id + 1)")
     s.add_argument("--d", type=_nonneg_int, help="degree for the bounds (default: max degree)")
     s.add_argument("--grid", type=_size, metavar="WxH", help="read the file as a grid graph on "
@@ -467,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("n", type=_positive_int)
     s.add_argument("d", type=_nonneg_int)
     s.add_argument("--g", type=_positive_int, default=1)
+    s.add_argument("--group", metavar="A,R", help="the symmetry group Z_A ⋊_R Z_(G/A) of "
+                   "order --g instead of the cyclic one")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("-o", "--output", required=True)
     s.add_argument("--quiet", action="store_true")

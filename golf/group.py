@@ -138,5 +138,5 @@ def parse_group(spec, g: int, source: str = "group") -> Group | None:
     try:
         grp = Group(a, g // a, r)
     except GolfError as e:
-        raise GolfError(f"{source}: {e}") from None
+        raise GolfError(f"{source}: {str(e).removeprefix('group: ')}") from None
     return None if grp.b == 1 else grp

@@ -350,3 +350,23 @@ def test_run_with_a_group_writes_a_symmetric_best_graph_and_resumes(tmp_path, se
     (rd / "checkpoint.prev.npz").rename(rd / "checkpoint.npz")
     got = resume_run(rd, quiet=True)
     assert got["best"] == want["best"] and got["steps"] == want["steps"]
+
+
+def test_cli_random_and_eval_with_a_group(tmp_path):
+    import json
+
+    from conftest import run_golf
+
+    f = tmp_path / "r.edges"
+    run_golf("random", 64, 4, "--g", 16, "--group", "8,3", "--seed", 2, "-o", f, check=True)
+    edges = golf.read_edges(f).edges
+    Graph.from_edges(edges, n=64, g=16, group=Group(8, 2, 3))
+    grp = json.loads(run_golf("eval", f, "--g", 16, "--group", "8,3", "--json",
+                              check=True).stdout)
+    plain = json.loads(run_golf("eval", f, "--json", check=True).stdout)
+    assert (grp["diameter"], grp["total"]) == (plain["diameter"], plain["total"])
+    assert (plain["diameter"], plain["total"]) == apsp_score(64, edges)[:2]
+    bad = run_golf("eval", f, "--g", 16, "--group", "8,2")
+    assert bad.returncode != 0 and "--group: r=2 must be a unit mod a=8" in bad.stderr
+    bad = run_golf("eval", f, "--g", 16)  # the cyclic group does not hold
+    assert bad.returncode != 0 and "is not 16-symmetric" in bad.stderr
