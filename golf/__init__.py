@@ -52,7 +52,8 @@ from golf.graph import Graph  # noqa: E402
 __version__ = "0.1.0"
 __all__ = ["Graph", "GolfError", "Score", "Bounds", "Result", "evaluate", "make_evaluator",
            "search", "bounds", "random_graph", "circulant_graph", "read_edges", "write_edges",
-           "Group", "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges", "write_grid_edges",
+           "Group", "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges",
+           "write_grid_edges",
            "__version__"]
 
 _LAZY = {
