@@ -1,7 +1,8 @@
 """Slow, obvious implementations that the fast code is tested against.
 
 Nothing here uses golf's kernels or its symmetry shortcut: distances come from networkx on the
-full expanded graph, symmetric graphs are built edge by edge from rotations of random edges.
+full expanded graph, symmetric graphs are built edge by edge from rotations of random edges,
+and lifts over metacyclic groups edge by edge from the semidirect product's multiplication.
 """
 
 from __future__ import annotations
@@ -129,3 +130,30 @@ def grid_edges(w, h, r, g, num_orbits, rng):
             edges.add((a + b) if a < b else (b + a))
             pair = grid_turn(pair, w, h, 4 // g)
     return np.array(sorted(edges), dtype=np.int64).reshape(-1, 4)
+
+
+def product(a, b, r, k, h):
+    """(x1, t1)(x2, t2) = (x1 + r^t1 x2 mod a, t1 + t2 mod b), elements as x*b + t."""
+    x1, t1 = divmod(k, b)
+    x2, t2 = divmod(h, b)
+    return ((x1 + pow(r, t1, a) * x2) % a) * b + (t1 + t2) % b
+
+
+def lift_edges(a, b, r, m, orbits):
+    """The edges of the lift: orbit (i, j, c) joins (h, i) and (h c, j) for every h; vertex
+    (h, i) is h*m + i. Built edge by edge, without golf."""
+    g = a * b
+    edges = set()
+    for i, j, c in orbits:
+        for h in range(g):
+            u, v = h * m + i, product(a, b, r, h, c) * m + j
+            if u != v:
+                edges.add((min(u, v), max(u, v)))
+    return sorted(edges)
+
+
+def random_lift(rng, a, b, r, m, count):
+    """A lift of ``count`` random orbits over Z_a ⋊_r Z_b with m base vertices (degrees
+    arbitrary, maybe disconnected)."""
+    return lift_edges(a, b, r, m, [(int(rng.integers(m)), int(rng.integers(m)),
+                                    int(rng.integers(a * b))) for _ in range(count)])

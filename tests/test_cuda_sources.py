@@ -105,7 +105,7 @@ def test_headers_are_prepended_not_included():
 def test_kernels_the_host_fetches_are_defined():
     fetched = fetched_kernels(gpu_bitset)
     anneal = {"anneal_chains", "anneal_spec"}
-    assert fetched == {"bitset_block", "patch_adj", "expand_rows"} | anneal
+    assert fetched == {"bitset_block", "patch_adj", "twist_rows"} | anneal
     assert fetched - anneal <= defined_kernels(module_source(gpu_bitset.BLOCK_FILES))
     assert anneal <= defined_kernels(module_source(gpu_bitset.ANNEAL_FILES))
     sq = fetched_kernels(seidel)

@@ -12,7 +12,7 @@ from golf.generate import random_graph
 from golf.graph import Graph
 
 from conftest import gpu_skip_reason, run_golf
-from naive import symmetric_edges
+from naive import random_lift, symmetric_edges
 
 
 REASON = gpu_skip_reason()
@@ -284,7 +284,7 @@ output: {{dir: {tmp_path / 'out'}}}
     assert "GPU 1" in s["evaluator"] or "GPU 0" in s["evaluator"]
 
 
-# -- a non-cyclic symmetry group (golf.group): every vertex's row expanded on the device ----
+# -- a non-cyclic symmetry group (golf.group): its twisted rows written on the device ------
 def group_graphs(count, seed, max_m=40):
     """Lifts over metacyclic groups: random regular ones and random orbit sets (non-regular,
     maybe disconnected)."""
@@ -292,31 +292,18 @@ def group_graphs(count, seed, max_m=40):
     from golf.group import Group
 
     rng = np.random.default_rng(seed)
-    groups = [Group(8, 2, 3), Group(16, 4, 3), Group(5, 4, 2), Group(32, 16, 3),
-              Group(16, 8, 3), Group(7, 3, 2)]
+    groups = [(8, 2, 3), (16, 4, 3), (5, 4, 2), (32, 16, 3), (16, 8, 3), (7, 3, 2)]
     out = []
     for k in range(count):
-        grp = groups[k % len(groups)]
+        a, b, r = groups[k % len(groups)]
+        grp = Group(a, b, r)
         m = int(rng.integers(1, max_m))
         n = m * grp.g
         if k % 2 == 0 and n > 8:
             out.append(random_group_graph(n, int(rng.integers(3, 9)), grp, seed=k))
-            continue
-        rows = [[] for _ in range(m)]
-        for _ in range(int(rng.integers(1, 3 * m + 1))):
-            i, j, c = int(rng.integers(m)), int(rng.integers(m)), int(rng.integers(grp.g))
-            val, rev = c * m + j, int(grp.inv(c)) * m + i
-            if (i == j and (c == 0 or val == rev)) or val in rows[i] or rev in rows[j]:
-                continue
-            rows[i].append(val)
-            rows[j].append(rev)
-        d = max(1, max(len(r) for r in rows))
-        adj = np.full((m, d), -1, dtype=np.int32)
-        for i, r in enumerate(rows):
-            adj[i, :len(r)] = r
-        graph = Graph(n, d, grp.g, adj, grp)
-        graph.check()
-        out.append(graph)
+        else:
+            edges = random_lift(rng, a, b, r, m, int(rng.integers(1, 3 * m + 1)))
+            out.append(Graph.from_edges(edges, n=n, g=grp.g, group=grp))
     return out
 
 

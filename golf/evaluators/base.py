@@ -358,8 +358,8 @@ class CompiledEvaluator(Evaluator):
     ``ctrl = [max_level, u0, u1]`` (int64) says what to compute, ``out`` (4 int64) receives
     ``[ecc, dist_sum, n_at_ecc, status]``, ``n`` is the vertex count and ``scratch`` the
     backend's work space (:meth:`scratch`), whose last item is ``sym``: the arguments of
-    :func:`golf.kernels.symmetry.expand_rows`, which gives the kernel every vertex's
-    neighbours for a non-cyclic group (empty arrays for the cyclic one). ``kernel_args(adj)``
+    :func:`golf.kernels.symmetry.twist_rows`, which gives the kernel cyclic rows for a
+    non-cyclic group (empty arrays for the cyclic one). ``kernel_args(adj)``
     builds that tuple once; the search keeps it and calls the kernel from its compiled loop
     after each move (through ``tag``, see :mod:`golf.kernels.dispatch`), setting ``ctrl[0]`` as
     it goes, with no Python and no allocation per step.

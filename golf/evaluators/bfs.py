@@ -21,7 +21,7 @@ from numba import njit, prange
 from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, THREADS, CompiledEvaluator,
                                   Estimate, cpu_threads)
 from golf.kernels.merge import merge_parts
-from golf.kernels.symmetry import base_of, expand_rows, rotated
+from golf.kernels.symmetry import base_of, rotated, twist_rows
 
 __all__ = ["BfsEvaluator", "bfs_one"]
 
@@ -116,10 +116,11 @@ def score(adj, ctrl, out, n, T, visited, queue, res, sym):
     """The BFS kernel: sources ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]`` (0: no cap),
     result ``[ecc, dist_sum, n_at_ecc, status]`` in ``out``; ``T`` threads take every
     ``T``-th source (one thread: no parallel region at all). ``sym``: empty arrays for the
-    cyclic group, else the BFS runs on every vertex's row (:func:`expand_rows`)."""
+    cyclic group, else the BFS reads the group's twisted rows (:func:`twist_rows`), ``b``
+    times as many as the base rows, as the rows of a cyclic graph."""
     maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
     if sym[0].shape[0] > 0:
-        adj = expand_rows(adj, sym)
+        adj = twist_rows(adj, sym)
     if T == 1:
         _sources(adj, n, s0, s1, 1, maxlev, visited[0], queue[0], out)
         return

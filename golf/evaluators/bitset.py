@@ -34,7 +34,7 @@ from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, EXCEEDED, OK, THREA
                                   CompiledEvaluator, Estimate, cpu_threads, expected_diameter)
 from golf.kernels.bits import aligned_zeros, or_row, popcount
 from golf.kernels.merge import merge_parts
-from golf.kernels.symmetry import base_of, expand_rows, rotated
+from golf.kernels.symmetry import base_of, rotated, twist_rows
 from golf.options import INF, Spec
 
 __all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
@@ -316,12 +316,12 @@ def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res, sym):
     (each level's rows shared by ``len(per_thread)`` threads when that is above 1); with
     ``W`` pairs, ``W`` threads take whole chunks. The parallel region is entered only then:
     a small graph pays nothing for it. ``sym``: empty arrays for the cyclic group,
-    else the levels
-    read every vertex's row (:func:`expand_rows`)."""
+    else the levels read the group's twisted rows (:func:`twist_rows`) as the rows of a
+    cyclic graph; the sources stay the ``m`` base vertices."""
     maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
     m = adj.shape[0]
     if sym[0].shape[0] > 0:
-        adj = expand_rows(adj, sym)
+        adj = twist_rows(adj, sym)
     if bufs.shape[0] == 1:
         nc = _chunks_in_order(adj, m, w0, w1, maxlev, n, cw, bufs[0, 0], bufs[0, 1], counts,
                               per_thread, _worker(sparse, 0), res)

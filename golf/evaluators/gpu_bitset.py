@@ -170,7 +170,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         normal, coop = _modules(min_blocks or self.MIN_BLOCKS)
         self._k_block = normal.get_function("bitset_block")
         self._k_patch = normal.get_function("patch_adj")
-        self._k_expand = normal.get_function("expand_rows")
+        self._k_twist = normal.get_function("twist_rows")
         # levels 1..sdepth by scatter; after it, a matrix that stays in L2 is passed densely
         # (checking which pieces changed only pays where the rows come from DRAM), and then
         # the sparse pieces' width only matters for the registers: 2 words (no spills)
@@ -183,9 +183,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
                            else float(dense_frac))
         self.piece, self.group = self.grid_variant(d, self.cw, self.dense_frac, piece, group)
         self._k_grid = coop.get_function(grid_kernel(self.piece, self.group))
-        # a non-cyclic group: the kernels read every vertex's row (layout 0), which
-        # expand_rows writes from the base rows before each launch
-        self._sym = np.int32(1 if g > 1 and symmetry is None else 0)
+        self._sym = np.int32(1 if g > 1 else 0)
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 and symmetry is None else 0)
         self._allocate(d)
@@ -353,8 +351,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         else:  # unused: one-element stand-ins (the kernels skip them)
             self._abase = self._ashift = cp.zeros(1, dtype=cp.int32)
         self._mirror = np.full((self.batch, self.m, max(d, 1)), -2, dtype=np.int32)
-        if self.symmetry is not None:  # every vertex's row, and the group's powers of r
-            self._full = cp.full((self.batch, n, max(d, 1)), -1, dtype=cp.int32)
+        if self.symmetry is not None:  # the twisted rows (b m of them), the powers of r
+            self._twisted = cp.full((self.batch, self.symmetry.b * self.m, max(d, 1)), -1,
+                                    dtype=cp.int32)
             self._pw = cp.asarray(self.symmetry.pw)
         self._changed = np.zeros(64 * self.batch, dtype=np.int64)  # changed slots found
         self._no_patch = (np.int32(0),) + (np.int64(0),) * 4 + (np.int32(0),) * 4
@@ -427,8 +426,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         """Make the device rows equal ``adjs`` (K, m, d). A swap changes at most 4 slots a
         graph: up to 4 in all are returned as the patch arguments of the next launch (which
         writes them before it reads a row); more are patched by a kernel of their own, and
-        many by uploading everything. The host copy of the device rows finds the changes."""
-        cp = self.cp
+        many by uploading everything. The host copy of the device rows finds the changes.
+        A non-cyclic group: the rows the level kernels read are the twisted ones, rewritten
+        from the base rows (and the patch) by one launch of ``twist_rows``."""
         K = adjs.shape[0]
         dd = self._adj.shape[2]
         if adjs.shape[2] < dd:  # narrower rows (d = 0 graphs): pad with empty slots
@@ -439,9 +439,21 @@ class GpuBitsetEvaluator(GpuEvaluator):
         count = changed_slots(adjs, mirror, self._changed)
         if count == 0:
             return self._no_patch
-        if self.symmetry is not None:  # the slots now, then every vertex's row from them
-            self._patch_and_expand(adjs, mirror, count)
-            return self._no_patch
+        patch = self._patch(adjs, mirror, count)
+        grp = self.symmetry
+        if grp is None:
+            return patch
+        items = K * grp.b * self.m * dd
+        self._k_twist(((items + 255) // 256,), (256,),
+                      (self._adj, self._twisted, np.int32(K), np.int32(self.m), np.int32(dd),
+                       np.int32(grp.a), np.int32(grp.b), self._pw, *patch))
+        return self._no_patch
+
+    def _patch(self, adjs, mirror, count) -> tuple:
+        """The ``count`` changed slots of ``adjs`` (K, m, d) onto the device rows: the patch
+        arguments of the next launch (up to 4), else written here."""
+        cp = self.cp
+        K = adjs.shape[0]
         if count > len(self._changed):  # many (a new graph): upload all of them
             mirror[...] = adjs
             self._adj[:K] = cp.asarray(adjs)
@@ -462,28 +474,6 @@ class GpuBitsetEvaluator(GpuEvaluator):
                        cp.asarray(vals.astype(np.int32)), np.int32(count)))
         return self._no_patch
 
-    def _patch_and_expand(self, adjs, mirror, count) -> None:
-        """A non-cyclic group: bring the device's base rows up to ``adjs`` (``count``
-        changed slots, or all of them) and write every vertex's row (``expand_rows``)."""
-        cp = self.cp
-        K, m, dd = adjs.shape
-        if count > len(self._changed):
-            mirror[...] = adjs
-            self._adj[:K] = cp.asarray(adjs)
-        else:
-            at = self._changed[:count]
-            vals = adjs.reshape(-1)[at]
-            mirror.reshape(-1)[at] = vals
-            self._k_patch(((count + 255) // 256,), (256,),
-                          (self._adj, self._abase, self._ashift, np.int32(m), np.int32(self.g),
-                           np.int32(0), cp.asarray(at), cp.asarray(vals.astype(np.int32)),
-                           np.int32(count)))
-        items = K * self.n * dd
-        grp = self.symmetry
-        self._k_expand(((items + 255) // 256,), (256,),
-                       (self._adj, self._full, np.int32(K), np.int32(m), np.int32(dd),
-                        np.int32(grp.a), np.int32(grp.b), self._pw))
-
     # -- evaluation -------------------------------------------------------------------------
     def _run(self, K, w0, w1, maxlevs, patch) -> np.ndarray:
         """Launch for K graphs on the device (``patch``: the slots the first launch writes,
@@ -492,9 +482,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         n, m = self.n, self.m
         d = self._adj.shape[2]
         send = min(w1 * 64, m)
-        rows, lay = self._adj, m  # base rows, or every vertex's row for a non-cyclic group
+        rows, lay = self._adj, m  # the base rows, or a non-cyclic group's twisted rows
         if self.symmetry is not None:
-            rows, lay = self._full, n
+            rows, lay = self._twisted, self.symmetry.b * m
         words = w1 - w0
         if self._maxlev_host[:K].tolist() != list(maxlevs):
             self._maxlev_host[:K] = maxlevs

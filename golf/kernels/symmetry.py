@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["rotated", "base_of", "group_mul", "group_inv", "act", "act_inv", "expand_rows",
+__all__ = ["rotated", "base_of", "group_mul", "group_inv", "act", "act_inv", "twist_rows",
            "group_scratch"]
 
 
@@ -81,64 +81,43 @@ def act_inv(w, off, n, grp):
 
 
 @njit(cache=True)
-def expand_rows(adj, sym):
-    """Every vertex's neighbours for a non-cyclic group: ``full[k*m + i, j]`` = base slot
-    ``adj[i, j]`` moved by element ``k`` (-1 stays -1), so that the evaluators run on one row a
-    vertex. ``sym = (grp, full, tmp)`` from :func:`group_scratch`. No division in the ``n d``
-    loop: ``r^t x mod a`` of every slot and ``t`` comes first (``m d b`` values). Returns
-    ``full``."""
-    grp, full, tmp = sym
+def twist_rows(adj, sym):
+    """The rows that make a ``Z_a ⋊_r Z_b``-symmetric graph a cyclic one. The element
+    ``(1, 0)`` moves every vertex by ``b*m`` ids (``(1, 0)(x, t) = (x + 1, t)``), so the graph
+    is also symmetric under the rotation by ``b*m``, with the ``b*m`` base rows of the vertices
+    ``t*m + i`` (element ``(0, t)``): row ``t*m + i`` holds base row ``i`` moved by ``(0, t)``,
+    ``(0, t)(x2, t2) = (r^t x2 mod a, t + t2 mod b)``. Vertex ``(x*b + t)*m + i`` then has the
+    neighbours of row ``t*m + i`` rotated by ``x*b*m`` mod ``n``: the cyclic kernels' layout,
+    whatever ``a``. ``sym = (grp, rows)`` from :func:`group_scratch`; writes and returns
+    ``rows`` (``b*m`` rows of ``d`` slots, -1 stays -1)."""
+    grp, rows = sym
     m, d = adj.shape
     a = grp[1]
     b = grp[2]
-    md = m * d
-    # tmp[0:md] t2, tmp[md:2md] the slot's base row, tmp[2md + t*md + s] = r^t x2 mod a
-    for i in range(m):
-        for j in range(d):
-            s = i * d + j
-            w = adj[i, j]
-            if w < 0:
-                tmp[s] = -1
-                continue
-            h = w // m
-            tmp[md + s] = w - h * m
-            x2 = h // b
-            tmp[s] = h - x2 * b
-            for t in range(b):
-                tmp[2 * md + t * md + s] = (grp[3 + t] * x2) % a
-    for k in range(a * b):
-        x1 = k // b
-        t1 = k - x1 * b
-        q = 2 * md + t1 * md
+    for t in range(b):
+        p = grp[3 + t]
         for i in range(m):
-            v = k * m + i
             for j in range(d):
-                s = i * d + j
-                t2 = tmp[s]
-                if t2 < 0:
-                    full[v, j] = -1
+                w = adj[i, j]
+                if w < 0:
+                    rows[t * m + i, j] = -1
                     continue
-                x = x1 + tmp[q + s]
-                if x >= a:
-                    x -= a
-                t = t1 + t2
-                if t >= b:
-                    t -= b
-                full[v, j] = (x * b + t) * m + tmp[md + s]
-    return full
+                h = w // m
+                x2 = h // b
+                tt = t + h - x2 * b
+                if tt >= b:
+                    tt -= b
+                rows[t * m + i, j] = (((p * x2) % a) * b + tt) * m + w - h * m
+    return rows
 
 
 def group_scratch(group, n: int, m: int, d: int):
-    """The ``sym`` argument of the evaluators' kernels, ``(grp, full, tmp)`` for
-    :func:`expand_rows`; for the cyclic group the same tuple of empty arrays (``grp`` of
+    """The ``sym`` argument of the evaluators' kernels, ``(grp, rows)`` for
+    :func:`twist_rows`; for the cyclic group the same tuple of empty arrays (``grp`` of
     length 0: the kernel reads the base rows). Not None: the search calls a kernel's compiled
     entry point directly, which takes arrays (:func:`golf.evaluators.base._entry_point`)."""
     import numpy as np
 
     if group is None:
-        return (np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int32),
-                np.zeros(0, dtype=np.int64))
-    full = np.full((n, max(d, 1)), -1, dtype=np.int32)[:, :d]
-    full = np.ascontiguousarray(full)
-    tmp = np.zeros((2 + group.b) * m * max(d, 1), dtype=np.int64)
-    return group.kernel(m), full, tmp
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int32)
+    return group.kernel(m), np.full((group.b * m, d), -1, dtype=np.int32)

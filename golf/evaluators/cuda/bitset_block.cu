@@ -96,24 +96,26 @@ extern "C" __global__ void bitset_block(int* adj_all, int m, int d, int n, int l
     }
 }
 
-// Every vertex's row for a non-cyclic group Z_a :r Z_b, the semidirect product (golf.kernels.symmetry.expand_rows):
-// full[q][k*m + i][j] = base slot adj[q][i][j] moved by element k = x1*b + t1 (left
-// multiplication, (x1, t1)(x2, t2) = (x1 + r^t1 x2 mod a, t1 + t2 mod b)); pw[t] = r^t mod a.
-// One thread a slot of the K graphs' n*d.
-extern "C" __global__ void expand_rows(const int* adj, int* full, int K, int m, int d, int a,
-                                       int b, const i64* pw) {
-    i64 per = (i64)a * b * m * d;
+// The twisted rows of a non-cyclic group Z_a :r Z_b, the semidirect product
+// (golf.kernels.symmetry.twist_rows): row t*m + i of graph q is base row i moved by the
+// element (0, t), (0, t)(x2, t2) = (r^t x2 mod a, t + t2 mod b), pw[t] = r^t mod a; the level
+// kernels then read them as the b*m rows of a cyclic graph. One thread a slot of the K graphs'
+// b*m*d; the patch (the slots a swap changed in the base rows) is written by threads t < pc
+// and read in place of adj where a thread's base slot is one of them (one launch, no race).
+extern "C" __global__ void twist_rows(int* adj, int* rows, int K, int m, int d, int a, int b,
+                                      const i64* pw, PATCH_ARGS) {
     i64 idx = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    apply_patch(adj, nullptr, nullptr, m, 1, 0, (u32)min(idx, (i64)4), PATCH_PASS);
+    i64 per = (i64)b * m * d;
     if (idx >= per * K) return;
     i64 q = idx / per, r = idx - q * per;
-    int v = (int)(r / d), j = (int)(r - (i64)v * d);
-    int k = v / m, i = v - k * m;
-    int w = adj[(q * m + i) * d + j];
-    if (w < 0) { full[idx] = -1; return; }
-    int h = w / m, iw = w - h * m;
-    int x1 = k / b, t1 = k - x1 * b, x2 = h / b, t2 = h - x2 * b;
-    int x = (int)((x1 + pw[t1] * x2) % a);
-    int t = t1 + t2;
-    if (t >= b) t -= b;
-    full[idx] = (x * b + t) * m + iw;
+    int row = (int)(r / d), j = (int)(r - (i64)row * d);
+    int t = row / m, i = row - t * m;
+    i64 at = (q * m + i) * d + j;
+    int w = at == p0 && pc > 0 ? v0 : at == p1 && pc > 1 ? v1 : at == p2 && pc > 2 ? v2
+            : at == p3 && pc > 3 ? v3 : adj[at];
+    if (w < 0) { rows[idx] = -1; return; }
+    int h = w / m, x2 = h / b, tt = t + h - x2 * b;
+    if (tt >= b) tt -= b;
+    rows[idx] = (int)(((pw[t] * x2) % a) * b + tt) * m + w - h * m;
 }
