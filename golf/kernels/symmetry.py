@@ -92,22 +92,12 @@ def twist_rows(adj, sym):
     ``rows`` (``b*m`` rows of ``d`` slots, -1 stays -1)."""
     grp, rows = sym
     m, d = adj.shape
-    a = grp[1]
-    b = grp[2]
-    for t in range(b):
-        p = grp[3 + t]
+    for t in range(grp[2]):  # the element (0, t) is t
         for i in range(m):
             for j in range(d):
                 w = adj[i, j]
-                if w < 0:
-                    rows[t * m + i, j] = -1
-                    continue
                 h = w // m
-                x2 = h // b
-                tt = t + h - x2 * b
-                if tt >= b:
-                    tt -= b
-                rows[t * m + i, j] = (((p * x2) % a) * b + tt) * m + w - h * m
+                rows[t * m + i, j] = -1 if w < 0 else group_mul(t, h, grp) * m + w - h * m
     return rows
 
 
