@@ -99,8 +99,8 @@ SCHEMA = {
                               "batch's exchanges or resamplings)"),
         "ladder": S("float", 4.0, (1, INF), "a number >= 1 (the hottest chain's temperature "
                     "over the coldest's, population: tempering)"),
-        "auto_g_budget": S("float", 0.05, (0, 1, False), "a fraction > 0 and <= 1 of the run's "
-                           "budget for the trials of g: auto"),
+        "auto_g_budget": S("float", 0.25, (0, 1, False), "a fraction > 0 and <= 1 of the run's "
+                           "budget (seconds, or steps) for the trials of g: auto"),
         "neighbourhood": S("int", 4096, (1, 65536), "an integer from 1 to 65536 (candidate "
                            "swaps a tabu step scores)"),
         "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),

@@ -39,7 +39,7 @@ from golf.kernels.dispatch import call_kernel
 from golf.kernels.rng import rng_random, rng_seed
 from golf.moves import UNDO_SIZE
 
-__all__ = ["BatchAnnealer", "POPULATIONS", "chains_on_device"]
+__all__ = ["BatchAnnealer", "POPULATIONS", "chains_on_device", "annealer_for"]
 
 POPULATIONS = ("tempering", "annealing", "none")
 _KIND = {name: i for i, name in enumerate(POPULATIONS)}
@@ -210,6 +210,24 @@ def chains_on_device(evaluator) -> bool:
     """True for an evaluator that runs whole chains itself, many steps a launch (gpu-bitset
     with ``chains: device``), instead of scoring one move a chain per call."""
     return getattr(evaluator, "chains", "host") == "device" and evaluator.symmetry is None
+
+
+def annealer_for(cfg: dict, graph, evaluator, *, steps: int, seed: int, trace_every: int,
+                 bounds=None, reach=None):
+    """The annealer a run config asks for (``method`` sa or hill; a tabu run's trials anneal
+    with sa): a :class:`BatchAnnealer` of ``search.batch`` chains where the batch is above 1
+    or the evaluator runs the chains itself, else one :class:`golf.anneal.Annealer`."""
+    from golf.anneal import Annealer, search_options
+
+    s, par = cfg["search"], cfg["parallel"]
+    kw = dict(steps=steps, seed=seed, trace_every=trace_every, bounds=bounds, reach=reach,
+              **search_options(s))
+    if s["batch"] > 1 or chains_on_device(evaluator):
+        return BatchAnnealer(graph, evaluator, s["batch"], population=s["population"],
+                             population_every=s["population_every"], ladder=s["ladder"],
+                             exchange_every=par["exchange_every"],
+                             restart_fraction=par["restart_fraction"], **kw)
+    return Annealer(graph, evaluator, **kw)
 
 
 class BatchAnnealer:

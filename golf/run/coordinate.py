@@ -10,7 +10,7 @@ import numpy as np
 
 from golf.errors import AgreedError, GolfError
 
-__all__ = ["collective", "Coordinator"]
+__all__ = ["collective", "Coordinator", "next_chunk"]
 
 
 def collective(comm, fn):
@@ -128,3 +128,10 @@ class Coordinator:
                                  "best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])],
                                  "evaluations": evaluations}, root=0)
         return per_chain, comm.allreduce(evaluations)
+
+
+def next_chunk(chunk: int, seconds: float) -> int:
+    """The next chunk of steps after ``chunk`` steps took ``seconds``: aimed at ~0.2 s
+    (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s."""
+    grown = chunk * 2 if seconds < 0.1 else chunk * 0.2 / max(seconds, 1e-9)
+    return int(min(max(1, grown), 1_000_000))

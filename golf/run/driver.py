@@ -61,7 +61,7 @@ import time
 from golf.anneal import FL, SC, P, StopReason, schedule
 from golf.errors import AgreedError, GolfError, Interrupted
 from golf.run.checkpoint import Picked, load_checkpoint, pick_checkpoint, save_checkpoint
-from golf.run.coordinate import Coordinator, collective
+from golf.run.coordinate import Coordinator, collective, next_chunk
 from golf.run.folder import CHECKPOINT, OUTPUTS, SET_ASIDE, RunDir
 from golf.run.outputs import plot_trace, recheck_graph, write_trace
 from golf.run.phases import Phases
@@ -69,13 +69,6 @@ from golf.run.problem import Problem
 from golf.run.report import Log, fmt_seconds, progress_line
 
 __all__ = ["Search", "Interrupted", "next_chunk"]
-
-
-def next_chunk(chunk: int, seconds: float) -> int:
-    """The next chunk of steps after ``chunk`` steps took ``seconds``: aimed at ~0.2 s
-    (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s."""
-    grown = chunk * 2 if seconds < 0.1 else chunk * 0.2 / max(seconds, 1e-9)
-    return int(min(max(1, grown), 1_000_000))
 
 
 def _os_error(rd, what: str, fn):
@@ -264,23 +257,25 @@ class Search:
     # -- set-up -----------------------------------------------------------------------------
     def _resolve_g(self, sigs, resume):
         """``problem.g: auto``: the trials of :mod:`golf.run.symmetry` (a resumed run takes
-        the g its checkpoint records), and the chosen g in the config; None for a given g or
-        a resumed run. run.yaml gets the chosen g once the first checkpoint is written
-        (:meth:`_first_checkpoint`): a run stopped before it has no g chosen, and a resume
-        starts it from the beginning, trials included."""
+        the form its checkpoint records), and the chosen form (g and group) in the config;
+        None for a given g or a resumed run. run.yaml gets the chosen form once the first
+        checkpoint is written (:meth:`_first_checkpoint`): a run stopped before it has no form
+        chosen, and a resume starts it from the beginning, trials included."""
         if self.cfg["problem"]["g"] != "auto":
             return None
         if resume is not None:
-            g = resume["meta"].get("auto_g", {}).get("g")
+            auto = resume["meta"].get("auto_g", {})
+            g = auto.get("g")
             if not isinstance(g, int) or g < 1 or self.cfg["problem"]["n"] % g:
                 raise GolfError(f"{self.resumed_from}: run.yaml says problem.g: auto and the "
                                 f"checkpoint records no g chosen by the trials")
             self.cfg["problem"]["g"] = g
+            self.cfg["problem"]["group"] = auto.get("group")
             self._write_run_yaml()  # killed between the first checkpoint and run.yaml
             return None
-        from golf.run.symmetry import choose_g
+        from golf.run.symmetry import choose_form
 
-        choice = collective(self.comm, lambda: choose_g(
+        choice = collective(self.comm, lambda: choose_form(
             self.cfg, self.co, self.log, lambda: sigs.caught is not None, self._start_graph))
         if choice.interrupted:
             name = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}.get(sigs.caught,
@@ -290,22 +285,34 @@ class Search:
             self.log(f"{name}: stopped during the g: auto trials, before the first "
                      f"checkpoint; {again}")
             raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
-        self.cfg["problem"]["g"] = choice.g
+        self.cfg["problem"]["g"] = choice.form.g
+        self.cfg["problem"]["group"] = choice.form.spec
         return choice
 
-    def _start_graph(self, g=None):
-        """The start graph of ``problem.start`` for ``g`` (default: the config's): random
-        (also for null), circulant (the best one :func:`golf.circulant.find_circulant` finds
-        from the search seed; noted for the log in ``start_note``) or an edge-list file (in
-        the problem's format: :class:`golf.run.problem.Problem`)."""
-        p, s = self.cfg["problem"], self.cfg["search"]
-        g = g or p["g"]
-        problem = Problem(p, g)
+    def _start_graph(self, form=None):
+        """The start graph of ``problem.start`` for ``form`` (a :class:`golf.run.symmetry.Form`,
+        or an int g that is cyclic; default: the config's): random (also for null), circulant
+        (the best one :func:`golf.circulant.find_circulant` finds from the search seed; noted
+        for the log in ``start_note``) or an edge-list file (in the problem's format:
+        :class:`golf.run.problem.Problem`)."""
+        s = self.cfg["search"]
+        if form is None or isinstance(form, int):
+            p = self.cfg["problem"]
+            g = form or p["g"]
+            problem = Problem(p, g)
+        else:
+            p = form.config({"problem": self.cfg["problem"]})["problem"]
+            g = form.g
+            problem = Problem(p)
         start = p["start"] or "random"
         if start == "random":
             return problem.random_graph(s["seed"])
         if start == "circulant":
             from golf.circulant import find_circulant
+
+            if problem.group is not None:
+                raise GolfError("problem.start: circulant starts are cyclic, not "
+                                f"{problem.group.label}")
 
             found = find_circulant(p["n"], p["d"], seed=s["seed"])
             self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
@@ -314,22 +321,15 @@ class Search:
         return problem.read(start)
 
     def _annealer(self, graph, ev, seed):
-        from golf.anneal import Annealer, search_options
-        from golf.population import BatchAnnealer, chains_on_device
+        from golf.population import annealer_for
 
-        s, o = self.cfg["search"], self.cfg["output"]
+        s = self.cfg["search"]
         if s["method"] == "tabu":
             return self.phases.tabu(graph, ev, seed, reach=self.problem.reach(),
                                     bounds=self.bounds)
-        kw = dict(steps=self.phases.annealer_steps(), seed=seed, trace_every=o["trace_every"],
-                  bounds=self.bounds, reach=self.problem.reach(), **search_options(s))
-        if s["batch"] > 1 or chains_on_device(ev):
-            par = self.cfg["parallel"]
-            return BatchAnnealer(graph, ev, s["batch"], population=s["population"],
-                                 population_every=s["population_every"], ladder=s["ladder"],
-                                 exchange_every=par["exchange_every"],
-                                 restart_fraction=par["restart_fraction"], **kw)
-        return Annealer(graph, ev, **kw)
+        return annealer_for(self.cfg, graph, ev, steps=self.phases.annealer_steps(), seed=seed,
+                            trace_every=self.cfg["output"]["trace_every"], bounds=self.bounds,
+                            reach=self.problem.reach())
 
     def _set_up(self, resume) -> None:
         """Evaluator, annealer (from the checkpoint when resuming), exchange, temperatures;

@@ -1,57 +1,57 @@
-"""``problem: {g: auto}``: the symmetry chosen by short trial searches before the run.
+"""``problem: {g: auto}``: the symmetry form of the run, chosen by trials before it.
 
-A larger ``g`` makes every evaluation cheaper (``m = n/g`` base sources) and the search space
-smaller, but fewer graphs are reachable; which ``g`` pays depends on ``n``, ``d`` and the
-budget. :func:`choose_g` tries a few and keeps the best:
+A *form* (:class:`Form`) is a symmetry order ``g`` (``m = n/g`` base vertices) and its group:
+the cyclic group ``Z_g`` or a metacyclic group ``Z_a ⋊_r Z_b`` (:mod:`golf.group`). Which
+form pays differs from pair to pair, so :func:`choose_form` tries a portfolio of them with the
+run's own engine and keeps the best.
 
-1. **Candidates** (:func:`candidates`): the divisors ``g`` of ``n`` with ``m = n/g >= d``,
-   and ``g = 1`` always. A g-symmetric graph is a lift of a base graph on ``m`` classes of
-   degree ``d``; below ``m = d`` the base graph is a multigraph on fewer classes than a
-   vertex has neighbours, and little is left to search but the voltages. The floor is
-   measured, not derived: in 60 s single-chain runs with voltage moves, (256, 8) did best at
-   g = 32 (m = 8, ASPL 2.7495-2.7520 against 2.7525-2.7574 at g = 16) and (1024, 8) at
-   g = 128 (m = 8, 3.5177-3.5228 against 3.5207-3.5254 at g = 64). A floor of m >= d/2
-   was measured too: (1024, 8) did worse at g = 256 (m = 4) than at g = 128 in 60 s
-   single-chain runs with near swaps (3.5196 and 3.5213 against 3.5189 and 3.5186, seeds 1
-   and 2), and 60 s ``auto`` runs with that floor chose g = 256 there and g = 32 for
-   (256, 8), though (256, 8) itself did better at g = 64 (2.7451 and 2.7480 against 2.7490
-   and 2.7505); a config can name such a g (``configs/records2016_gpu.yaml`` does), ``auto``
-   keeps m >= d. At most
-   :data:`MAX_CANDIDATES` are kept, spread evenly over ``log g`` from 1 to the largest, ties
-   going to the larger ``g``. A grid problem (:mod:`golf.grid`) tries the rotations its
-   lattice allows instead: 1, 2 (an even number of cells) and 4 (a square with an even side).
-2. **Equal time under golf's cost model**: every trial gets the same model seconds, and
-   candidate ``g`` as many steps as that buys at the estimate of one evaluation of its backend
-   (the backend's ``estimate``, as ``auto`` uses; ``reference`` gives none and is budgeted with
-   ``bfs``'s). The estimates follow the backends rather than ``1/g``: on ``bitset`` a row of
-   ``m`` bits costs whole 64-bit words, so (256, 8) is estimated at the same cost for every
-   ``g`` from 2 to 16. The trials together get ``search.auto_g_budget`` (default 0.05) of the run's
-   budget: with a step budget ``S``, of what ``S`` steps cost at the largest candidate ``g``
-   (the trial of that ``g`` gets ``auto_g_budget * S / K`` steps for ``K`` trials, the others
-   fewer in proportion to their cost); with a time limit alone, of its seconds. The step
-   counts come from the model, never from a clock, so the choice is the same for a given
-   seed and backend (with a step budget, on any machine). While a share buys fewer than
-   :data:`MIN_TRIAL_STEPS` steps, the dearest candidate is dropped and the budget shared by
-   the others.
-3. **Trials**: from the start graph the main search would use with that ``g`` (a random
-   graph of ``search.seed`` unless ``problem.start`` says otherwise; a ``g`` it cannot be
-   built for is left out), the annealer (:class:`golf.anneal.Annealer`: ``sa``, or ``hill``
-   with ``method: hill``) with the config's temperatures, sampled where ``auto``.
-4. **The choice**: the smallest ``(diameter, total)`` (exact integers); a tie goes to the
-   larger ``g`` (fewer base sources to score, a smaller space). The main search then starts
-   from the winning trial's best graph, with the temperatures that trial sampled from its
-   start graph where they are ``auto`` (sampled again from an annealed graph they would come
-   out hotter at the end: its smallest uphill step is larger); the trials' evaluations and seconds count in the
-   run's (with a time limit, the trials' seconds are part of it, and a trial that reaches it
-   stops there, the others being left out; with a step budget, the main search still runs
-   all its steps). Short trials favour the spaces that improve soonest,
-   which are the smaller ones (larger ``g``); a larger ``auto_g_budget`` makes the trials
-   more like the run they stand for.
+1. **The portfolio** (:func:`forms`).
 
-Under MPI with ``parallel.mode: chains`` the trials are dealt round-robin over the ranks and
-their results gathered, so every rank ends with the same ``g`` and the winning graph (the
-trials' seeds do not depend on the rank: the choice is that of a serial run); with
-``parallel.mode: evaluator`` all ranks run every trial together, each evaluation split.
+   * Cyclic ``g``: the divisors of ``n`` with ``m >= d``, and ``g = 1``; at most
+     :data:`CYCLIC_FORMS`, spread evenly over ``log g`` (the largest and ``1`` always). Below
+     ``m = d`` a cyclic lift has too few classes to search: (256, 8) did best at ``g = 32``
+     and (1024, 8) at ``g = 128`` in cyclic runs (``m = 8`` both).
+   * Metacyclic groups of order ``n/m`` for ``m`` in :data:`GROUP_M` (1, 2, 4, 8):
+     :func:`golf.group.metacyclic_groups` lists the non-abelian ones, one of each
+     isomorphism class (an abelian non-cyclic group adds commutator 4-cycles to every lift,
+     which is what the non-abelian ones remove). Of each order :data:`GROUPS_PER_ORDER` are
+     kept, ranked by :func:`group_prior`: ``a`` near ``1.5 sqrt(g)``, then a large order of
+     ``r``, then a large commutator subgroup. The rank is read off the forms that won:
+     ``Z_16 ⋊_3 Z_8`` for (256, 8), ``Z_32 ⋊_3 Z_16`` for (1024, 8), ``Z_32 ⋊_3 Z_8`` for
+     (512, 8) and (1024, 4), ``Z_73 ⋊_10 Z_64`` for (9344, 6) and ``Z_250 ⋊_3 Z_200`` for
+     (100000, 20) each rank first of their order, and the second pick has another ``a``, so
+     that the two differ in shape (``results/quality/``).
+   * ``problem.group: cyclic`` with ``g: auto`` keeps the cyclic forms only; a grid problem
+     tries the rotations its lattice allows (1, 2 and 4 where they exist).
+
+2. **Trials held to the clock, by successive halving** (:func:`halving_plan`). The trials
+   together get ``search.auto_g_budget`` (default :data:`DEFAULT_BUDGET`, a quarter) of the
+   run: of its seconds with a time limit, of its steps with a step budget alone (then every
+   slice is a count of steps and the choice is the same on any machine). Round 0 gives every
+   form a slice; each later round keeps the better half (rounded up) and gives each survivor
+   a slice as long as the round's share allows; the rounds end with two forms. Every round
+   gets the same share of the budget, so a form that survives to the end has had most of it.
+   A trial is the run's own engine: the population of ``search.batch`` chains (device chains
+   where the evaluator runs them, host chains where it does not), its moves, its
+   temperatures (sampled from the form's start graph where ``auto``); a survivor goes on from
+   where it stopped, its cooling spread over the slices it would get if it won. Each slice
+   stops at its share of the clock (a slice's set-up counts in it, and what one slice
+   overran is taken from the next of that process), so the trials' seconds add up to the
+   budget plus at most a chunk of steps (~0.2 s) a slice.
+
+3. **The choice**: the smallest ``(diameter, total)`` of the last round (exact integers); a
+   tie goes to the larger ``g`` (fewer base sources to score). The main run starts from the
+   winner's best graph, at the winner's sampled temperatures where they are ``auto``, and its
+   clock already holds the trials' seconds.
+
+summary.json and the checkpoints keep the record under ``auto_g``: ``form`` (``g``,
+``group``, ``label``), ``budget`` (the share), ``rounds`` and ``trials`` (each form with its
+``seconds``, evaluations, best score by round, or why it was not tried), and ``reason``.
+
+Under MPI with ``parallel.mode: chains`` the forms are dealt round-robin over the ranks and
+stay there; each round's results are gathered and every rank ends with the same form and
+graph. With ``parallel.mode: evaluator`` all ranks run every trial together, each evaluation
+split (rank 0's clock decides).
 """
 
 from __future__ import annotations
@@ -64,13 +64,22 @@ from dataclasses import dataclass, field
 from golf.errors import GolfError
 from golf.run.problem import Problem
 
-__all__ = ["divisors", "candidates", "trial_costs", "trial_steps", "choose_g", "Choice",
-           "MAX_CANDIDATES", "MIN_TRIAL_STEPS", "M_PER_DEGREE"]
+__all__ = ["divisors", "candidates", "forms", "group_prior", "halving_plan", "choose_form",
+           "Form", "Choice", "CYCLIC_FORMS", "GROUP_M", "GROUPS_PER_ORDER", "DEFAULT_BUDGET",
+           "M_PER_DEGREE"]
 
-# the floor on m = n/g, in units of d
+# the floor on m = n/g of a cyclic form, in units of d
 M_PER_DEGREE = 1
-MAX_CANDIDATES = 8
-MIN_TRIAL_STEPS = 100
+CYCLIC_FORMS = 3
+GROUP_M = (1, 2, 4, 8)
+# the order in which the first group of each m comes in the portfolio (after the largest
+# cyclic g; g = 1 comes fourth): small budgets try the first forms only
+PRIORITY_M = (2, 4, 1, 8)
+# the shortest first slice of a trial: seconds, or steps with a step budget
+MIN_SLICE_SECONDS = 1.0
+MIN_SLICE_STEPS = 100
+GROUPS_PER_ORDER = 2
+DEFAULT_BUDGET = 0.25
 
 
 def divisors(n: int) -> list[int]:
@@ -79,11 +88,13 @@ def divisors(n: int) -> list[int]:
     return sorted(set(small + [n // k for k in small]))
 
 
-def candidates(n: int, d: int, cap: int = MAX_CANDIDATES) -> list[int]:
-    """The symmetries ``g`` worth a trial, ascending (see the module docstring): divisors of
-    ``n`` with ``n/g >= d``, and 1; at most ``cap``, spread over ``log g``.
+def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
+    """The cyclic orders ``g`` worth a trial, ascending: divisors of ``n`` with ``n/g >= d``,
+    and 1; at most ``cap``, spread over ``log g`` (the largest and 1 always).
 
     >>> candidates(256, 8)
+    [1, 4, 32]
+    >>> candidates(256, 8, cap=8)
     [1, 2, 4, 8, 16, 32]
     >>> candidates(101, 4)
     [1]
@@ -100,288 +111,384 @@ def candidates(n: int, d: int, cap: int = MAX_CANDIDATES) -> list[int]:
     return sorted(picked)
 
 
-def _with_g(cfg: dict, g: int) -> dict:
-    """The config of a trial: problem.g = g, one chain."""
-    out = copy.deepcopy(cfg)
-    out["problem"]["g"] = g
-    out["search"]["batch"] = 1
+@dataclass(frozen=True)
+class Form:
+    """A symmetry form: order ``g`` and ``group`` (a :class:`golf.group.Group`, None for the
+    cyclic ``Z_g``)."""
+
+    g: int
+    group: object = None
+
+    @property
+    def spec(self):
+        """``problem.group``'s value: ``[a, r]`` or None."""
+        return None if self.group is None else self.group.spec
+
+    def label(self, n: int) -> str:
+        m = n // self.g
+        if self.group is None:
+            return f"cyclic g={self.g} (m={m})"
+        return f"{self.group.label} (g={self.g}, m={m})"
+
+    def record(self, n: int) -> dict:
+        return {"g": self.g, "group": self.spec, "m": n // self.g, "label": self.label(n)}
+
+    def config(self, cfg: dict) -> dict:
+        """``cfg`` with this form as the problem's symmetry."""
+        out = copy.deepcopy(cfg)
+        out["problem"]["g"] = self.g
+        out["problem"]["group"] = self.spec
+        return out
+
+
+def group_prior(grp) -> tuple:
+    """The rank of a group among those of its order (smaller first; module docstring): how far
+    ``a`` is from ``1.5 sqrt(g)`` (in log), less a half of ``log ord(r) / log g`` and 0.3 of
+    the commutator subgroup's share of ``Z_a``.
+
+    >>> from golf.group import metacyclic_groups
+    >>> min(metacyclic_groups(512), key=group_prior).label
+    'Z_32 ⋊_3 Z_16'
+    """
+    from golf.group import _order_mod, invariants
+
+    g = grp.g
+    score = (abs(math.log(grp.a / math.sqrt(g)) - math.log(1.5))
+             - 0.5 * math.log(_order_mod(grp.r, grp.a)) / math.log(g)
+             - 0.3 * invariants(grp)[1] / grp.a)
+    return (score, grp.a, grp.r)
+
+
+def _groups_of_order(g: int) -> list:
+    """The :data:`GROUPS_PER_ORDER` best groups of order ``g`` by :func:`group_prior`, each
+    with an ``a`` of its own."""
+    from golf.group import metacyclic_groups
+
+    out, seen_a = [], set()
+    for grp in sorted(metacyclic_groups(g), key=group_prior):
+        if grp.a not in seen_a:
+            out.append(grp)
+            seen_a.add(grp.a)
+        if len(out) == GROUPS_PER_ORDER:
+            break
     return out
 
 
-def trial_costs(cfg: dict, gs, ranks: int = 1) -> dict[int, tuple[str, float]]:
-    """``g -> (backend, estimated seconds of one evaluation)`` for the trials: the configured
-    backend (or the one ``auto`` picks for that ``g``) and its own estimate."""
-    from golf.evaluators import backend_class, choose_backend
-    from golf.evaluators.base import cpu_threads
+def forms(problem: dict) -> tuple[list[Form], str]:
+    """The portfolio of a config's ``problem`` section and the rule that made it (module
+    docstring): cyclic forms by ascending ``g``, then groups by ascending ``m``."""
+    n, d = problem["n"], problem["d"]
+    p = Problem(problem, 1)
+    if p.grid is not None:
+        gs, rule = p.trial_candidates(None)
+        return [Form(g) for g in gs], rule
+    floor = "d" if M_PER_DEGREE == 1 else f"{M_PER_DEGREE}d"
+    cyclic = [Form(g) for g in sorted(candidates(n, d), reverse=True)]
+    rule = (f"cyclic g: divisors of n={n} with m = n/g >= {floor} = {M_PER_DEGREE * d}, and 1 "
+            f"(at most {CYCLIC_FORMS})")
+    if problem.get("group") == "cyclic":
+        return cyclic, rule + "; problem.group: cyclic"
+    groups = {m: [Form(n // m, grp) for grp in _groups_of_order(n // m)]
+              for m in GROUP_M if n % m == 0 and n // m >= 6}
+    # the order of priority, which a small budget cuts (see _affordable)
+    first = [groups[m][0] for m in PRIORITY_M if groups.get(m)]
+    lead = first[:3] + cyclic[-1:] + first[3:]
+    rest = cyclic[1:-1] + [f for m in PRIORITY_M for f in groups.get(m, [])[1:]]
+    out = cyclic[:1] + [f for f in lead if f not in cyclic[:1]] + rest
+    return out, rule + (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, "
+                        f"{GROUPS_PER_ORDER} an order (golf.run.symmetry.group_prior)")
 
-    p, e = cfg["problem"], cfg["evaluator"]
-    threads = e.get("threads") or cpu_threads()
-    out = {}
-    for g in gs:
-        name = e["backend"]
-        if name == "auto":
-            name = choose_backend(p["n"], p["d"], g, e.get("threads"), ranks)[0]
-        for cls in (backend_class(name), backend_class("bfs")):
-            est = cls.estimate(p["n"], p["d"], g, threads=threads, ranks=ranks)
-            if est is not None:
-                break
-        out[g] = (name, est.seconds)
-    return out
+
+def _affordable(count: int, total: float, least: float) -> int:
+    """How many forms of the portfolio the budget ``total`` tries with a first slice of at
+    least ``least`` each (at least 1)."""
+    while count > 1 and total / len(halving_plan(count)) / count < least:
+        count -= 1
+    return count
 
 
-def trial_steps(cfg: dict, costs: dict) -> dict[int, int]:
-    """``g -> steps`` of each trial: equal model seconds each, the trials together
-    ``auto_g_budget`` of the run's (see the module docstring). While a trial would get fewer
-    than :data:`MIN_TRIAL_STEPS` steps, the dearest candidate is dropped and the budget shared
-    by the others."""
-    s = cfg["search"]
-    seconds = {g: c for g, (_, c) in costs.items()}
-    if s["steps"]:
-        budget = s["auto_g_budget"] * s["steps"] * seconds[max(seconds)]
-    else:
-        budget = s["auto_g_budget"] * s["time_limit"]
-    gs = sorted(seconds)
-    while gs:
-        steps = {g: int(budget / len(gs) / seconds[g]) for g in gs}
-        dearest = min(gs, key=lambda g: (steps[g], g))
-        if steps[dearest] >= MIN_TRIAL_STEPS:
-            return steps
-        gs.remove(dearest)
-    return {}
+def halving_plan(k: int) -> list[int]:
+    """The number of forms in each round of successive halving from ``k``: halved (rounded
+    up) until two are left.
+
+    >>> halving_plan(11), halving_plan(3), halving_plan(2), halving_plan(1)
+    ([11, 6, 3, 2], [3, 2], [2], [1])
+    """
+    plan = [k]
+    while plan[-1] > 2:
+        plan.append((plan[-1] + 1) // 2)
+    return plan
 
 
 @dataclass
 class Choice:
-    """What :func:`choose_g` decided: ``g``, the winning trial's best graph (None when there
-    was no trial) and the temperatures sampled from its start graph (the answer of
-    :meth:`golf.anneal.Annealer.auto_temperatures`, or None), the record for summary.json,
-    the seconds it took; ``interrupted`` when a signal stopped the trials."""
+    """What :func:`choose_form` decided: the ``form`` (None when stopped by a signal), the
+    winner's best graph (None without trials), the record for summary.json, the seconds it
+    took, ``interrupted`` when a signal stopped the trials, and the temperatures the winner
+    sampled (the answer of :meth:`golf.anneal.Annealer.auto_temperatures`, or None)."""
 
-    g: int | None
+    form: Form | None
     graph: object = None
     record: dict = field(default_factory=dict)
     seconds: float = 0.0
     interrupted: bool = False
     sampled: tuple | None = None
 
-
-class _Halt:
-    """Why the trials must stop now: a signal (``stopped()``) or the run's time limit
-    (``deadline``, a ``time.perf_counter()`` reading; None: no time limit)."""
-
-    def __init__(self, stopped, deadline):
-        self.stopped, self.deadline = stopped, deadline
-
-    def __call__(self, co, chunk) -> tuple[int, int]:
-        """``(reason, chunk)``: 0, ``StopReason.TIME`` or ``INTERRUPTED``, and the next chunk;
-        this rank's own when its trials are its own (serial, chains), rank 0's for all when
-        the ranks walk one chain together."""
-        from golf.anneal import StopReason
-
-        late = self.deadline is not None and time.perf_counter() >= self.deadline
-        reason = int(StopReason.INTERRUPTED) if self.stopped() else 0
-        if co.chains:
-            return reason or (int(StopReason.TIME) if late else 0), chunk
-        reason, chunk = co.decide(bool(reason), int(StopReason.TIME) if late else 0, chunk,
-                                  0.0, False)[:2]
-        return reason, chunk
+    @property
+    def g(self):
+        return None if self.form is None else self.form.g
 
 
-def _anneal(ann, co, halt) -> int:
-    """Run ``ann`` to its step budget in chunks of ~0.2 s (as the run does; the chunking
-    changes nothing in the chain); returns why ``halt`` cut it short (0: it did not)."""
-    from golf.run.driver import next_chunk
+class _Trial:
+    """One form's trial: its engine (evaluator and annealer, built at its first slice), what
+    it has spent and reached."""
 
-    chunk = 64
-    while not ann.stop_reason:
-        reason, chunk = halt(co, chunk)
-        if reason:
-            return reason
-        tic = time.perf_counter()
-        ann.run(chunk)
-        chunk = next_chunk(chunk, time.perf_counter() - tic)
-    return 0
+    def __init__(self, index: int, form: Form, cfg: dict, planned: float):
+        self.index, self.form, self.cfg, self.planned = index, form, cfg, planned
+        self.ann = self.ev = None
+        self.spent = 0.0  # seconds, or steps with a step budget
+        self.seconds = 0.0
+        self.chunk = 1
+        self.sampled = None
+        self.temperatures = None
+        self.by_round: list = []
+        self.skipped = None
+
+    def build(self, co, start):
+        from golf.anneal import schedule
+        from golf.evaluators import build_evaluator
+        from golf.population import annealer_for
+
+        tc = self.form.config(self.cfg)
+        s = tc["search"]
+        problem = Problem(tc["problem"])
+        ev = build_evaluator(tc, co.comm)
+        steps = int(self.planned) if s["steps"] else 0
+        ann = annealer_for(tc, start(self.form), ev, seed=s["seed"], steps=steps,
+                           trace_every=max(steps, 1 << 30), bounds=problem.bounds(),
+                           reach=problem.reach())
+        sampled = []
+
+        def sample():
+            sampled.extend(ann.auto_temperatures(s["sample_moves"]))
+            return sampled
+
+        t0, t1, _ = schedule(s, sample)
+        ann.set_temperatures(t0, t1)
+        self.ann, self.ev = ann, ev
+        self.temperatures = [t0, t1]
+        self.sampled = tuple(sampled) if sampled else None
+
+    def best(self) -> tuple[int, int]:
+        from golf.anneal import SC
+
+        return int(self.ann.sc[SC.BEST_D]), int(self.ann.sc[SC.BEST_TOTAL])
+
+    def report(self, n: int) -> dict:
+        from golf.anneal import SC
+
+        rec = {**self.form.record(n), "seconds": round(self.seconds, 3)}
+        if self.skipped is not None:
+            rec["skipped"] = self.skipped
+            return rec
+        best = self.best() if self.ann is not None else None
+        rec.update(rounds=len(self.by_round), by_round=self.by_round,
+                   evaluations=int(self.ann.sc[SC.EVALS]) if self.ann is not None else 0,
+                   steps=int(self.ann.sc[SC.STEP]) if self.ann is not None else 0,
+                   backend=self.ev.name if self.ev is not None else None,
+                   chains="device" if getattr(self.ann, "on_device", False) else "host")
+        if best is not None:
+            rec.update(best=list(best), aspl=best[1] / (n * (n - 1) / 2),
+                       temperatures=self.temperatures)
+            if self.sampled:
+                rec["sampled"] = list(self.sampled)
+        return rec
 
 
-def run_trial(cfg: dict, g: int, steps: int, graph, co, halt):
-    """One trial: ``steps`` annealing steps of g-symmetric graphs from ``graph``. Returns
-    ``(record, best rows)``; the record says ``interrupted`` when a signal cut it, ``cut``
-    when the run's time limit did."""
-    from golf.anneal import SC, Annealer, StopReason, schedule, search_options
-    from golf.evaluators import build_evaluator
+def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, start) -> int:
+    """One slice of ``trial``: ``amount`` seconds (``timed``) or steps, its set-up included;
+    returns a stop reason (0: the slice ran out) -- INTERRUPTED, TIME (the trials' deadline) or
+    the annealer's own (it reached the bounds)."""
+    from golf.anneal import SC, StopReason
+    from golf.run.coordinate import next_chunk
 
-    tc, s = _with_g(cfg, g), cfg["search"]
     t = time.perf_counter()
-    ev = build_evaluator(tc, co.comm)
-    problem = Problem(tc["problem"], g)
-    ann = Annealer(graph, ev, steps=steps, seed=s["seed"], trace_every=steps + 1,
-                   bounds=problem.bounds(), reach=problem.reach(), **search_options(s))
-    sampled = []
+    reason = 0
+    try:
+        if trial.ann is None:
+            trial.build(co, start)
+        ann = trial.ann
+        step0 = int(ann.sc[SC.STEP])
+        ran = False  # a slice runs at least one chunk: a form is scored by its steps
+        while True:
+            now = time.perf_counter()
+            used = (now - t) if timed else int(ann.sc[SC.STEP]) - step0
+            late = int(StopReason.TIME) if deadline is not None and now >= deadline else 0
+            if co.chains or co.comm is None:
+                reason = int(StopReason.INTERRUPTED) if stopped() else late
+                done = used >= amount
+            else:  # the ranks walk one chain: rank 0's clock decides
+                reason, _, _, done, _ = co.decide(stopped(), late, 0, 0.0, used >= amount,
+                                                  False)
+            if reason or (done and ran) or ann.stop_reason:
+                reason = reason or (int(ann.stop_reason) if ann.stop_reason else 0)
+                break
+            chunk = trial.chunk if timed else max(1, min(trial.chunk, int(amount - used)))
+            frac = min(1.0, (trial.spent + used) / trial.planned)
+            tic = time.perf_counter()
+            ann.run(chunk, time_frac=frac)
+            trial.chunk = next_chunk(chunk, time.perf_counter() - tic)
+            ran = True
+        trial.spent += used if not timed else time.perf_counter() - t
+        return reason
+    finally:
+        trial.seconds += time.perf_counter() - t
 
-    def sample():
-        sampled.extend(ann.auto_temperatures(s["sample_moves"]))
-        return sampled
 
-    t0, t1, _ = schedule(s, sample)
-    ann.set_temperatures(t0, t1)
-    reason = _anneal(ann, co, halt)
-    n = graph.n
-    record = {"g": g, "m": n // g, "backend": ev.name, "steps": steps,
-              "evaluations": int(ann.sc[SC.EVALS]),
-              "best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])],
-              "aspl": int(ann.sc[SC.BEST_TOTAL]) / (n * (n - 1) / 2),
-              "seconds": round(time.perf_counter() - t, 3), "temperatures": [t0, t1]}
-    if sampled:
-        record["sampled"] = sampled
-    if reason == StopReason.INTERRUPTED:
-        record["interrupted"] = True
-    elif reason == StopReason.TIME:
-        record["cut"] = f"the run's time limit came after {int(ann.sc[SC.STEP]):,} steps"
-    return record, ann.best_adj.copy()
+def _gather(co, trials: list, mine: list, n: int):
+    """Every rank's view of ``trials`` after a round: under MPI chains each rank reports its
+    own forms' ``(index, best, seconds, skipped)``."""
+    rows = [(tr.index, tr.best() if tr.ann is not None and tr.skipped is None else None,
+             tr.seconds, tr.skipped, tr.report(n)) for tr in mine]
+    if co.chains and co.comm is not None:
+        rows = [r for part in co.comm.allgather(rows) for r in part]
+    return {r[0]: r for r in rows}
 
 
-def _my_trials(cfg, steps, start, co, halt) -> tuple[list, dict, bool]:
-    """This rank's trials (all of them unless chains deal them over the ranks): their
-    records, their best rows by ``g``, and whether a signal cut them short. A ``g`` that
-    cannot be tried (its start graph cannot be built, the time limit has come) is recorded
-    as skipped, on the rank that met it, so that the ranks meet again in the gather."""
+def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
+    """Resolve ``problem.g: auto`` (module docstring). ``co`` is the run's
+    :class:`golf.run.coordinate.Coordinator`, ``log`` its log, ``stopped()`` says a signal
+    came, ``start(form)`` builds the start graph of a form. Every rank returns the same
+    :class:`Choice`."""
     from golf.anneal import StopReason
 
-    comm = co.comm
-    gs = sorted(steps, reverse=True)
-    if co.chains:
-        gs = gs[comm.rank::comm.size]
-    records, rows = [], {}
-    for g in gs:
-        reason = halt(co, 0)[0]
-        if reason == StopReason.INTERRUPTED:
-            return records, rows, True
-        try:
-            if reason == StopReason.TIME:
-                records.append(_skipped(cfg, g, "the run's time limit had come"))
+    t = time.perf_counter()
+    p, s = cfg["problem"], cfg["search"]
+    n = p["n"]
+    portfolio, rule = forms(p)
+    record = {"candidates": [f.record(n) for f in portfolio], "rule": rule,
+              "budget": s["auto_g_budget"]}
+    if len(portfolio) == 1:
+        return _single(record, portfolio[0], f"{rule}: the only form", log, n)
+    timed = bool(s["time_limit"])
+    total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
+    count = _affordable(len(portfolio), total, MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS)
+    if count < len(portfolio):
+        rule += (f"; the first {count} of {len(portfolio)}: the budget gives each a first "
+                 f"slice of at least {MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS:g}"
+                 f"{'s' if timed else ' steps'}")
+        portfolio = portfolio[:count]
+        record["candidates"] = [f.record(n) for f in portfolio]
+        record["rule"] = rule
+    if len(portfolio) == 1:
+        return _single(record, portfolio[0], f"{rule}: the budget buys one form", log, n)
+    plan = halving_plan(len(portfolio))
+    share = [total / len(plan) / k for k in plan]  # a slice of each round
+    planned = sum(share)  # what the winner gets in all
+    unit = "s" if timed else " steps"
+    log(f"g: auto: {len(portfolio)} forms ({rule}); successive halving {plan} over "
+        f"{s['auto_g_budget']:g} of the run's {'seconds' if timed else 'steps'} "
+        f"({total:,.1f}{unit}): slices of "
+        + ", ".join(f"{x:,.1f}{unit}" if timed else f"{int(x):,}{unit}" for x in share))
+    trials = [_Trial(i, f, cfg, planned) for i, f in enumerate(portfolio)]
+    rank, size = (co.comm.rank, co.comm.size) if co.chains and co.comm is not None else (0, 1)
+    deadline = t + total if timed else None
+    alive = list(range(len(trials)))
+    reports: dict = {}
+    debt = 0.0  # what this process's slices overran, taken from its next ones
+    halted = False
+    for r, k in enumerate(plan):
+        for i in alive:
+            tr = trials[i]
+            if i % size != rank or tr.skipped is not None or halted:
                 continue
-            rec, rows[g] = run_trial(cfg, g, steps[g], start(g), co, halt)
-        except GolfError as exc:  # e.g. a start graph that is not g-symmetric
-            records.append(_skipped(cfg, g, str(exc)))
-            continue
-        if co.chains:
-            rec["rank"] = comm.rank
-        records.append(rec)
-        if rec.get("interrupted"):
-            return records, rows, True
-    return records, rows, False
+            amount = max(0.0, share[r] - debt) if timed else share[r]
+            before = tr.seconds if timed else tr.spent
+            try:
+                reason = _slice(tr, amount, timed, co, stopped, deadline, start)
+            except GolfError as exc:  # a form whose start graph cannot be built, ...
+                tr.skipped = str(exc)
+                reason = 0
+            if timed:
+                debt = max(0.0, debt + (tr.seconds - before) - share[r])
+            if reason == StopReason.INTERRUPTED:
+                halted = True
+            elif tr.skipped is None and tr.ann is not None:
+                tr.by_round.append(list(tr.best()))
+        if co.chains and co.comm is not None:
+            halted = any(co.comm.allgather(halted))
+        if halted:
+            return Choice(None, seconds=time.perf_counter() - t, interrupted=True)
+        view = _gather(co, trials, [trials[i] for i in alive if i % size == rank], n)
+        reports.update({i: row[4] for i, row in view.items()})
+        ranked = sorted((i for i in alive if view[i][1] is not None),
+                        key=lambda i: (view[i][1][0], view[i][1][1], -portfolio[i].g, i))
+        for i in alive:
+            log(_trial_line(r, reports[i]))
+        if not ranked:
+            raise GolfError("g: auto: no form could be tried: " + "; ".join(
+                f"{portfolio[i].label(n)}: {view[i][3]}" for i in alive))
+        keep = plan[r + 1] if r + 1 < len(plan) else 1
+        out = [i for i in alive if i not in ranked[:keep]]
+        alive = ranked[:keep]
+        if r + 1 < len(plan):
+            log(f"g: auto round {r}: kept {', '.join(portfolio[i].label(n) for i in alive)}")
+        for i in out:  # free the engines of the forms that are out (GPU buffers)
+            trials[i].ann = trials[i].ev = None
+    win = alive[0]
+    seconds = time.perf_counter() - t
+    final = [reports[i] for i in range(len(trials))]
+    mine = win % size == rank
+    best_rows = trials[win].ann.best_adj.copy() if mine else None
+    sampled = trials[win].sampled if mine else None
+    if co.chains and co.comm is not None:
+        best_rows, sampled = co.comm.bcast((best_rows, sampled), root=win % size)
+    return _decided(record, portfolio[win], final, plan, best_rows, sampled, seconds, cfg, log)
 
 
-def _skipped(cfg: dict, g: int, why: str) -> dict:
-    return {"g": g, "m": cfg["problem"]["n"] // g, "skipped": why}
+def _trial_line(r: int, rep: dict) -> str:
+    if "skipped" in rep:
+        return f"g: auto round {r}: {rep['label']}: not tried ({rep['skipped']})"
+    if "best" not in rep:
+        return f"g: auto round {r}: {rep['label']}: nothing run yet"
+    return (f"g: auto round {r}: {rep['label']}: best diameter {rep['best'][0]}, ASPL "
+            f"{rep['aspl']:.10f}; {rep['evaluations']:,} evaluations ({rep['backend']}, "
+            f"{rep['chains']} chains) in {rep['seconds']:.2f} s")
 
 
-def _gather(co, records: list, rows: dict, halted: bool):
-    """Every rank's records (sorted by g), whether any rank was stopped by a signal, and the
-    winner's g and best rows on every rank (None when stopped or nothing was tried)."""
-    comm = co.comm
-    if co.chains:
-        parts = comm.allgather((records, halted))
-        records = [r for part, _ in parts for r in part]
-        halted = any(h for _, h in parts)
-    records.sort(key=lambda r: r["g"])
-    done = [r for r in records if "best" in r]
-    if halted or not done:
-        return records, halted, None, None
-    win = min(done, key=lambda r: (r["best"][0], r["best"][1], -r["g"]))
-    best = rows.get(win["g"])
-    if co.chains:
-        best = comm.bcast(best, root=win["rank"])
-    return records, False, win["g"], best
-
-
-def _reason(records: list, g: int) -> str:
-    """Why ``g`` won, for the log."""
-    done = [r for r in records if "best" in r]
-    win = next(r for r in done if r["g"] == g)
-    tied = [r["g"] for r in done if r["best"] == win["best"] and r["g"] != g]
-    others = [r for r in done if r["best"] != win["best"]]
-    text = (f"its trial found the best score of the {len(done)} trials of equal model time: "
-            f"diameter {win['best'][0]}, ASPL {win['aspl']:.10f}")
-    if tied:
-        text += f" (tied with g={', '.join(map(str, tied))}; a tie goes to the larger g)"
+def _reason(final: list, win: dict, plan: list) -> str:
+    last = [t for t in final if t.get("rounds") == len(plan) and "best" in t]
+    text = (f"its trial reached the best score of the last round ({len(last)} forms, "
+            f"{win['seconds']:.1f} s of trials for it): diameter {win['best'][0]}, ASPL "
+            f"{win['aspl']:.10f}")
+    others = [t for t in last if t is not win and t["label"] != win["label"]]
     if others:
-        nxt = min(others, key=lambda r: (r["best"][0], r["best"][1], -r["g"]))
-        text += f"; next g={nxt['g']}: diameter {nxt['best'][0]}, ASPL {nxt['aspl']:.10f}"
+        nxt = min(others, key=lambda t: (t["best"][0], t["best"][1], -t["g"]))
+        text += f"; next {nxt['label']}: diameter {nxt['best'][0]}, ASPL {nxt['aspl']:.10f}"
     return text
 
 
-def _trial_line(r: dict) -> str:
-    if "skipped" in r:
-        return f"g: auto trial g={r['g']} m={r['m']}: not tried ({r['skipped']})"
-    where = f", rank {r['rank']}" if "rank" in r else ""
-    cut = f" ({r['cut']})" if "cut" in r else ""
-    return (f"g: auto trial g={r['g']} m={r['m']} steps={r['steps']:,} ({r['backend']}{where})"
-            f": best diameter {r['best'][0]}, ASPL {r['aspl']:.10f}; "
-            f"{r['evaluations']:,} evaluations in {r['seconds']:.2f} s{cut}")
-
-
-def choose_g(cfg: dict, co, log, stopped, start) -> Choice:
-    """Resolve ``problem.g: auto`` (module docstring). ``co`` is the run's
-    :class:`golf.run.coordinate.Coordinator`, ``log`` its log, ``stopped()`` says a signal
-    came, ``start(g)`` builds the start graph for ``g``. Every rank returns the same
-    :class:`Choice`."""
-    t = time.perf_counter()
-    p, s = cfg["problem"], cfg["search"]
-    n, d = p["n"], p["d"]
-    floor = "d" if M_PER_DEGREE == 1 else f"{M_PER_DEGREE}d"
-    gs, rule = Problem(p).trial_candidates(
-        (candidates(n, d), f"divisors g of n={n} with m = n/g >= {floor} = {M_PER_DEGREE * d}, "
-                           f"and 1"))
-    record = {"candidates": gs, "rule": rule, "budget": s["auto_g_budget"]}
-    if len(gs) == 1:
-        return _single(record, f"no divisor g > 1 of n={n} keeps m = n/g >= "
-                               f"{M_PER_DEGREE * d} (= {floor})" if p.get("grid") is None else
-                       f"{rule}: 1 only", log)
-    ranks = co.comm.size if co.comm is not None and not co.chains else 1
-    costs = trial_costs(cfg, gs, ranks)
-    steps = trial_steps(cfg, costs)
-    if not steps:
-        return _single(record, f"the trial budget ({s['auto_g_budget']:g} of the run's) "
-                               f"buys no trial of {MIN_TRIAL_STEPS} steps; largest g",
-                       log, g=max(gs))
-    log(f"g: auto: candidates {gs} ({rule}); trials of equal model time, "
-        f"{s['auto_g_budget']:g} of the run's budget: "
-        + ", ".join(f"g={g} {steps[g]:,} steps" for g in sorted(steps)))
-    halt = _Halt(stopped, t + s["time_limit"] if s["time_limit"] else None)
-    records, halted, g, best = _gather(co, *_my_trials(cfg, steps, start, co, halt))
-    seconds = time.perf_counter() - t
-    if halted:
-        return Choice(None, seconds=seconds, interrupted=True)
-    records = sorted(records + [
-        _skipped(cfg, g2, f"its share of the budget buys fewer than {MIN_TRIAL_STEPS} steps")
-        for g2 in gs if g2 not in steps], key=lambda r: r["g"])
-    return _decided(record, records, g, best, seconds, cfg, log)
-
-
-def _decided(record: dict, records: list, g, best, seconds: float, cfg: dict, log) -> Choice:
-    """The choice after the trials: logged (a line per candidate, then why), recorded."""
+def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -> Choice:
+    """The choice after the trials: logged (why), recorded."""
     from golf.graph import Graph, sort_rows
 
-    if g is None:
-        raise GolfError("g: auto: no candidate could be tried: "
-                        + "; ".join(f"g={r['g']}: {r['skipped']}" for r in records))
-    for r in records:
-        log(_trial_line(r))
-    reason = _reason(records, g)
-    log(f"g: auto chose g={g} because {reason}")
-    record.update(g=g, reason=reason, trials=records, seconds=round(seconds, 3),
-                  evaluations=sum(r.get("evaluations", 0) for r in records))
-    sampled = next(r for r in records if r["g"] == g).get("sampled")
-    if sampled:
-        sampled = (sampled[0], sampled[1], f"of the g={g} trial ({sampled[2]})")
     p = cfg["problem"]
-    return Choice(g, Graph(p["n"], p["d"], g, sort_rows(best)), record, seconds,
-                  sampled=sampled)
+    n = p["n"]
+    win = next(t for t in final if t["label"] == form.label(n))
+    reason = _reason(final, win, plan)
+    log(f"g: auto chose {form.label(n)} because {reason}")
+    record.update(g=form.g, group=form.spec, form=form.record(n), reason=reason,
+                  rounds=plan, trials=final, seconds=round(seconds, 3),
+                  evaluations=sum(t.get("evaluations", 0) for t in final))
+    if sampled:
+        sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
+    graph = Graph(n, p["d"], form.g, sort_rows(best_rows), group=form.group)
+    return Choice(form, graph, record, seconds, sampled=sampled)
 
 
-def _single(record: dict, why: str, log, g: int = 1) -> Choice:
+def _single(record: dict, form: Form, why: str, log, n: int) -> Choice:
     """The choice without trials."""
-    log(f"g: auto chose g={g} because {why}")
-    record.update(g=g, reason=why, trials=[], seconds=0.0, evaluations=0)
-    return Choice(g, None, record)
+    log(f"g: auto chose {form.label(n)} because {why}")
+    record.update(g=form.g, group=form.spec, form=form.record(n), reason=why, rounds=[],
+                  trials=[], seconds=0.0, evaluations=0)
+    return Choice(form, None, record)
