@@ -51,13 +51,14 @@ from golf.graph import Graph  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["Graph", "GolfError", "Score", "Bounds", "Result", "evaluate", "make_evaluator",
-           "search", "bounds", "random_graph", "circulant_graph", "read_edges", "write_edges",
+           "search", "chase", "bounds", "random_graph", "circulant_graph", "read_edges", "write_edges",
            "Group", "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges",
            "write_grid_edges",
            "__version__"]
 
 _LAZY = {
     "evaluate": "golf.api", "make_evaluator": "golf.api", "search": "golf.api",
+    "chase": "golf.api",
     "bounds": "golf.api", "random_graph": "golf.api", "read_edges": "golf.api",
     "write_edges": "golf.api", "Result": "golf.api", "Score": "golf.evaluators.base",
     "Bounds": "golf.lower_bounds", "circulant_graph": "golf.circulant",

@@ -393,3 +393,47 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
     trace = np.asarray(engine.trace_rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS))
     return Result(engine.best_graph, engine.best_score, trace, summary, path)
 
+
+
+def chase(n: int | None, d: int, minutes: float = 10.0, *, seed: int = 1, backend: str = "auto",
+          grid=None, r: int | None = None, progress: bool = True, output=None,
+          force: bool = False, comm=None, **settings) -> Result:
+    """The best graph golf finds for ``(n, d)`` in ``minutes`` of wall time, with nothing
+    chosen by hand: ``golf chase`` in this process (:mod:`golf.run.chase`). The symmetry
+    form (cyclic ``g`` or a metacyclic group) is chosen by clock-bounded trials
+    (:mod:`golf.run.symmetry`; the record is ``Result.summary["auto_g"]``), then a population
+    of tempering chains anneals in it.
+
+    Parameters
+    ----------
+    n, d : int
+        The problem (``n`` None with ``grid``).
+    minutes : float
+        Wall time of the whole chase, the trials included.
+    seed, backend, progress, output, force, comm
+        As :func:`search`.
+    grid, r : optional
+        A grid problem: ``grid=[w, h]`` and the edge length limit ``r``.
+    **settings
+        Any key of the config's sections, over the chase's own settings
+        (:func:`golf.run.chase.chase_settings`), e.g. ``batch=64``.
+
+    Returns
+    -------
+    Result
+        As :func:`search`.
+
+    Examples
+    --------
+    >>> import golf
+    >>> r = golf.chase(32, 3, minutes=0.05, progress=False, batch=4)
+    >>> r.summary["auto_g"]["budget"], r.graph.max_degree <= 3
+    (0.25, True)
+    """
+    from golf.run.chase import chase_settings
+
+    kw = dict(chase_settings(backend), **settings)
+    if grid is not None:
+        kw.update(grid=list(grid), r=r)
+    return search(n, d, "auto", seconds=minutes * 60.0, seed=seed, backend=backend,
+                  progress=progress, output=output, force=force, comm=comm, **kw)

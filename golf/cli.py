@@ -339,6 +339,25 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def _two_numbers(args, parser) -> list[int]:
+    """The two positional numbers of ``bounds`` and ``chase``: ``n d``, or with ``--grid``
+    ``D R``. They stay text until ``--grid`` says what they are; a missing or bad one is a
+    usage error of ``parser``, worded as argparse words it."""
+    names = ("D", "R") if args.grid is not None else ("n", "d")
+    kinds = (_nonneg_int, _positive_int) if args.grid is not None else (_positive_int,
+                                                                         _nonneg_int)
+    missing = [name for name, text in zip(names, (args.n, args.d)) if text is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
+    values = []
+    for name, kind, text in zip(names, kinds, (args.n, args.d)):
+        try:
+            values.append(kind(text))
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"argument {name}: {exc}")
+    return values
+
+
 def cmd_bounds(args) -> int:
     """``golf bounds N D`` (Moore bounds) or ``golf bounds --grid WxH D R`` (lattice bounds).
 
@@ -347,18 +366,7 @@ def cmd_bounds(args) -> int:
     """
     from golf.lower_bounds import grid_bounds, moore_bounds
 
-    names = ("D", "R") if args.grid is not None else ("n", "d")
-    kinds = (_nonneg_int, _positive_int) if args.grid is not None else (_positive_int,
-                                                                         _nonneg_int)
-    missing = [name for name, text in zip(names, (args.n, args.d)) if text is None]
-    if missing:
-        args.bounds_parser.error(f"the following arguments are required: {', '.join(missing)}")
-    values = []
-    for name, kind, text in zip(names, kinds, (args.n, args.d)):
-        try:
-            values.append(kind(text))
-        except argparse.ArgumentTypeError as exc:
-            args.bounds_parser.error(f"argument {name}: {exc}")
+    values = _two_numbers(args, args.bounds_parser)
     if args.grid is not None:
         from golf.grid import parse_size
 
@@ -376,6 +384,41 @@ def cmd_bounds(args) -> int:
     else:
         print(f"{label}\ndiameter >= {b.diameter}\n"
               f"ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\ntotal    >= {b.total}")
+    return 0
+
+
+def cmd_chase(args) -> int:
+    """``golf chase N D`` / ``golf chase --grid WxH D R``: a run of :mod:`golf.run.chase`'s
+    config, then the best graph exported beside it. Without a launcher it first starts itself
+    under mpiexec with a process a core (CPU) or a GPU (:func:`golf.run.chase.relaunch`)."""
+    from golf.run import Search, collective, export_run
+    from golf.run.chase import _backend_on_gpu, chase_config, default_ranks, relaunch
+
+    first, second = _two_numbers(args, args.chase_parser)
+    grid = r = None
+    if args.grid is not None:
+        from golf.grid import parse_size
+
+        grid, (d, r), n = parse_size(args.grid), (first, second), None
+    else:
+        n, d = first, second
+    comm = args.comm
+    if comm is None and args.ranks != 1:
+        gpu = _backend_on_gpu(args.backend)
+        ranks = args.ranks or default_ranks(args.backend)
+        code = relaunch(args.rest, ranks, gpu)
+        if code is not None:
+            return code
+    run = collective(comm, lambda: chase_config(
+        n, d, minutes=args.minutes, seed=args.seed, backend=args.backend, out=args.out,
+        grid=grid, r=r, comm=comm, sets=args.set))
+    summary = Search(run, quiet=args.quiet, comm=comm).start(force=args.force)
+    if summary is None:  # an MPI rank other than 0
+        return 0
+    target, check = export_run(run.path, str(run.path) + os.sep)
+    form = (summary.get("auto_g") or {}).get("form", {}).get("label")
+    print(f"golf chase: {run.path}: {form or 'g=' + str(summary['problem']['g'])}; best "
+          f"diameter {check['diameter']}, total {check['total']}; submission file {target}")
     return 0
 
 
@@ -505,6 +548,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress on the terminal")
     s.set_defaults(func=cmd_run)
 
+    s = sub.add_parser("chase", help="search the best graph of a pair in a given time, the "
+                       "symmetry form chosen by trials (golf.run.chase)",
+                       usage="golf chase [-h] [options] n d\n"
+                       "       golf chase [-h] [options] --grid WxH D R")
+    s.add_argument("n", nargs="?", help="vertex count (>= 1); with --grid: the degree D")
+    s.add_argument("d", nargs="?", help="degree (>= 0); with --grid: the edge length limit R")
+    s.add_argument("--grid", metavar="WxH", help="a grid problem on a W x H lattice")
+    s.add_argument("--minutes", type=float, default=10.0,
+                   help="wall time of the whole chase, trials included (default 10)")
+    s.add_argument("--out", default="runs", metavar="DIR",
+                   help="the run folder goes to DIR/n{N}d{D} (default: runs)")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--backend", default="auto", choices=backends)
+    s.add_argument("--ranks", type=_nonneg_int, default=0, metavar="R",
+                   help="processes to start under mpiexec when not launched by it (default 0: "
+                   "one a GPU for the GPU backends, else one a core; 1: this process only)")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a setting of the chase's config, e.g. --set search.batch=64")
+    s.add_argument("--force", action="store_true",
+                   help="start over in a folder that already holds a run")
+    s.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+    s.set_defaults(func=cmd_chase, chase_parser=s)
+
     s = sub.add_parser("resume", help="continue a run from its checkpoint")
     s.add_argument("run_dir")
     s.add_argument("--quiet", action="store_true")
@@ -547,11 +613,13 @@ def _stdout_to_devnull() -> None:
 def _main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args.rest = argv[argv.index(args.command) + 1:] if args.command in argv else []
     from golf.parallel import world_if_launched
     comm = args.comm = None
     try:
         # under mpiexec with several ranks: MPI.COMM_WORLD for the commands that use it
-        if args.command in ("eval", "run", "resume"):
+        if args.command in ("eval", "run", "resume", "chase"):
             comm = args.comm = world_if_launched()
         return args.func(args) or 0
     except Interrupted as exc:  # SIGINT/SIGTERM: a checkpoint was written

@@ -395,14 +395,20 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     deadline = t + total if timed else None
     alive = list(range(len(trials)))
     reports: dict = {}
-    debt = 0.0  # what this process's slices overran, taken from its next ones
+    debt = 0.0  # the seconds this process's slices ran over their shares (< 0: under)
+    done_here = 0  # slices this process has run
     halted = False
     for r, k in enumerate(plan):
         for i in alive:
             tr = trials[i]
             if i % size != rank or tr.skipped is not None or halted:
                 continue
-            amount = max(0.0, share[r] - debt) if timed else share[r]
+            # an overrun (a first compilation, a slow set-up) is spread over the slices this
+            # process has left, none cut below a quarter of its share
+            left = max(1.0, sum(plan) / size - done_here)
+            amount = (min(2 * share[r], max(0.25 * share[r], share[r] - debt / left)) if timed
+                      else share[r])
+            done_here += 1
             before = tr.seconds if timed else tr.spent
             try:
                 reason = _slice(tr, amount, timed, co, stopped, deadline, start)
@@ -410,7 +416,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
                 tr.skipped = str(exc)
                 reason = 0
             if timed:
-                debt = max(0.0, debt + (tr.seconds - before) - share[r])
+                debt += (tr.seconds - before) - share[r]
             if reason == StopReason.INTERRUPTED:
                 halted = True
             elif tr.skipped is None and tr.ann is not None:

@@ -1,0 +1,123 @@
+"""``golf chase``: the best graph golf can find for a pair in a given wall time, with nothing to
+choose by hand.
+
+A chase is an ordinary run (:class:`golf.run.Search`) of a config that
+:func:`chase_config` writes:
+
+* ``problem: {g: auto}``: the symmetry form (cyclic ``g`` or a metacyclic group) is chosen by
+  the clock-bounded trials of :mod:`golf.run.symmetry`, a quarter of the time;
+* a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
+  :data:`CPU_CHAINS` a process on a CPU), half the proposals near swaps, no restarts;
+* ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
+  ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
+* at the end the best graph is exported beside the run, under the competition's file name.
+
+Every core and GPU: without a launcher, ``golf chase`` starts itself under ``mpiexec`` (the
+one of the ``mpi`` extra, found on the PATH) with :func:`default_ranks` processes -- one a core
+for the CPU backends, one a GPU for the GPU backends -- that run as MPI chains
+(``parallel.mode: chains``: the trials dealt over the ranks, then every rank a population,
+exchanging the best graph). Under ``mpiexec`` it takes the ranks it is given. Without
+``mpiexec`` or mpi4py it runs one process (Numba's threads score the larger graphs).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+from golf.errors import GolfError
+
+__all__ = ["chase_config", "chase_settings", "default_ranks", "relaunch",
+           "GPU_CHAINS", "CPU_CHAINS"]
+
+# chains of a population: on a GPU one launch scores all of them (or they run on the device),
+# on a CPU one process walks them in turn
+GPU_CHAINS = 256
+CPU_CHAINS = 16
+
+
+def _backend_on_gpu(backend: str) -> bool:
+    """True when ``backend`` (or what ``auto`` picks here) runs on a GPU."""
+    from golf.evaluators import backend_class, names
+
+    if backend == "auto":
+        return any(backend_class(b).supports.gpu and backend_class(b).unavailable() is None
+                   for b in names())
+    return backend_class(backend).supports.gpu
+
+
+def chase_settings(backend: str = "auto") -> dict:
+    """The search settings of a chase (module docstring), as :func:`golf.search` keywords."""
+    gpu = _backend_on_gpu(backend)
+    return dict(batch=GPU_CHAINS if gpu else CPU_CHAINS, population="tempering",
+                population_every=500, near_moves=0.5, voltage_moves=0.3, restart_fraction=0.0,
+                exchange_every=200_000)
+
+
+def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "auto",
+                 out=None, grid=None, r=None, comm=None, sets=()):
+    """The :class:`golf.config.RunConfig` of a chase (module docstring): the run folder
+    ``<out>/<name>`` (``out`` default ``runs``); ``sets`` are ``KEY=VALUE`` overrides applied
+    last (as ``golf run --set``)."""
+    from pathlib import Path
+
+    from golf.api import _config
+    from golf.config import (RunConfig, _check_output, _default_name, _merge, parse_overrides,
+                             validate)
+
+    if not minutes > 0:
+        raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
+    settings = chase_settings(backend)
+    if grid is not None:
+        settings.update(grid=list(grid), r=r)
+    if comm is not None and comm.size > 1:
+        settings["mode"] = "chains"
+    raw = _config(n, d, "auto", minutes * 60.0, 0, seed, backend, True, settings)
+    raw["name"] = _default_name(raw["problem"])
+    raw["output"]["dir"] = str(out if out is not None else "runs")
+    data = validate(_merge(raw, parse_overrides(sets)), lambda key: "golf chase")
+    run = RunConfig(data["name"], data, Path(data["output"]["dir"]) / data["name"],
+                    "golf chase")
+    _check_output(run, lambda key: "golf chase")
+    return run
+
+
+def default_ranks(backend: str = "auto") -> int:
+    """The processes a chase starts without a launcher: one a GPU for the GPU backends, else
+    one a usable core."""
+    if _backend_on_gpu(backend):
+        import cupy as cp
+
+        return max(1, int(cp.cuda.runtime.getDeviceCount()))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def relaunch(argv: list, ranks: int, gpu: bool) -> int | None:
+    """Run ``golf chase ARGV`` under ``mpiexec -n ranks`` and return its exit code; None when
+    that cannot be done here (one rank, no mpiexec on the PATH, or no mpi4py), so that the
+    caller runs in this process. CPU ranks get one Numba thread each."""
+    if ranks <= 1:
+        return None
+    # the launcher of the mpi extra sits beside the interpreter of its environment
+    exe = shutil.which("mpiexec") or shutil.which("mpiexec", path=os.path.dirname(
+        sys.executable))
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return None
+    if exe is None:
+        return None
+    cmd = [exe, "-n", str(ranks)]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    cmd += ["--oversubscribe", "--bind-to", "none", sys.executable, "-m", "golf", "chase",
+            *argv, "--ranks", "1"]
+    env = dict(os.environ)
+    if not gpu:
+        env["NUMBA_NUM_THREADS"] = "1"
+    return subprocess.run(cmd, env=env).returncode
