@@ -1,4 +1,5 @@
-"""``problem: {g: auto}``: the config, the candidate rule, the trial budgets, a deterministic
+"""``problem: {g: auto}``: the config, the portfolio of symmetry forms (cyclic and metacyclic),
+successive halving held to the clock (with an evaluator made slow on purpose), a deterministic
 choice that the log and summary explain, resume without new trials, and the Python API."""
 
 import json
@@ -6,12 +7,14 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import golf
 from golf.config import load_config
 from golf.errors import GolfError
-from golf.run.symmetry import MIN_TRIAL_STEPS, candidates, divisors, trial_steps
+from golf.group import Group, invariants, metacyclic_groups
+from golf.run.symmetry import Form, candidates, divisors, forms, halving_plan
 
 from conftest import ROOT, run_golf, signal_after, wait_for
 
@@ -25,13 +28,15 @@ def write(tmp_path, problem="{n: 64, d: 4, g: auto}", search="{steps: 100}", nam
 
 def test_config_takes_auto_and_the_budget(tmp_path):
     (run,) = load_config(write(tmp_path))
-    assert run.data["problem"]["g"] == "auto" and run.data["search"]["auto_g_budget"] == 0.05
+    assert run.data["problem"]["g"] == "auto" and run.data["search"]["auto_g_budget"] == 0.25
     (run,) = load_config(write(tmp_path, search="{steps: 100, auto_g_budget: 0.2}"))
     assert run.data["search"]["auto_g_budget"] == 0.2
     (run,) = load_config(write(tmp_path, problem="{n: 64, d: 4}"), ["problem.g=auto"])
     assert run.data["problem"]["g"] == "auto"
     (run,) = load_config(write(tmp_path, problem="{n: 63, d: 4, g: auto, regular: true}"))
     assert run.data["problem"]["g"] == "auto"
+    (run,) = load_config(write(tmp_path, problem="{n: 64, d: 4, g: auto, group: cyclic}"))
+    assert run.data["problem"]["group"] == "cyclic"
 
 
 @pytest.mark.parametrize("problem,search,pattern", [
@@ -44,6 +49,8 @@ def test_config_takes_auto_and_the_budget(tmp_path):
     ("{n: 64, d: 4, g: 5}", "{steps: 9}", r"c\.yaml:2: problem.g: 5 does not divide n=64"),
     ("{n: 64, d: 4, g: auto}", "{steps: 9, auto_g_budget: 0}",
      r"c\.yaml:3: search.auto_g_budget: expected a fraction > 0 and <= 1.*got 0"),
+    ("{n: 64, d: 4, g: auto, group: [8, 3]}", "{steps: 9}",
+     r"c\.yaml:2: problem.group: a group needs an integer problem.g \(not auto\)"),
     ("{n: 64, d: 4, g: auto}", "{steps: 9, auto_g_budget: 1.5}",
      r"search.auto_g_budget: expected .*got 1.5"),
 ])
@@ -52,77 +59,71 @@ def test_config_refuses(tmp_path, problem, search, pattern):
         load_config(write(tmp_path, problem, search))
 
 
-# -- candidates and budgets -----------------------------------------------------------------
-def test_candidate_rule():
+# -- the portfolio ---------------------------------------------------------------------------
+def test_cyclic_candidate_rule():
     assert divisors(36) == [1, 2, 3, 4, 6, 9, 12, 18, 36]
-    assert candidates(256, 8) == [1, 2, 4, 8, 16, 32]  # m = 256/g >= 8
-    assert candidates(1024, 8) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert candidates(256, 8, cap=8) == [1, 2, 4, 8, 16, 32]  # m = 256/g >= 8
+    assert candidates(256, 8) == [1, 8, 32]  # at most 3, spread over log g (a tie: larger)
     for prime in (2, 53, 101, 9973):
         assert candidates(prime, 4) == [1]
     assert candidates(10, 3) == [1, 2]  # g = 5 leaves m = 2 < 3
-    assert candidates(12, 3) == [1, 2, 3, 4]
-    # many divisors: at most 8, spread over log g from 1 to the largest allowed
-    many = candidates(65536, 6)
+    many = candidates(65536, 6, cap=8)
     assert len(many) == 8 and many[0] == 1 and many[-1] == 8192
     assert all(65536 % g == 0 and 65536 // g >= 6 for g in many)
-    assert many == sorted(set(many))
-    big = candidates(720720, 8)
-    assert len(big) == 8 and big[0] == 1 and 720720 // big[-1] >= 8
-    assert all(720720 // g < 8 for g in divisors(720720) if g > big[-1])  # the largest kept
 
 
-def test_trial_steps_buy_equal_model_time():
-    cfg = {"search": {"steps": 100_000, "time_limit": None, "auto_g_budget": 0.1}}
-    costs = {1: ("bitset", 4e-6), 2: ("bitset", 2e-6), 4: ("bitset", 1e-6)}
-    steps = trial_steps(cfg, costs)
-    assert steps == {1: 833, 2: 1666, 4: 3333}  # the largest g: budget * steps / K
-    cfg["search"].update(steps=0, time_limit=30.0)
-    steps = trial_steps(cfg, costs)
-    assert steps[4] == int(0.1 * 30 / 3 / 1e-6) and steps[1] * 4 == steps[4]
-    # a candidate whose share buys fewer than MIN_TRIAL_STEPS steps is dropped; the others
-    # share the budget
-    cfg["search"].update(steps=3 * MIN_TRIAL_STEPS * 2, auto_g_budget=1.0)
-    costs = {1: ("bfs", 1e-3), 2: ("bfs", 1e-5)}
-    assert trial_steps(cfg, costs) == {2: 6 * MIN_TRIAL_STEPS}
-    cfg["search"].update(steps=10)
-    assert trial_steps(cfg, costs) == {}
-    # one at a time, the dearest first: g=2 fits once g=1 is gone
-    cfg["search"].update(steps=4 * MIN_TRIAL_STEPS)
-    costs = {1: ("bitset", 4e-6), 2: ("bitset", 1.6e-6), 4: ("bitset", 1e-6)}
-    assert trial_steps(cfg, costs) == {2: 125 * MIN_TRIAL_STEPS // 100, 4: 2 * MIN_TRIAL_STEPS}
+def _brute_invariants(grp):
+    """Commutator subgroup, centre and involutions counted element by element."""
+    g = grp.g
+    els = range(g)
+    comm = {int(grp.mul(grp.mul(grp.inv(x), grp.inv(y)), grp.mul(x, y))) for x in els
+            for y in els}
+    sub = {0}
+    while True:  # the subgroup the commutators generate
+        more = sub | {int(grp.mul(a, b)) for a in sub for b in comm}
+        if more == sub:
+            break
+        sub = more
+    centre = [x for x in els if all(grp.mul(x, y) == grp.mul(y, x) for y in els)]
+    inv = [x for x in els if x and grp.mul(x, x) == 0]
+    return len(sub), len(centre), len(inv)
 
 
-def test_the_time_limit_cuts_the_trials():
-    """A trial stops when the run's time limit comes (recorded as cut, its best kept), and
-    the trials not yet run are left out, so the run keeps to its time limit."""
-    import time
+@pytest.mark.parametrize("g", [6, 8, 12, 16, 18, 20, 24, 32])
+def test_metacyclic_groups_are_groups_with_the_stated_invariants(g):
+    found = metacyclic_groups(g)
+    assert found and all(grp.g == g and not grp.abelian for grp in found)
+    keys = [invariants(grp) for grp in found]
+    assert len(set(keys)) == len(keys)  # one of each class
+    for grp in found:
+        assert _brute_invariants(grp) == invariants(grp)[1:4]
+        # associativity and inverses of the product on every triple (small g)
+        x = np.arange(g)
+        a, b, c = np.meshgrid(x, x, x, indexing="ij")
+        assert np.array_equal(grp.mul(grp.mul(a, b), c), grp.mul(a, grp.mul(b, c)))
+        assert np.all(grp.mul(x, grp.inv(x)) == 0)
+    # r and r^k (gcd(k, b) = 1) are one group: listed once
+    assert sum(1 for grp in metacyclic_groups(32) if (grp.a, grp.b) == (8, 4)) == 1
+    assert metacyclic_groups(15) == []  # every group of order 15 is cyclic
 
-    from golf.anneal import StopReason
-    from golf.config import validate
-    from golf.run.coordinate import Coordinator
-    from golf.run.symmetry import _Halt, _my_trials, run_trial
 
-    cfg = validate({"problem": {"n": 96, "d": 4, "g": "auto"},
-                    "search": {"time_limit": 5.0, "seed": 1},
-                    "evaluator": {"backend": "bitset", "threads": 1}}, lambda k: "",
-                   need_name=False)
-    co = Coordinator(None, False)
-    calls = []
-
-    def late_after_two_chunks(co, chunk):
-        calls.append(chunk)
-        return (int(StopReason.TIME) if len(calls) > 2 else 0), chunk
-
-    graph = golf.random_graph(96, 4, g=4, seed=1)
-    rec, _ = run_trial(cfg, 4, 10**6, graph, co, late_after_two_chunks)
-    assert "the run's time limit came after" in rec["cut"]
-    assert 0 < rec["evaluations"] < 10**6 and rec["best"][0] >= 3
-    past = _Halt(lambda: False, time.perf_counter())
-    records, rows, halted = _my_trials(cfg, {1: 500, 4: 500}, lambda g: graph, co, past)
-    assert not halted and rows == {}
-    assert [r["skipped"] for r in records] == ["the run's time limit had come"] * 2
-    signalled = _Halt(lambda: True, None)
-    assert _my_trials(cfg, {1: 500}, lambda g: graph, co, signalled)[2]
+def test_portfolio():
+    fs, rule = forms({"n": 1024, "d": 8, "g": "auto", "group": None, "grid": None, "r": None})
+    assert fs[0] == Form(128)  # the largest cyclic g with m >= d comes first
+    assert Form(1) in fs[:4] and Form(512, Group(32, 16, 3)) in fs[:3]
+    assert Form(256, Group(32, 8, 3)) in fs[:3]  # m = 4
+    assert len(fs) == len(set(fs)) == 3 + 2 * 4
+    assert {1024 // f.g for f in fs if f.group is not None} == {1, 2, 4, 8}
+    assert "metacyclic groups of order n/m" in rule
+    cyc, rule = forms({"n": 1024, "d": 8, "g": "auto", "group": "cyclic", "grid": None,
+                       "r": None})
+    assert cyc == [Form(128), Form(16), Form(1)] and "problem.group: cyclic" in rule
+    assert forms({"n": 101, "d": 4, "g": "auto", "group": None, "grid": None,
+                  "r": None})[0] == [Form(1)]
+    grid, rule = forms({"n": 100, "d": 4, "g": "auto", "group": None, "grid": [10, 10],
+                        "r": 3})
+    assert [f.g for f in grid] == [1, 2, 4] and all(f.group is None for f in grid)
+    assert halving_plan(11) == [11, 6, 3, 2]
 
 
 # -- whole runs -----------------------------------------------------------------------------
@@ -143,35 +144,46 @@ def outcome(rd):
     return s, trials
 
 
+def key(t):
+    return (t["best"][0], t["best"][1], -t["g"])
+
+
 def test_the_choice_is_deterministic_explained_and_counted(tmp_path):
+    """With a step budget the slices are steps: the same seed makes the same trials and
+    choice; the record, the log and run.yaml say what was tried and chosen."""
     p = run_cfg(tmp_path)
     proc = run_golf("run", p, check=True)
     rd = tmp_path / "out" / "r"
     s, trials = outcome(rd)
     auto = s["auto_g"]
-    assert auto["candidates"] == candidates(96, 4) == [1, 2, 3, 4, 6, 8, 16, 24]
-    assert [t["g"] for t in trials] == auto["candidates"]
-    # the best (diameter, total), the larger g on a tie
-    want = min(trials, key=lambda t: (t["best"][0], t["best"][1], -t["g"]))["g"]
-    assert auto["g"] == want == s["problem"]["g"] == s["config"]["problem"]["g"]
-    # equal model time: every trial's steps bought the same estimated seconds
-    g_max = max(auto["candidates"])
-    assert next(t["steps"] for t in trials if t["g"] == g_max) == int(0.3 * 20000 / 8)
-    assert all(t["evaluations"] <= t["steps"] for t in trials)
+    assert auto["budget"] == 0.3
+    assert [t["label"] for t in trials] == [c["label"] for c in auto["candidates"]]
+    plan = auto["rounds"]
+    assert plan == halving_plan(len(trials)) and plan[-1] == 2
+    # successive halving: round r kept the best plan[r+1] of its forms
+    for r, k in enumerate(plan[1:]):
+        ran = [t for t in trials if t.get("rounds", 0) > r]
+        kept = sorted(ran, key=lambda t: (*t["by_round"][r], -t["g"]))[:k]
+        assert {t["label"] for t in kept} == {t["label"] for t in ran
+                                              if t.get("rounds", 0) > r + 1}
+    last = [t for t in trials if t.get("rounds") == len(plan)]
+    win = min(last, key=key)
+    assert auto["form"]["label"] == win["label"] and auto["g"] == win["g"]
+    assert auto["group"] == win["group"] == s["config"]["problem"]["group"]
+    assert s["problem"]["g"] == win["g"]
+    # step slices: the winner ran the planned steps of every round
+    share = [0.3 * 20000 / len(plan) / k for k in plan]
+    assert win["steps"] <= sum(int(x) + 64 for x in share)
     # the trials count in the run's evaluations; the main search ran its whole step budget
-    main = [ln for ln in (rd / "trace.csv").read_text().splitlines()[1:]][-1].split(",")
+    main = (rd / "trace.csv").read_text().splitlines()[-1].split(",")
     assert s["steps"] == 20000 and s["evaluations"] == int(main[7]) + auto["evaluations"]
-    assert auto["evaluations"] == sum(t["evaluations"] for t in trials)
-    assert s["seconds"] >= auto["seconds"] > 0
-    # the log: one line per candidate, then the choice and why
+    assert auto["evaluations"] == sum(t.get("evaluations", 0) for t in trials)
     log = (rd / "log.txt").read_text()
     for t in trials:
-        assert (f"g: auto trial g={t['g']} m={96 // t['g']} steps={t['steps']:,} (bitset): "
-                f"best diameter {t['best'][0]}, ASPL {t['aspl']:.10f}") in log
-    assert f"g: auto chose g={want} because its trial found the best score" in proc.stdout
-    assert f"starting r: n=96 d=4 g={want}" in log
-    # run.yaml holds the resolved g
-    assert f"g: {want}\n" in (rd / "run.yaml").read_text()
+        assert f"g: auto round 0: {t['label']}: best diameter" in log
+    assert f"g: auto chose {win['label']} because its trial reached the best score" in \
+        proc.stdout
+    assert f"g: {win['g']}\n" in (rd / "run.yaml").read_text()
     # the same seed chooses the same way; another seed runs its own trials
     run_golf("run", p, "--force", "--quiet", check=True)
     again, trials_again = outcome(rd)
@@ -183,8 +195,8 @@ def test_the_choice_is_deterministic_explained_and_counted(tmp_path):
 def test_a_prime_order_runs_at_g_1_without_trials(tmp_path):
     r = golf.search(53, 4, g="auto", steps=3000, seed=1, progress=False)
     auto = r.summary["auto_g"]
-    assert auto["g"] == 1 and auto["trials"] == [] and auto["candidates"] == [1]
-    assert "no divisor g > 1 of n=53" in auto["reason"] and r.graph.g == 1
+    assert auto["g"] == 1 and auto["trials"] == [] and len(auto["candidates"]) == 1
+    assert "the only form" in auto["reason"] and r.graph.g == 1
     assert r.summary["evaluations"] > 0 and r.score.diameter == r.summary["best"]["diameter"]
 
 
@@ -193,31 +205,69 @@ def test_python_api(batch):
     r = golf.search(64, 4, g="auto", steps=8000, seed=2, progress=False, auto_g_budget=0.4,
                     backend="bitset", threads=1, batch=batch)
     auto = r.summary["auto_g"]
-    assert r.graph.g == auto["g"] == r.summary["problem"]["g"] in auto["candidates"]
-    assert len(auto["trials"]) == len(auto["candidates"]) == 5  # 1..16
+    assert r.graph.g == auto["g"] == r.summary["problem"]["g"]
     best = golf.evaluate(r.graph, "reference")
     assert (best.diameter, best.total) == (r.score.diameter, r.score.total)
+    if auto["group"] is not None:
+        assert r.graph.group == Group(auto["group"][0], auto["g"] // auto["group"][0],
+                                      auto["group"][1])
     # the main search starts from the winning trial's best graph, at its temperatures
-    won = next(t for t in auto["trials"] if t["g"] == auto["g"])
+    won = next(t for t in auto["trials"] if t["label"] == auto["form"]["label"])
     assert [r.summary["start"]["diameter"], r.summary["start"]["total"]] == won["best"]
     assert [r.summary["temperatures"]["t0"], r.summary["temperatures"]["t1"]] == \
         won["temperatures"] == won["sampled"][:2]
 
 
 def test_a_start_graph_limits_the_candidates(tmp_path):
-    """With problem.start, each trial starts from that graph; a g it is not symmetric under
-    is left out, and the log says why."""
+    """With problem.start, each trial starts from that graph; a form it is not symmetric
+    under is left out, and the log says why."""
     start = golf.random_graph(64, 4, g=4, seed=5)  # 4-symmetric: also 2- and 1-
     path = tmp_path / "start.edges"
     golf.write_edges(path, start)
     r = golf.search(64, 4, g="auto", steps=8000, seed=2, progress=False, auto_g_budget=0.4,
                     start=str(path), backend="bitset", threads=1)
-    trials = {t["g"]: t for t in r.summary["auto_g"]["trials"]}
-    assert "skipped" in trials[8] and "best" in trials[4] and "best" in trials[1]
-    assert r.graph.g in (1, 2, 4)
+    trials = r.summary["auto_g"]["trials"]
+    assert any("skipped" in t for t in trials)
+    assert all("best" in t for t in trials if t["g"] == 1)
+    assert r.graph.g in (1, 2, 4) and r.summary["auto_g"]["group"] is None
 
 
-def test_resume_keeps_g_and_runs_no_new_trials(tmp_path):
+def _slow_reference(monkeypatch, seconds):
+    """The reference backend made slow on purpose: every evaluate_many sleeps ``seconds``
+    a graph."""
+    import time as _time
+
+    from golf.evaluators import backend_class
+
+    cls = backend_class("reference")
+    fast = cls.evaluate_many
+
+    def slow(self, adjs, *a, **kw):
+        _time.sleep(seconds * len(adjs))
+        return fast(self, adjs, *a, **kw)
+
+    monkeypatch.setattr(cls, "evaluate_many", slow)
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_the_trials_keep_to_their_share_of_the_clock(monkeypatch, batch):
+    """With an evaluator made slow on purpose (2 ms a graph), the trials' seconds add up to
+    at most (budget + 0.05) of the run's, and the run keeps its time limit."""
+    kw = dict(seed=1, progress=False, backend="reference", batch=batch, sample_moves=20)
+    # the moves of every form compiled first (a step budget tries them all)
+    golf.search(48, 3, g="auto", steps=4000, auto_g_budget=0.9, **kw)
+    _slow_reference(monkeypatch, 0.002)
+    r = golf.search(48, 3, g="auto", seconds=24, **kw)
+    auto, s = r.summary["auto_g"], r.summary
+    spent = sum(t["seconds"] for t in auto["trials"])
+    assert auto["budget"] == 0.25 and len(auto["trials"]) > 2
+    assert spent <= (auto["budget"] + 0.05) * s["seconds"], (spent, s["seconds"])
+    assert auto["seconds"] <= (auto["budget"] + 0.05) * s["seconds"]
+    assert s["seconds"] <= 24 + 1.0
+    assert all(t["evaluations"] > 0 for t in auto["trials"] if "skipped" not in t)
+
+
+def test_resume_keeps_the_form_and_runs_no_new_trials(tmp_path):
     p = run_cfg(tmp_path, steps=5_000_000, budget=0.002)
     proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -225,25 +275,43 @@ def test_resume_keeps_g_and_runs_no_new_trials(tmp_path):
     _, err = signal_after(proc, rd / "checkpoint.npz", signal.SIGINT, 0.3)
     assert proc.returncode == 130, err
     log = (rd / "log.txt").read_text()
-    assert log.count("g: auto chose g=") == 1
-    chosen = int(log.split("g: auto chose g=")[1].split()[0])
-    cfg = (rd / "run.yaml").read_text()
-    assert f"g: {chosen}\n" in cfg
+    assert log.count("g: auto chose ") == 1
     from golf.run import load_checkpoint
 
     ck = load_checkpoint(rd / "checkpoint.npz")
-    assert ck["meta"]["auto_g"]["g"] == chosen
+    auto = ck["meta"]["auto_g"]
+    cfg = (rd / "run.yaml").read_text()
+    assert f"g: {auto['g']}\n" in cfg
     # finish sooner: lower the budget in the run's own config, then resume
     (rd / "run.yaml").write_text(cfg.replace("steps: 5000000", f"steps: "
                                              f"{ck['meta']['steps'] + 5000}"))
     run_golf("resume", rd, "--quiet", check=True)
-    log = (rd / "log.txt").read_text()
-    assert log.count("g: auto chose g=") == 1 and log.count("g: auto trial") == 8
-    assert f"resuming r: n=96 d=4 g={chosen}" in log
+    log2 = (rd / "log.txt").read_text()
+    assert log2.count("g: auto chose ") == 1 and log2.count("g: auto round 0:") == \
+        log.count("g: auto round 0:")
+    assert f"resuming r: n=96 d=4 g={auto['g']}" in log2
     s = json.loads((rd / "summary.json").read_text())
-    assert s["problem"]["g"] == s["auto_g"]["g"] == chosen
-    assert s["auto_g"] == ck["meta"]["auto_g"] and s["steps"] == ck["meta"]["steps"] + 5000
-    assert s["evaluations"] > s["auto_g"]["evaluations"]
+    assert s["problem"]["g"] == auto["g"] and s["config"]["problem"]["group"] == auto["group"]
+    assert s["auto_g"] == auto and s["steps"] == ck["meta"]["steps"] + 5000
+
+
+def test_a_group_form_resumes_at_its_group(tmp_path):
+    """A run whose trials chose a group: run.yaml and the checkpoint keep it, and the resumed
+    run anneals over it."""
+    p = run_cfg(tmp_path, n=64, d=4, steps=4_000_000, budget=0.002, extra="")
+    p.write_text(p.read_text().replace("g: auto}", "g: auto}\n"))
+    proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet", "--set",
+                             "search.seed=2"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    rd = tmp_path / "out" / "r"
+    signal_after(proc, rd / "checkpoint.npz", signal.SIGINT, 0.3)
+    from golf.run import load_checkpoint
+    from golf.run.folder import read_run_config
+
+    auto = load_checkpoint(rd / "checkpoint.npz")["meta"]["auto_g"]
+    run = read_run_config(rd)
+    assert run.data["problem"]["g"] == auto["g"]
+    assert run.data["problem"]["group"] == auto["group"]
 
 
 def test_a_signal_during_the_trials_stops_before_the_first_checkpoint(tmp_path):

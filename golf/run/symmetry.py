@@ -93,7 +93,7 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
     and 1; at most ``cap``, spread over ``log g`` (the largest and 1 always).
 
     >>> candidates(256, 8)
-    [1, 4, 32]
+    [1, 8, 32]
     >>> candidates(256, 8, cap=8)
     [1, 2, 4, 8, 16, 32]
     >>> candidates(101, 4)
@@ -192,7 +192,7 @@ def forms(problem: dict) -> tuple[list[Form], str]:
               for m in GROUP_M if n % m == 0 and n // m >= 6}
     # the order of priority, which a small budget cuts (see _affordable)
     first = [groups[m][0] for m in PRIORITY_M if groups.get(m)]
-    lead = first[:3] + cyclic[-1:] + first[3:]
+    lead = first[:2] + cyclic[-1:] + first[2:]
     rest = cyclic[1:-1] + [f for m in PRIORITY_M for f in groups.get(m, [])[1:]]
     out = cyclic[:1] + [f for f in lead if f not in cyclic[:1]] + rest
     return out, rule + (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, "
@@ -253,6 +253,7 @@ class _Trial:
         self.temperatures = None
         self.by_round: list = []
         self.skipped = None
+        self.rank = None  # the MPI rank that runs it (chains), else None
 
     def build(self, co, start):
         from golf.anneal import schedule
@@ -288,6 +289,8 @@ class _Trial:
         from golf.anneal import SC
 
         rec = {**self.form.record(n), "seconds": round(self.seconds, 3)}
+        if self.rank is not None:
+            rec["rank"] = self.rank
         if self.skipped is not None:
             rec["skipped"] = self.skipped
             return rec
@@ -392,6 +395,9 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
         + ", ".join(f"{x:,.1f}{unit}" if timed else f"{int(x):,}{unit}" for x in share))
     trials = [_Trial(i, f, cfg, planned) for i, f in enumerate(portfolio)]
     rank, size = (co.comm.rank, co.comm.size) if co.chains and co.comm is not None else (0, 1)
+    if size > 1:
+        for tr in trials:
+            tr.rank = tr.index % size
     deadline = t + total if timed else None
     alive = list(range(len(trials)))
     reports: dict = {}
