@@ -1,0 +1,93 @@
+"""``golf chase``: the one command that searches a pair with nothing chosen by hand -- a run
+folder that ``golf resume`` continues, the submission file beside it, the choice explained;
+the grid form; bad input; and under mpiexec, started by the command itself."""
+
+import json
+import signal
+import subprocess
+import sys
+
+import pytest
+
+import golf
+from golf.lower_bounds import moore_bounds
+
+from conftest import ROOT, mpiexec_cmd, run_golf, signal_after
+
+
+def submission(folder):
+    found = [p for p in folder.iterdir() if p.suffix == ".edges" and p.name != "best.edges"]
+    assert len(found) == 1, sorted(p.name for p in folder.iterdir())
+    return found[0]
+
+
+def test_chase_writes_a_run_folder_and_the_submission(tmp_path):
+    proc = run_golf("chase", 36, 3, "--minutes", 0.15, "--out", tmp_path, "--ranks", 1,
+                    "--seed", 2, check=True)
+    rd = tmp_path / "n36d3"
+    s = json.loads((rd / "summary.json").read_text())
+    auto = s["auto_g"]
+    assert auto["budget"] == 0.25 and auto["trials"] and auto["form"]["label"]
+    assert s["seconds"] <= 9 + 2 and s["seed"] == 2 and s["config"]["search"]["batch"] == 16
+    assert f"g: auto chose {auto['form']['label']} because" in proc.stdout
+    sub = submission(rd)
+    d, total = s["best"]["diameter"], s["best"]["total"]
+    assert sub.name == f"n36d3k{d}l{int(100 * total / (36 * 35 / 2))}.edges"
+    assert f"submission file {sub}" in proc.stdout
+    check = run_golf("validate", sub, "--n", 36, "--d", 3, check=True)
+    assert "valid" in check.stdout.lower()
+    score = golf.evaluate(golf.read_edges(sub).graph(n=36), "reference")  # SciPy BFS
+    assert (score.diameter, score.total) == (d, total)
+    assert d >= moore_bounds(36, 3).diameter
+    # a finished chase is not resumed, and the folder is not overwritten without --force
+    again = run_golf("chase", 36, 3, "--minutes", 0.1, "--out", tmp_path, "--ranks", 1)
+    assert again.returncode != 0 and "already holds a run" in again.stderr
+    assert "finished" in run_golf("resume", rd).stderr
+
+
+def test_a_stopped_chase_resumes(tmp_path):
+    cmd = [sys.executable, "-m", "golf", "chase", "64", "4", "--minutes", "0.6", "--out",
+           str(tmp_path), "--ranks", "1", "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    rd = tmp_path / "n64d4"
+    _, err = signal_after(proc, rd / "checkpoint.npz", signal.SIGINT, 0.5)
+    assert proc.returncode == 130, err
+    run_golf("resume", rd, "--quiet", check=True)
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["problem"]["g"] == s["auto_g"]["g"] and s["seconds"] >= 36
+    assert "g: auto chose" in (rd / "log.txt").read_text()
+
+
+def test_chase_on_a_grid(tmp_path):
+    run_golf("chase", "--grid", "6x6", 4, 2, "--minutes", 0.1, "--out", tmp_path, "--ranks", 1,
+             "--quiet", check=True)
+    rd = tmp_path / "w6h6d4r2"
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["problem"]["grid"] == [6, 6] and s["auto_g"]["g"] in (1, 2, 4)
+    assert submission(rd).name.startswith("w6h6d4r2k")
+
+
+@pytest.mark.parametrize("args,message", [
+    (("36",), "the following arguments are required: d"),
+    (("36", "3", "--minutes", "0"), "--minutes must be > 0"),
+    (("36", "x"), "argument d"),
+    (("--grid", "6x6", "4"), "the following arguments are required: R"),
+    (("36", "3", "--set", "search.batch=0"), "search.batch"),
+])
+def test_chase_refuses_bad_input(tmp_path, args, message):
+    proc = run_golf("chase", *args, "--out", tmp_path, "--ranks", 1)
+    assert proc.returncode != 0 and message in proc.stderr
+
+
+@pytest.mark.mpi
+def test_chase_starts_its_own_ranks(tmp_path):
+    """Without a launcher, ``--ranks 2`` starts two processes under mpiexec: the trials are
+    dealt over them and both run chains."""
+    if mpiexec_cmd(2) is None:
+        pytest.skip("mpiexec or mpi4py is not installed (pip install 'golf[mpi]')")
+    run_golf("chase", 48, 3, "--minutes", 0.25, "--out", tmp_path, "--ranks", 2, "--quiet",
+             check=True)
+    s = json.loads((tmp_path / "n48d3" / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == 2 and s["mpi"]["mode"] == "chains"
+    assert {t.get("rank") for t in s["auto_g"]["trials"]} == {0, 1}
