@@ -460,3 +460,91 @@ def test_device_chains_refuse_more_candidates_than_shared_memory_holds():
     b = _batch(graph, "gpu-bitset", 1, steps=10, speculate=1024)
     with pytest.raises(GolfError, match="search.speculate=1024"):
         b.run(10)
+
+
+def _placed(n, d, g, chains="auto", group=None, split=False):
+    """gpu-bitset's placement of the chains for these sizes, without a GPU: the evaluator's
+    fields that :meth:`GpuBitsetEvaluator._place_chains` reads (``split``: the evaluator
+    takes half the column words, as under MPI)."""
+    from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
+
+    ev = GpuBitsetEvaluator.__new__(GpuBitsetEvaluator)
+    ev.n, ev.d, ev.m, ev.symmetry, ev.chain_threads = n, d, n // g, group, None
+    ev.units = 2 * ((ev.m + 127) // 128) if split else (ev.m + 63) // 64
+    ev.unit_range = (0, ev.units // 2 if split else ev.units)
+    return ev._place_chains(chains)
+
+
+def test_chains_auto_places_them_where_a_chain_fits_a_block():
+    """``chains: auto`` (gpu-bitset's default) puts the chains on the device where a block
+    holds a whole chain -- the matrices of all base sources, a group's twisted rows -- and
+    the evaluator is not split, else on the host, and says why; ``device`` refuses what does
+    not fit, ``host`` stays there."""
+    from golf.errors import GolfError
+    from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
+
+    assert GpuBitsetEvaluator.options["chains"].default == "auto"
+    where, why = _placed(1024, 8, 512, group=Group(32, 16, 3))
+    assert where == "device" and why.startswith("auto: ") and "twisted rows" in why
+    assert _placed(1024, 8, 128)[0] == "device"
+    assert _placed(1024, 8, 128, "device") == ("device", "")
+    assert _placed(1024, 8, 128, "host") == ("host", "")
+    where, why = _placed(20000, 4, 1)
+    assert where == "host" and "shared memory" in why and why.startswith("auto: ")
+    assert _placed(4096, 8, 64, split=True) == ("host", "auto: the evaluation is split over "
+                                                "MPI ranks")
+    # the twisted rows of Z_3 x Z_4000 (64000 bytes) tip a graph that fits without them
+    assert _placed(12000, 4, 12000)[0] == "device"
+    assert _placed(12000, 4, 12000, group=Group(3, 4000, 1))[0] == "host"
+    with pytest.raises(GolfError, match="shared memory.*use chains: auto or host"):
+        _placed(12000, 4, 12000, "device", group=Group(3, 4000, 1))
+    with pytest.raises(GolfError, match="split over MPI ranks"):
+        _placed(4096, 8, 64, "device", split=True)
+    with pytest.raises(GolfError, match="auto, host or device"):
+        _placed(1024, 8, 128, "gpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_device_chains_over_a_group_resume_from_their_state():
+    """A population of speculating chains over Z_32 ⋊_3 Z_16 on the device, stopped, saved
+    and loaded, goes on as if never stopped; its description says where its chains run."""
+    grp = Group(32, 16, 3)
+    graph = random_group_graph(1024, 8, grp, seed=3)
+    opts = dict(voltage_moves=0.3, near_moves=0.5, speculate=4)
+    whole = _batch(graph, "gpu-bitset", 4, "tempering", **opts)
+    assert "chains on the device" in whole.evaluator.describe()
+    whole.run(STEPS)
+    first = _batch(graph, "gpu-bitset", 4, "tempering", **opts)
+    first.run(STEPS // 2)
+    again = _batch(graph, "gpu-bitset", 4, "tempering", **opts)
+    again.load_state(first.state())
+    again.run(STEPS - STEPS // 2)
+    assert np.array_equal(again.adjs, whole.adjs) and np.array_equal(again.scs, whole.scs)
+    assert np.array_equal(again.sts, whole.sts) and np.array_equal(again.fls, whole.fls)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_gpu_bitset_chains_auto_on_a_gpu():
+    """By default gpu-bitset runs the chains on the device where they fit (a group's too),
+    else on the host, and its description says which and why; a run of one chain (search.batch
+    1) then anneals as a batch of one on the device."""
+    from golf.population import chains_on_device
+
+    grp = Group(16, 8, 3)
+    ev = make_evaluator("gpu-bitset", 256, 8, 128, symmetry=grp)
+    assert chains_on_device(ev) and "chains on the device" in ev.describe()
+    assert "(auto: the bit matrices" in ev.describe()
+    big = make_evaluator("gpu-bitset", 20000, 4, 1)
+    assert not chains_on_device(big) and "chains on the host (auto: a chain needs" in (
+        big.describe())
+    graph = random_group_graph(256, 8, grp, seed=3)
+    cpu = _batch(graph, "bitset", 1, "tempering", voltage_moves=0.3)
+    one = BatchAnnealer(graph, ev, 1, population="tempering", population_every=50,
+                        exchange_every=0, steps=STEPS, seed=11, voltage_moves=0.3)
+    one.set_temperatures(3.0, 0.1)
+    assert one.on_device
+    want = cpu.run(STEPS)
+    got = one.run(STEPS)
+    _same(one, cpu, got, want, exact=False)
