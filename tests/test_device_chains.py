@@ -464,14 +464,17 @@ def test_device_chains_refuse_more_candidates_than_shared_memory_holds():
 
 def _placed(n, d, g, chains="auto", group=None, split=False):
     """gpu-bitset's placement of the chains for these sizes, without a GPU: the evaluator's
-    fields that :meth:`GpuBitsetEvaluator._place_chains` reads (``split``: the evaluator
-    takes half the column words, as under MPI)."""
+    fields that :meth:`GpuBitsetEvaluator._place_chains` reads (``split``: the evaluations
+    are split over 2 MPI ranks, this one taking the first ``split`` column words)."""
+    from types import SimpleNamespace
+
     from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
 
     ev = GpuBitsetEvaluator.__new__(GpuBitsetEvaluator)
     ev.n, ev.d, ev.m, ev.symmetry, ev.chain_threads = n, d, n // g, group, None
-    ev.units = 2 * ((ev.m + 127) // 128) if split else (ev.m + 63) // 64
-    ev.unit_range = (0, ev.units // 2 if split else ev.units)
+    ev.units = (ev.m + 63) // 64
+    ev.comm = SimpleNamespace(rank=0, size=2) if split is not False else None
+    ev.unit_range = (0, ev.units if split is False else split)
     return ev._place_chains(chains)
 
 
@@ -491,15 +494,17 @@ def test_chains_auto_places_them_where_a_chain_fits_a_block():
     assert _placed(1024, 8, 128, "host") == ("host", "")
     where, why = _placed(20000, 4, 1)
     assert where == "host" and "shared memory" in why and why.startswith("auto: ")
-    assert _placed(4096, 8, 64, split=True) == ("host", "auto: the evaluation is split over "
-                                                "MPI ranks")
+    # under MPI every rank scores the same moves, also the one that holds every column word
+    for share in (0, 1):
+        assert _placed(4096, 8, 64, split=share) == ("host", "auto: the evaluation is split "
+                                                     "over MPI ranks")
     # the twisted rows of Z_3 x Z_4000 (64000 bytes) tip a graph that fits without them
     assert _placed(12000, 4, 12000)[0] == "device"
     assert _placed(12000, 4, 12000, group=Group(3, 4000, 1))[0] == "host"
     with pytest.raises(GolfError, match="shared memory.*use chains: auto or host"):
         _placed(12000, 4, 12000, "device", group=Group(3, 4000, 1))
     with pytest.raises(GolfError, match="split over MPI ranks"):
-        _placed(4096, 8, 64, "device", split=True)
+        _placed(4096, 8, 64, "device", split=1)
     with pytest.raises(GolfError, match="auto, host or device"):
         _placed(1024, 8, 128, "gpu")
 

@@ -224,8 +224,11 @@ class GpuBitsetEvaluator(GpuEvaluator):
         return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self._chain_ints()
 
     def _split(self) -> bool:
-        """This evaluator takes only part of the column words (split over MPI ranks)."""
-        return tuple(self.unit_range) != (0, self.units)
+        """The evaluations are split over MPI ranks: every rank takes its share of the column
+        words (maybe all, or none, of them) and all of them reduce the results, so every rank
+        must score the same moves from the host."""
+        return ((self.comm is not None and self.comm.size > 1)
+                or tuple(self.unit_range) != (0, self.units))
 
     def chains_fit(self) -> bool:
         """True when a block can run a whole chain: the matrices of all base sources (and a
