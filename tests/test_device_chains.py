@@ -422,17 +422,27 @@ def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts
     _same(dev, cpu, got, want, exact=False)
 
 
+# (graph, options of the search): cyclic, and over Z_32 ⋊_3 Z_16 (m = 2)
+RESUMED = {"cyclic": (lambda: random_graph(256, 8, 32, seed=3), {}),
+           "group": (lambda: random_group_graph(1024, 8, Group(32, 16, 3), seed=3),
+                     {"voltage_moves": 0.3, "near_moves": 0.5})}
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 @pytest.mark.parametrize("speculate", [1, 6])
-def test_device_chains_resume_from_their_state(speculate):
-    """A population on the device stopped, saved and loaded goes on as if never stopped."""
-    graph = random_graph(256, 8, 32, seed=3)
-    whole = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
+@pytest.mark.parametrize("kind", RESUMED)
+def test_device_chains_resume_from_their_state(kind, speculate):
+    """A population on the device stopped, saved and loaded goes on as if never stopped;
+    its evaluator's description says where its chains run."""
+    make, opts = RESUMED[kind]
+    graph = make()
+    whole = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate, **opts)
+    assert "chains on the device" in whole.evaluator.describe()
     whole.run(STEPS)
-    first = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
+    first = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate, **opts)
     first.run(STEPS // 2)
-    again = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
+    again = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate, **opts)
     again.load_state(first.state())
     again.run(STEPS - STEPS // 2)
     assert np.array_equal(again.adjs, whole.adjs) and np.array_equal(again.scs, whole.scs)
@@ -507,26 +517,6 @@ def test_chains_auto_places_them_where_a_chain_fits_a_block():
         _placed(4096, 8, 64, "device", split=1)
     with pytest.raises(GolfError, match="auto, host or device"):
         _placed(1024, 8, 128, "gpu")
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(REASON is not None, reason=REASON or "")
-def test_device_chains_over_a_group_resume_from_their_state():
-    """A population of speculating chains over Z_32 ⋊_3 Z_16 on the device, stopped, saved
-    and loaded, goes on as if never stopped; its description says where its chains run."""
-    grp = Group(32, 16, 3)
-    graph = random_group_graph(1024, 8, grp, seed=3)
-    opts = dict(voltage_moves=0.3, near_moves=0.5, speculate=4)
-    whole = _batch(graph, "gpu-bitset", 4, "tempering", **opts)
-    assert "chains on the device" in whole.evaluator.describe()
-    whole.run(STEPS)
-    first = _batch(graph, "gpu-bitset", 4, "tempering", **opts)
-    first.run(STEPS // 2)
-    again = _batch(graph, "gpu-bitset", 4, "tempering", **opts)
-    again.load_state(first.state())
-    again.run(STEPS - STEPS // 2)
-    assert np.array_equal(again.adjs, whole.adjs) and np.array_equal(again.scs, whole.scs)
-    assert np.array_equal(again.sts, whole.sts) and np.array_equal(again.fls, whole.fls)
 
 
 @pytest.mark.gpu
