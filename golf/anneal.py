@@ -497,7 +497,12 @@ def state_arrays(*arrays) -> dict:
 
 def load_state_arrays(state, adj, best_adj, st, sc, fl) -> None:
     """Restore a chain's arrays (or K chains' stacked arrays) in place; the stop flag is
-    cleared and the peripheral weight (a parameter) kept from the config."""
+    cleared and the peripheral weight (a parameter) kept from the config. One chain goes
+    either way between a stack of one (a batch of 1, e.g. device chains) and a chain alone."""
+    if state["adj"].shape != adj.shape and state["adj"].size == adj.size:
+        state = {k: (np.reshape(state[k], a.shape) if np.size(state[k]) == a.size
+                     else state[k])
+                 for k, a in zip(_STATE_KEYS, (adj, best_adj, st, sc, fl))}
     if state["adj"].shape != adj.shape:
         from golf.errors import GolfError
 

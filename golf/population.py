@@ -208,8 +208,9 @@ def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, run
 
 def chains_on_device(evaluator) -> bool:
     """True for an evaluator that runs whole chains itself, many steps a launch (gpu-bitset
-    with ``chains: device``), instead of scoring one move a chain per call."""
-    return getattr(evaluator, "chains", "host") == "device" and evaluator.symmetry is None
+    whose ``chains`` option, ``device`` or ``auto``, put them on the device), under any
+    symmetry group, instead of scoring one move a chain per call."""
+    return getattr(evaluator, "chains", "host") == "device"
 
 
 def annealer_for(cfg: dict, graph, evaluator, *, steps: int, seed: int, trace_every: int,

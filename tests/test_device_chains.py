@@ -1,7 +1,7 @@
 """Annealing chains on the device (``golf/evaluators/cuda/anneal.cu``) against the CPU search:
 a chain there must walk exactly the chain of :class:`golf.population.BatchAnnealer` on the CPU
 backend with the same seed -- the same graphs, best graphs, RNG states, counters, temperatures
-and trace.
+and trace -- under the cyclic group and under metacyclic groups (:mod:`golf.group`).
 
 Two ways to run the same source: a host build (the step functions are ``__host__
 __device__``; one "thread" a block) compiled with nvcc and called through ctypes, which needs
@@ -19,9 +19,10 @@ from golf.anneal import SC, TRACE_COLUMNS
 from golf.evaluators import make_evaluator
 from golf.evaluators.cuda import module_source
 from golf.evaluators.gpu_bitset import ANNEAL_FILES
-from golf.generate import random_graph
+from golf.generate import random_graph, random_group_graph
 from golf.grid import Grid
 from golf.grid_generate import random_grid_graph
+from golf.group import Group
 from golf.population import BatchAnnealer
 
 from conftest import gpu_skip_reason
@@ -38,6 +39,10 @@ struct Spec {  // the speculating chains' workspace in global memory (anneal.cu 
         : ws((size_t)C * WS_N), cand((size_t)C * K * CAND_N), cst((size_t)C * K * 4),
           cadj((size_t)C * K * md) {}
 };
+// a block's twisted row slots for the group grp (none for the cyclic group, null)
+static size_t twisted_ints(const i64* grp, int m, int d) {
+    return grp ? (size_t)grp[2] * m * d : 0;
+}
 extern "C" void spec_sizes(i64* out) {
     out[0] = WS_N;
     out[1] = CAND_N;
@@ -45,24 +50,26 @@ extern "C" void spec_sizes(i64* out) {
 }
 """
 HOST_ENTRY = HOST_WORK + r"""
+// grp: a non-cyclic group (golf.group.Group.kernel), or null for the cyclic group
 extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, double* fls,
-        const i64* params, const int* reach, int m, int d, int n, int W, i64 nsteps,
-        double* trace, i64* ntrace, i64 cap) {
+        const i64* params, const int* reach, const i64* grp, int m, int d, int n, int W,
+        i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     std::vector<u64> A((size_t)n * W), B((size_t)n * W), red(1);
-    std::vector<int> adj((size_t)m * d);
+    std::vector<int> adj((size_t)m * d), tw(twisted_ints(grp, m, d));
     ChainState cs;
     if (params[P_SPEC] > 1) {  // the speculating chains' grid as one block
         Spec sp(K, (int)params[P_SPEC], m * d);
         std::vector<i64> dec(params[P_SPEC] * DEC_N);
-        spec_chains(0, 1, 0, 1, K, adjs, bests, sts, scs, fls, params, reach, m, d, n, W,
+        spec_chains(0, 1, 0, 1, K, adjs, bests, sts, scs, fls, params, reach, grp, m, d, n, W,
                     nsteps, trace, ntrace, cap, sp.ws.data(), sp.cand.data(),
                     sp.cst.data(), sp.cadj.data(), sp.count, A.data(), B.data(), red.data(),
-                    adj.data(), dec.data(), cs);
+                    adj.data(), tw.data(), dec.data(), cs);
         return;
     }
     for (int k = 0; k < K; k++)
-        chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, m, d, n, W, nsteps,
-                    trace, ntrace, cap, A.data(), B.data(), red.data(), adj.data(), cs);
+        chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, grp, m, d, n, W,
+                    nsteps, trace, ntrace, cap, A.data(), B.data(), red.data(), adj.data(),
+                    tw.data(), cs);
 }
 """
 
@@ -82,12 +89,13 @@ static inline void golf_host_grid_barrier() { pthread_barrier_wait(&golf_grid_ba
 THREADED_ENTRY = HOST_WORK + r"""
 struct Block {  // what a GPU block has in shared memory
     std::vector<u64> A, B, red;
-    std::vector<int> adj;
+    std::vector<int> adj, tw;
     std::vector<i64> dec;
     ChainState cs;
     pthread_barrier_t barrier;
-    Block(int n, int W, int nt, int md, int k)
-        : A((size_t)n * W), B((size_t)n * W), red(nt), adj(md), dec((size_t)k * DEC_N) {
+    Block(int n, int W, int nt, int md, size_t tws, int k)
+        : A((size_t)n * W), B((size_t)n * W), red(nt), adj(md), tw(tws),
+          dec((size_t)k * DEC_N) {
         pthread_barrier_init(&barrier, nullptr, nt);
     }
     ~Block() { pthread_barrier_destroy(&barrier); }
@@ -96,8 +104,8 @@ struct Block {  // what a GPU block has in shared memory
 // one-stream chains one after the other, a block of nt threads each; speculating chains on a
 // grid of G blocks of nt threads
 extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, u64* sts,
-        i64* scs, double* fls, const i64* params, const int* reach, int m, int d, int n, int W,
-        i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+        i64* scs, double* fls, const i64* params, const int* reach, const i64* grp, int m,
+        int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     bool spec = params[P_SPEC] > 1;
     Spec sp(spec ? K : 0, (int)params[P_SPEC], m * d);
     int blocks = spec ? G : 1;
@@ -105,7 +113,8 @@ extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, 
     for (int k = 0; k < (spec ? 1 : K); k++) {
         std::vector<Block*> grid;
         for (int b = 0; b < blocks; b++)
-            grid.push_back(new Block(n, W, nt, m * d, (int)params[P_SPEC]));
+            grid.push_back(new Block(n, W, nt, m * d, twisted_ints(grp, m, d),
+                                     (int)params[P_SPEC]));
         std::vector<std::thread> team;
         for (int b = 0; b < blocks; b++)
             for (int t = 0; t < nt; t++)
@@ -114,14 +123,16 @@ extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, 
                     golf_block_barrier = &bl.barrier;
                     if (spec)
                         spec_chains(b, blocks, t, nt, K, adjs, bests, sts, scs, fls, params,
-                                    reach, m, d, n, W, nsteps, trace, ntrace, cap,
+                                    reach, grp, m, d, n, W, nsteps, trace, ntrace, cap,
                                     sp.ws.data(), sp.cand.data(), sp.cst.data(),
                                     sp.cadj.data(), sp.count, bl.A.data(), bl.B.data(),
-                                    bl.red.data(), bl.adj.data(), bl.dec.data(), bl.cs);
+                                    bl.red.data(), bl.adj.data(), bl.tw.data(), bl.dec.data(),
+                                    bl.cs);
                     else
-                        chain_steps(k, t, nt, adjs, bests, sts, scs, fls, params, reach, m, d,
-                                    n, W, nsteps, trace, ntrace, cap, bl.A.data(), bl.B.data(),
-                                    bl.red.data(), bl.adj.data(), bl.cs);
+                        chain_steps(k, t, nt, adjs, bests, sts, scs, fls, params, reach, grp,
+                                    m, d, n, W, nsteps, trace, ntrace, cap, bl.A.data(),
+                                    bl.B.data(), bl.red.data(), bl.adj.data(), bl.tw.data(),
+                                    bl.cs);
                 });
         for (auto& th : team) th.join();
         for (Block* bl : grid) delete bl;
@@ -156,11 +167,28 @@ CASES = [
 ]
 # (w, h, d, r, g, options of the search)
 GRIDS = [(10, 10, 8, 4, 1, {}), (10, 10, 6, 3, 4, {"near_moves": 0.5}), (6, 5, 4, 2, 2, {})]
+# (m, d, (a, b, r), options of the search): metacyclic groups Z_a ⋊_r Z_b, non-abelian,
+# dihedral (odd degree: involution orbits of one slot) and abelian, m = 1, 2, 3, 4 and 80 (two
+# words a row), the records' (256, 8) and (1024, 8) over m = 2, with and without voltage and
+# near moves, and speculating chains
+GROUPS = [
+    (1, 4, (8, 4, 3), {}),
+    (2, 8, (16, 8, 3), {"voltage_moves": 0.3, "near_moves": 0.5}),
+    (4, 6, (4, 4, 1), {"voltage_moves": 0.3}),
+    (2, 3, (8, 2, 7), {"near_moves": 0.5}),
+    (3, 3, (5, 4, 2), {"voltage_moves": 0.5, "near_moves": 0.3}),
+    (2, 4, (7, 3, 2), {"tiebreak": False}),
+    (80, 4, (4, 2, 3), {"voltage_moves": 0.3}),
+    (2, 8, (32, 16, 3), {"voltage_moves": 0.3, "near_moves": 0.5}),
+    (2, 8, (16, 8, 3), {"voltage_moves": 0.3, "near_moves": 0.5, "speculate": 4}),
+    (1, 4, (8, 4, 3), {"method": "hill", "speculate": 6}),
+    (4, 6, (4, 4, 1), {"aspl_priority": True, "speculate": 3}),
+]
 STEPS = 1200
 
 
 def _batch(graph, backend, K, population="none", steps=STEPS, reach=None, **opts):
-    ev = make_evaluator(backend, graph.n, graph.d, graph.g,
+    ev = make_evaluator(backend, graph.n, graph.d, graph.g, symmetry=graph.group,
                         **({"threads": 1} if backend == "bitset" else {"chains": "device"}))
     b = BatchAnnealer(graph, ev, K, population=population, population_every=50,
                       exchange_every=0, steps=steps, seed=11, reach=reach, **opts)
@@ -199,8 +227,17 @@ def _problems():
                0.0, grid.reach(), opts)
 
 
+def _group_problems():
+    for m, d, (a, b, r), opts in GROUPS:
+        grp = Group(a, b, r)
+        graph = random_group_graph(m * grp.g, d, grp, seed=3)
+        yield f"m{m}d{d}a{a}b{b}r{r}{sorted(opts)}", graph, STEPS, 0.0, None, dict(opts)
+
+
 PROBLEMS = list(_problems())
 SPEC = [p for p in PROBLEMS if "speculate" in p[5]]  # k proposal streams
+GROUP_PROBLEMS = list(_group_problems())
+GROUP_SPEC = [p for p in GROUP_PROBLEMS if "speculate" in p[5]]
 
 
 def _build(folder, name, text):
@@ -252,8 +289,11 @@ class HostChains:
         rows = np.zeros((max(len(trace), 1), trace.shape[1]))
         ntrace = np.zeros(1, dtype=np.int64)
         m, d = adjs.shape[1:]
+        grp = self._ev.symmetry
+        kern = None if grp is None else grp.kernel(m)
         args = (adjs.shape[0], ptr(a32), ptr(b32), ptr(sts), ptr(scs), ptr(fls), ptr(params),
-                None if rc is None else ptr(rc), m, d, self._ev.n, (m + 63) // 64,
+                None if rc is None else ptr(rc), None if kern is None else ptr(kern), m, d,
+                self._ev.n, (m + 63) // 64,
                 ctypes.c_longlong(nsteps), ptr(rows), ptr(ntrace), ctypes.c_longlong(len(trace)))
         if self._threads is None:
             self._lib.host_steps(*args)
@@ -278,8 +318,8 @@ def _host_steps(lib, b, steps, frac, threads=None):
     return out, trace[:rows]
 
 
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS,
-                         ids=[p[0] for p in PROBLEMS])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS + GROUP_PROBLEMS,
+                         ids=[p[0] for p in PROBLEMS + GROUP_PROBLEMS])
 def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, reach, opts):
     """Without a population (the host does the interactions), each chain of the host build
     equals the CPU chain of the same seed, step for step."""
@@ -292,7 +332,7 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
 
 NEAR = [p for p in PROBLEMS if "near_moves" in p[5]]
 THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1], SPEC[4],
-            *NEAR]
+            *NEAR, GROUP_PROBLEMS[1], GROUP_PROBLEMS[3], GROUP_PROBLEMS[6], *GROUP_SPEC[:2]]
 
 
 @pytest.mark.parametrize("threads", [(4, 3), (8, 16)], ids=["4x3", "8x16"])
@@ -312,7 +352,10 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
     _same(got, ref, trace, want)
 
 
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", SPEC[:2], ids=[p[0] for p in SPEC[:2]])
+WARPS = SPEC[:2] + GROUP_SPEC[:1]
+
+
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", WARPS, ids=[p[0] for p in WARPS])
 def test_threaded_host_build_with_warps_of_a_grid(threaded_build, name, graph, steps, frac,
                                                   reach, opts):
     """Speculating chains on 5 blocks of 64 threads (two warps' worth, as on the GPU): the
@@ -334,15 +377,18 @@ def test_host_build_has_the_speculating_workspace_sizes(host_build):
     assert tuple(out) == (SPEC_WS, SPEC_CAND, SPEC_DEC)
 
 
+POPULATION = [PROBLEMS[1], PROBLEMS[-1], SPEC[0], GROUP_PROBLEMS[1], GROUP_SPEC[0]]
+
+
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", [PROBLEMS[1], PROBLEMS[-1], SPEC[0]],
-                         ids=[PROBLEMS[1][0], PROBLEMS[-1][0], SPEC[0][0]])
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", POPULATION,
+                         ids=[p[0] for p in POPULATION])
 def test_population_with_chains_on_the_device_side(host_build, name, graph, steps, frac,
                                                    reach, opts, population):
     """BatchAnnealer's device path (launches between the population's interactions, which
     run on the host) with the host build for the kernel equals the CPU's compiled loop."""
     cpu = _batch(graph, "bitset", 6, population, steps=steps, reach=reach, **opts)
-    ev = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1)
+    ev = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1, symmetry=graph.group)
     dev = BatchAnnealer(graph, HostChains(host_build, ev), 6, population=population,
                         population_every=50, exchange_every=0, steps=steps, seed=11,
                         reach=reach, **opts)
@@ -356,7 +402,8 @@ def test_population_with_chains_on_the_device_side(host_build, name, graph, step
 REASON = gpu_skip_reason()
 
 
-ON_GPU = PROBLEMS[:4] + PROBLEMS[-2:] + SPEC + [p for p in NEAR if p not in SPEC]
+ON_GPU = (PROBLEMS[:4] + PROBLEMS[-2:] + SPEC + [p for p in NEAR if p not in SPEC]
+          + GROUP_PROBLEMS)
 
 
 @pytest.mark.gpu
@@ -375,17 +422,27 @@ def test_device_chains_walk_the_cpu_chains(name, graph, steps, frac, reach, opts
     _same(dev, cpu, got, want, exact=False)
 
 
+# (graph, options of the search): cyclic, and over Z_32 ⋊_3 Z_16 (m = 2)
+RESUMED = {"cyclic": (lambda: random_graph(256, 8, 32, seed=3), {}),
+           "group": (lambda: random_group_graph(1024, 8, Group(32, 16, 3), seed=3),
+                     {"voltage_moves": 0.3, "near_moves": 0.5})}
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 @pytest.mark.parametrize("speculate", [1, 6])
-def test_device_chains_resume_from_their_state(speculate):
-    """A population on the device stopped, saved and loaded goes on as if never stopped."""
-    graph = random_graph(256, 8, 32, seed=3)
-    whole = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
+@pytest.mark.parametrize("kind", RESUMED)
+def test_device_chains_resume_from_their_state(kind, speculate):
+    """A population on the device stopped, saved and loaded goes on as if never stopped;
+    its evaluator's description says where its chains run."""
+    make, opts = RESUMED[kind]
+    graph = make()
+    whole = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate, **opts)
+    assert "chains on the device" in whole.evaluator.describe()
     whole.run(STEPS)
-    first = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
+    first = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate, **opts)
     first.run(STEPS // 2)
-    again = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate)
+    again = _batch(graph, "gpu-bitset", 4, "tempering", speculate=speculate, **opts)
     again.load_state(first.state())
     again.run(STEPS - STEPS // 2)
     assert np.array_equal(again.adjs, whole.adjs) and np.array_equal(again.scs, whole.scs)
@@ -413,3 +470,76 @@ def test_device_chains_refuse_more_candidates_than_shared_memory_holds():
     b = _batch(graph, "gpu-bitset", 1, steps=10, speculate=1024)
     with pytest.raises(GolfError, match="search.speculate=1024"):
         b.run(10)
+
+
+def _placed(n, d, g, chains="auto", group=None, split=False):
+    """gpu-bitset's placement of the chains for these sizes, without a GPU: the evaluator's
+    fields that :meth:`GpuBitsetEvaluator._place_chains` reads (``split``: the evaluations
+    are split over 2 MPI ranks, this one taking the first ``split`` column words)."""
+    from types import SimpleNamespace
+
+    from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
+
+    ev = GpuBitsetEvaluator.__new__(GpuBitsetEvaluator)
+    ev.n, ev.d, ev.m, ev.symmetry, ev.chain_threads = n, d, n // g, group, None
+    ev.units = (ev.m + 63) // 64
+    ev.comm = SimpleNamespace(rank=0, size=2) if split is not False else None
+    ev.unit_range = (0, ev.units if split is False else split)
+    return ev._place_chains(chains)
+
+
+def test_chains_auto_places_them_where_a_chain_fits_a_block():
+    """``chains: auto`` (gpu-bitset's default) puts the chains on the device where a block
+    holds a whole chain -- the matrices of all base sources, a group's twisted rows -- and
+    the evaluator is not split, else on the host, and says why; ``device`` refuses what does
+    not fit, ``host`` stays there."""
+    from golf.errors import GolfError
+    from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
+
+    assert GpuBitsetEvaluator.options["chains"].default == "auto"
+    where, why = _placed(1024, 8, 512, group=Group(32, 16, 3))
+    assert where == "device" and why.startswith("auto: ") and "twisted rows" in why
+    assert _placed(1024, 8, 128)[0] == "device"
+    assert _placed(1024, 8, 128, "device") == ("device", "")
+    assert _placed(1024, 8, 128, "host") == ("host", "")
+    where, why = _placed(20000, 4, 1)
+    assert where == "host" and "shared memory" in why and why.startswith("auto: ")
+    # under MPI every rank scores the same moves, also the one that holds every column word
+    for share in (0, 1):
+        assert _placed(4096, 8, 64, split=share) == ("host", "auto: the evaluation is split "
+                                                     "over MPI ranks")
+    # the twisted rows of Z_3 x Z_4000 (64000 bytes) tip a graph that fits without them
+    assert _placed(12000, 4, 12000)[0] == "device"
+    assert _placed(12000, 4, 12000, group=Group(3, 4000, 1))[0] == "host"
+    with pytest.raises(GolfError, match="shared memory.*use chains: auto or host"):
+        _placed(12000, 4, 12000, "device", group=Group(3, 4000, 1))
+    with pytest.raises(GolfError, match="split over MPI ranks"):
+        _placed(4096, 8, 64, "device", split=1)
+    with pytest.raises(GolfError, match="auto, host or device"):
+        _placed(1024, 8, 128, "gpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_gpu_bitset_chains_auto_on_a_gpu():
+    """By default gpu-bitset runs the chains on the device where they fit (a group's too),
+    else on the host, and its description says which and why; a run of one chain (search.batch
+    1) then anneals as a batch of one on the device."""
+    from golf.population import chains_on_device
+
+    grp = Group(16, 8, 3)
+    ev = make_evaluator("gpu-bitset", 256, 8, 128, symmetry=grp)
+    assert chains_on_device(ev) and "chains on the device" in ev.describe()
+    assert "(auto: the bit matrices" in ev.describe()
+    big = make_evaluator("gpu-bitset", 20000, 4, 1)
+    assert not chains_on_device(big) and "chains on the host (auto: a chain needs" in (
+        big.describe())
+    graph = random_group_graph(256, 8, grp, seed=3)
+    cpu = _batch(graph, "bitset", 1, "tempering", voltage_moves=0.3)
+    one = BatchAnnealer(graph, ev, 1, population="tempering", population_every=50,
+                        exchange_every=0, steps=STEPS, seed=11, voltage_moves=0.3)
+    one.set_temperatures(3.0, 0.1)
+    assert one.on_device
+    want = cpu.run(STEPS)
+    got = one.run(STEPS)
+    _same(one, cpu, got, want, exact=False)

@@ -326,7 +326,7 @@ def test_group_symmetry_on_every_gpu_kernel(seed):
 
 def test_group_evaluate_many_after_moves_and_host_chains():
     """evaluate_many patches the base rows and expands them again after each move; a batch
-    of host chains on the GPU walks the chains of the CPU batch."""
+    of host chains on the GPU, and one of device chains, walk the chains of the CPU batch."""
     from golf.generate import random_group_graph
     from golf.group import Group
     from golf.kernels.rng import rng_seed
@@ -343,13 +343,14 @@ def test_group_evaluate_many_after_moves_and_host_chains():
             propose_move(gr.adj, 1024, 512, st, undo, 300, None, 500, kern)
         raw = ev.evaluate_many(np.stack([gr.adj for gr in graphs]))
         assert [ev.finish(r) for r in raw] == [ref.evaluate(gr) for gr in graphs]
-    with pytest.raises(Exception, match="cyclic symmetry only"):
-        make_evaluator("gpu-bitset", 1024, 8, 512, symmetry=grp, chains="device")
     out = []
-    for e in (make_evaluator("gpu-bitset", 1024, 8, 512, batch=8, symmetry=grp), ref):
+    for chains in ("host", "device", None):  # None: the CPU batch
+        e = (ref if chains is None else
+             make_evaluator("gpu-bitset", 1024, 8, 512, batch=8, symmetry=grp, chains=chains))
         ann = BatchAnnealer(graphs[0], e, 8, population="tempering", population_every=50,
                             steps=400, seed=2, voltage_moves=0.3, near_moves=0.5)
+        assert ann.on_device == (chains == "device")
         ann.set_temperatures(10.0, 1.0)
         ann.run(400)
         out.append((ann.bests.tobytes(), ann.scs.tobytes()))
-    assert out[0] == out[1]
+    assert out[0] == out[1] == out[2]

@@ -210,6 +210,35 @@ def _consistent(pop):
         assert (b.diameter, b.total) == (pop.scs[k, SC.BEST_D], pop.scs[k, SC.BEST_TOTAL])
 
 
+def test_one_chain_resumes_alone_or_as_a_batch_of_one():
+    """A checkpoint of one chain (an Annealer) resumes as a batch of one (a BatchAnnealer of
+    K = 1, as device chains run a single chain) and back: the chain goes on as if never
+    stopped."""
+    from golf.population import BatchAnnealer
+
+    graph = random_graph(60, 4, 2, seed=1)
+    ev = make_evaluator("bitset", 60, 4, 2, threads=1)
+
+    def chain(k=0):
+        a = (BatchAnnealer(graph, ev, 1, population="none", exchange_every=0, steps=400, seed=7)
+             if k else Annealer(graph, ev, steps=400, seed=7))
+        a.set_temperatures(3.0, 0.1)
+        return a
+
+    whole = chain()
+    whole.run(400)
+    first = chain()
+    first.run(200)
+    batch = chain(1)
+    batch.load_state(first.state())
+    batch.run(100)
+    last = chain()
+    last.load_state(batch.state())
+    last.run(100)
+    assert np.array_equal(last.graph.adj, whole.graph.adj)
+    assert np.array_equal(last.sc, whole.sc) and np.array_equal(last.st, whole.st)
+
+
 @pytest.mark.parametrize("speculate", [1, 3])
 @pytest.mark.parametrize("kind", ["tempering", "annealing", "none"])
 def test_population_compiled_loop_equals_batched_path(kind, speculate):

@@ -29,9 +29,11 @@ tests compare it with them on many graphs.
 
 With ``chains: device`` a population's chains (:class:`golf.population.BatchAnnealer`) run on
 the GPU between the population's interactions: ``cuda/anneal.cu``, one block a chain, the
-move, the score in shared memory, the decision and the undo of every step without the host.
-The chains are those of the CPU search with the same seeds, step for step (the tests compare
-the two).
+move, the score in shared memory, the decision and the undo of every step without the host,
+under the cyclic group or a metacyclic one (:mod:`golf.group`). The chains are those of the
+CPU search with the same seeds, step for step (the tests compare the two). ``chains: auto``
+(the default) puts them there wherever a chain fits one block (:meth:`chains_fit`), else on
+the host.
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ GPU_FIXED_SECONDS = 1e-4
 # the sources of the two modules (golf/evaluators/cuda/), headers first
 BLOCK_FILES = ("common.cuh", "bitset_block.cu")  # normal launches
 ANNEAL_FILES = ("common.cuh", "anneal.cu")  # annealing chains on the device
+# anneal.cu's kernels by (speculating, non-cyclic group)
+ANNEAL_KERNELS = {(False, False): "anneal_chains", (True, False): "anneal_spec",
+                  (False, True): "anneal_chains_group", (True, True): "anneal_spec_group"}
 # anneal.cu's WS_N, CAND_N, DEC_N: i64 words a speculating chain's round, a candidate's score
 # (global memory), a candidate's decision (shared memory)
 SPEC_WS, SPEC_CAND, SPEC_DEC = 7, 5, 9
@@ -67,6 +72,8 @@ GRID_FILES = ("common.cuh", "bitset_grid.cu")  # cooperative launches
 # words of a row a grid thread takes on sparse levels, and neighbour rows loaded together
 PIECES = (1, 2, 4, 8)
 GROUPS = (2, 4)
+# where a population's chains run (the option chains)
+CHAINS = ("auto", "host", "device")
 
 
 def grid_kernel(piece: int, group: int) -> str:
@@ -115,10 +122,12 @@ class GpuBitsetEvaluator(GpuEvaluator):
         once it is full) when at most this fraction of the pairs is left; else only the
         neighbours' pieces (default ln(d) / 128: where a 128-bit piece is full with
         probability about 1/d, so that the own read saves as many reads as it costs)
-    chains : ``"host"`` (default: a population's step is one launch that scores every
-        chain's move, the moves and decisions on the host) or ``"device"`` (one block a chain
-        runs many steps a launch, moves and decisions included: ``cuda/anneal.cu``; needs the
-        matrices of all base sources in one block's shared memory)
+    chains : ``"auto"`` (default: ``device`` where :meth:`chains_fit`, else ``host``),
+        ``"host"`` (a population's step is one launch that scores every chain's move, the
+        moves and decisions on the host) or ``"device"`` (one block a chain runs many steps a
+        launch, moves and decisions included: ``cuda/anneal.cu``; needs the matrices of all
+        base sources, and a group's twisted rows, in one block's shared memory, and no split
+        over MPI ranks)
     chain_threads : int, optional — threads of a chain's block with ``chains: device`` (a
         power of two up to 512; default about one a row word, 32 to 256)
     """
@@ -136,7 +145,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         "min_blocks": Spec("int?", None, (1, 32), "an integer from 1 to 32, or null"),
         "scatter": Spec("int?", None, (0, INF), "an integer >= 0, or null"),
         "late": Spec("float?", None, (0, 1), "a number from 0 to 1, or null"),
-        "chains": Spec("choice", "host", ("host", "device"), "host or device"),
+        "chains": Spec("choice", "auto", CHAINS, "auto, host or device"),
         "chain_threads": Spec("choice?", None, (32, 64, 128, 256, 512),
                               "32, 64, 128, 256 or 512, or null"),
     }
@@ -150,7 +159,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  kernel="auto", dense_frac=None, group=None, min_blocks=None, piece=None,
-                 scatter=None, late=None, chains="host", chain_threads=None, symmetry=None):
+                 scatter=None, late=None, chains="auto", chain_threads=None, symmetry=None):
         super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
@@ -187,16 +196,10 @@ class GpuBitsetEvaluator(GpuEvaluator):
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
         self._tr = np.int32(1 if self.mode == "grid" and g >= 32 and symmetry is None else 0)
         self._allocate(d)
-        self.chains = chains
         self.chain_threads = chain_threads
-        if chains == "device" and symmetry is not None:
-            raise GolfError(f"gpu-bitset chains: device runs cyclic symmetry only; the group "
-                            f"{symmetry.label} needs chains: host")
-        if chains == "device" and not self.chains_fit():
-            raise GolfError(f"gpu-bitset chains: device needs the whole graph's bit matrices "
-                            f"({self._chain_smem()} bytes) in one block's shared memory "
-                            f"(at most {self.SMEM_BYTES}) and no split over MPI ranks")
-        self._k_anneal = {}  # speculating or not -> kernel
+        # where a population's chains run ("device" or "host") and, for auto, why
+        self.chains, self.chains_reason = self._place_chains(chains)
+        self._k_anneal = {}  # (speculating, group) -> kernel
 
     # -- annealing chains on the device (cuda/anneal.cu) ------------------------------------
     def _chain_threads(self) -> int:
@@ -209,25 +212,58 @@ class GpuBitsetEvaluator(GpuEvaluator):
             nt *= 2
         return nt
 
+    def _chain_ints(self) -> int:
+        """Ints of a chain's block: the graph's m d slots, and a non-cyclic group's b m d
+        twisted row slots (the rows its score reads, :func:`golf.kernels.symmetry.twist_rows`)."""
+        grp = self.symmetry
+        return self.m * self.d * (1 + (grp.b if grp is not None else 0))
+
     def _chain_smem(self) -> int:
         """Shared bytes of a chain's block: two matrices of all m base sources, the
-        reduction words, the graph."""
-        return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self.m * self.d
+        reduction words, the graph (and a group's twisted rows)."""
+        return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self._chain_ints()
+
+    def _split(self) -> bool:
+        """The evaluations are split over MPI ranks: every rank takes its share of the column
+        words (maybe all, or none, of them) and all of them reduce the results, so every rank
+        must score the same moves from the host."""
+        return ((self.comm is not None and self.comm.size > 1)
+                or tuple(self.unit_range) != (0, self.units))
 
     def chains_fit(self) -> bool:
-        """True when a block can run a whole chain: the matrices of all base sources fit its
-        shared memory and this evaluator is not split over MPI ranks."""
-        return (tuple(self.unit_range) == (0, self.units)
-                and self._chain_smem() <= self.SMEM_BYTES)
+        """True when a block can run a whole chain: the matrices of all base sources (and a
+        group's twisted rows) fit its shared memory and this evaluator is not split over MPI
+        ranks."""
+        return not self._split() and self._chain_smem() <= self.SMEM_BYTES
+
+    def _place_chains(self, chains: str) -> tuple[str, str]:
+        """Where the chains run for the option ``chains``: ``("device" or "host", why)``, the
+        reason said for ``auto`` only. A GolfError for ``device`` where a chain does not fit a
+        block (:meth:`chains_fit`) and for an unknown value."""
+        if chains not in CHAINS:
+            raise GolfError(f"gpu-bitset chains must be auto, host or device, not {chains!r}")
+        if chains == "host":
+            return "host", ""
+        rows = ", and the group's twisted rows," if self.symmetry is not None else ""
+        need = (f"the bit matrices of all {self.m} base sources{rows} in one block's shared "
+                f"memory ({self._chain_smem()} of at most {self.SMEM_BYTES} bytes)")
+        if self.chains_fit():
+            return "device", (f"auto: {need}" if chains == "auto" else "")
+        why = ("the evaluation is split over MPI ranks" if self._split()
+               else f"a chain needs {need}")
+        if chains == "device":
+            raise GolfError(f"gpu-bitset chains: device cannot run here: {why}; use chains: "
+                            f"auto or host")
+        return "host", f"auto: {why}"
 
     def _anneal_kernel(self, spec: bool):
         """anneal.cu's one-block-a-chain kernel, or (spec) the speculating chains' kernel from
-        a cooperative module of its own."""
-        if spec not in self._k_anneal:
-            self._k_anneal[spec] = (
-                load_module(ANNEAL_FILES, cooperative=True).get_function("anneal_spec") if spec
-                else load_module(ANNEAL_FILES).get_function("anneal_chains"))
-        return self._k_anneal[spec]
+        a cooperative module of its own; the ``_group`` kernel for a non-cyclic group."""
+        key = (spec, self.symmetry is not None)
+        if key not in self._k_anneal:
+            self._k_anneal[key] = load_module(ANNEAL_FILES, cooperative=spec).get_function(
+                ANNEAL_KERNELS[key])
+        return self._k_anneal[key]
 
     def _resident_blocks(self, kernel, nt: int, smem: int) -> int:
         """Blocks of ``nt`` threads and ``smem`` dynamic shared bytes that stay resident on
@@ -256,8 +292,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         k = int(params[P.SPEC])
         kernel = self._anneal_kernel(k > 1)
         smem = self._chain_smem()
-        if k > 1:  # the graph's ints rounded up to 8 bytes, then the candidates' decisions
-            smem += 4 * (self.m * self.d % 2) + 8 * SPEC_DEC * k
+        if k > 1:  # the block's ints rounded up to 8 bytes, then the candidates' decisions
+            smem += 4 * (self._chain_ints() % 2) + 8 * SPEC_DEC * k
             if smem > self.SMEM_BYTES:
                 raise GolfError(f"chains: device with search.speculate={k} needs {smem} bytes "
                                 f"of shared memory a block (at most {self.SMEM_BYTES}); lower "
@@ -279,15 +315,18 @@ class GpuBitsetEvaluator(GpuEvaluator):
         args = (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach, np.int32(has_reach),
                 np.int32(self.m), np.int32(d), np.int32(self.n), np.int32(self.units),
                 np.int64(nsteps), d_trace, d_ntrace, np.int64(cap))
+        # a non-cyclic group's kernel takes the group last (golf.group.Group.kernel)
+        group = (() if self.symmetry is None
+                 else (cp.asarray(self.symmetry.kernel(self.m)),))
         if k > 1:
             blocks = min(C * k, self._resident_blocks(kernel, nt, smem))
             work = (cp.zeros((C, SPEC_WS), dtype=cp.int64),
                     cp.zeros((C * k, SPEC_CAND), dtype=cp.int64),
                     cp.zeros((C * k, 4), dtype=cp.uint64),
                     cp.zeros((C * k, m * d), dtype=cp.int32), cp.zeros(2, dtype=cp.uint64))
-            kernel((blocks,), (nt,), (np.int32(C),) + args + work, shared_mem=smem)
+            kernel((blocks,), (nt,), (np.int32(C),) + args + work + group, shared_mem=smem)
         else:
-            kernel((C,), (nt,), args, shared_mem=smem)
+            kernel((C,), (nt,), args + group, shared_mem=smem)
         adjs[...] = d_adjs.get()
         bests[...] = d_bests.get()
         sts[...] = d_sts.get()
@@ -559,6 +598,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
                + (f", levels 1-{self.sdepth} scattered" if self.sdepth else "")
                + (", group-fastest rows" if self._tr else ""))
         chains = (f"; chains on the device, blocks of {self._chain_threads()} threads"
-                  if self.chains == "device" else "")
+                  if self.chains == "device" else "; chains on the host")
+        if self.chains_reason:
+            chains += f" ({self.chains_reason})"
         return (f"gpu-bitset on GPU {self.device} ({self.gpu_name}): {w1 - w0} column words in "
                 f"{self.nchunks} chunks of {self.cw} words, {how}{chains}")

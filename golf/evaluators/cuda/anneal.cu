@@ -7,7 +7,9 @@
 // Compiled after common.cuh. Every decision is the one of golf.anneal, golf.moves and
 // golf.kernels.rng in the same order, on the same state arrays (sc, fl, params slots as
 // golf.anneal.SC/FL/P), so a chain here walks the chain of the CPU search with the same seed;
-// only exp and pow may differ from the host's libm in the last bit. The step functions are
+// only exp and pow may differ from the host's libm in the last bit. The symmetry is the cyclic
+// group or a metacyclic one (golf.group): the moves take its arithmetic (golf.kernels.symmetry)
+// and the score reads its twisted rows, as the CPU kernels do. The step functions are
 // __host__ __device__ and take the block's thread index and size, so that a host build can
 // check them against the Python search: with one "thread" a block, or with threads and a
 // barrier (GOLF_HOST_BARRIER) that stand for a block's threads and __syncthreads.
@@ -64,6 +66,26 @@ GOLF_HD inline int pmod(int a, int n) {
     return r < 0 ? r + n : r;
 }
 
+// ---- the symmetry group (golf.kernels.symmetry) ------------------------------------------
+// grp: a non-cyclic group Z_a :r Z_b as golf.group.Group.kernel lays it out ([m, a, b, r^0 ..
+// r^(b-1) mod a]), or null for the cyclic group Z_g, whose element k moves a vertex by k m ids
+GOLF_HD inline int group_inv(int k, const i64* grp) {  // (x, t)^-1 = (-r^-t x, -t)
+    int a = (int)grp[1], b = (int)grp[2], x = k / b, t = k - x * b, ti = t == 0 ? 0 : b - t;
+    return (int)((a - (grp[3 + ti] * x) % a) % a) * b + ti;
+}
+
+// vertex w moved by the element off / m (off a multiple of m; cyclic: (w + off) mod n)
+GOLF_HD inline int act(int w, int off, int n, int m, const i64* grp) {
+    if (!grp) return w + off >= n ? w + off - n : w + off;
+    return group_act(w, off / m, m, (int)grp[1], (int)grp[2], grp + 3);
+}
+
+// vertex w moved by the inverse of the element off / m (cyclic: (w - off) mod n)
+GOLF_HD inline int act_inv(int w, int off, int n, int m, const i64* grp) {
+    if (!grp) return pmod(w - off, n);
+    return group_act(w, group_inv(off / m, grp), m, (int)grp[1], (int)grp[2], grp + 3);
+}
+
 // ---- grid length limit (golf.grid.Grid.reach layout) --------------------------------------
 GOLF_HD inline bool beyond(const int* reach, int u, int v) {
     int dx = reach[3 + 2 * u] - reach[3 + 2 * v], dy = reach[4 + 2 * u] - reach[4 + 2 * v];
@@ -87,8 +109,10 @@ GOLF_HD inline int near_cell(const int* reach, int n, int a, u64* st) {
 }
 
 // ---- symmetric swaps (golf.moves) ---------------------------------------------------------
-GOLF_HD inline int orbit_slots(int u, int w, int n, int m, int* rows, int* vals, int k) {
-    int iu = u % m, wv = pmod(w - (u - iu), n), iw = w % m, uv = pmod(u - (w - iw), n);
+GOLF_HD inline int orbit_slots(int u, int w, int n, int m, const i64* grp, int* rows, int* vals,
+                               int k) {
+    int iu = u % m, wv = act_inv(w, u - iu, n, m, grp), iw = w % m;
+    int uv = act_inv(u, w - iw, n, m, grp);
     rows[k] = iu;
     vals[k] = wv;
     k++;
@@ -120,16 +144,16 @@ GOLF_HD inline int find_slot(const int* adj, int d, int r, int val) {
 
 // undo: [0] count, [1 + 3p ..] (row, slot, old value)
 GOLF_HD bool try_swap(int* adj, int m, int d, int n, int a, int b, int c, int e, int x1,
-                      int y1, int x2, int y2, i64* undo, const int* reach) {
+                      int y1, int x2, int y2, i64* undo, const int* reach, const i64* grp) {
     if (x1 == y1 || x2 == y2) return false;
     if (reach && (beyond(reach, x1, y1) || beyond(reach, x2, y2))) return false;
     int rr[4], rv[4], ar[4], av[4], tr[2], tv[2], pos[4];
     int used[4];
-    int nr = orbit_slots(a, b, n, m, rr, rv, 0);
-    int nt = orbit_slots(c, e, n, m, tr, tv, 0);
+    int nr = orbit_slots(a, b, n, m, grp, rr, rv, 0);
+    int nt = orbit_slots(c, e, n, m, grp, tr, tv, 0);
     nr = add_orbit(rr, rv, nr, tr, tv, nt);
-    int na = orbit_slots(x1, y1, n, m, ar, av, 0);
-    nt = orbit_slots(x2, y2, n, m, tr, tv, 0);
+    int na = orbit_slots(x1, y1, n, m, grp, ar, av, 0);
+    nt = orbit_slots(x2, y2, n, m, grp, tr, tv, 0);
     na = add_orbit(ar, av, na, tr, tv, nt);
     if (na != nr) return false;
     for (int p = 0; p < na; p++) {
@@ -179,17 +203,17 @@ GOLF_HD bool try_swap(int* adj, int m, int d, int n, int a, int b, int c, int e,
 }
 
 GOLF_HD inline bool swap_at(int* adj, int m, int d, int n, int s1, int s2, int t, int flip,
-                            i64* undo, const int* reach) {
+                            i64* undo, const int* reach, const i64* grp) {
     int b = adj[s1], e = adj[s2];
     if (b < 0 || e < 0) return false;
     int a = s1 / d, c = s2 / d + t * m;
-    e = (e + t * m) % n;
-    if (flip == 0) return try_swap(adj, m, d, n, a, b, c, e, a, c, b, e, undo, reach);
-    return try_swap(adj, m, d, n, a, b, c, e, a, e, b, c, undo, reach);
+    e = act(e, t * m, n, m, grp);
+    if (flip == 0) return try_swap(adj, m, d, n, a, b, c, e, a, c, b, e, undo, reach, grp);
+    return try_swap(adj, m, d, n, a, b, c, e, a, e, b, c, undo, reach, grp);
 }
 
 GOLF_HD bool propose_swap(int* adj, int m, int d, int n, int g, u64* st, i64* undo,
-                          const int* reach) {
+                          const int* reach, const i64* grp) {
     if (d == 0) return false;
     for (int k = 0; k < TRIES; k++) {
         int s1 = rng_below(st, m) * d;
@@ -198,20 +222,20 @@ GOLF_HD bool propose_swap(int* adj, int m, int d, int n, int g, u64* st, i64* un
             int c = near_cell(reach, n, s1 / d, st);
             if (c < 0) continue;
             int s2 = (c % m) * d + rng_below(st, d);
-            if (swap_at(adj, m, d, n, s1, s2, c / m, 0, undo, reach)) return true;
+            if (swap_at(adj, m, d, n, s1, s2, c / m, 0, undo, reach, grp)) return true;
             continue;
         }
         int s2 = rng_below(st, m) * d;
         s2 += rng_below(st, d);
         int t = rng_below(st, g);
         int flip = rng_below(st, 2);
-        if (swap_at(adj, m, d, n, s1, s2, t, flip, undo, reach)) return true;
+        if (swap_at(adj, m, d, n, s1, s2, t, flip, undo, reach, grp)) return true;
     }
     return false;
 }
 
 GOLF_HD bool propose_voltage(int* adj, int m, int d, int n, int g, u64* st, i64* undo,
-                             const int* reach) {
+                             const int* reach, const i64* grp) {
     if (d == 0 || g < 2) return false;
     for (int k = 0; k < TRIES; k++) {
         int i = rng_below(st, m);
@@ -219,15 +243,16 @@ GOLF_HD bool propose_voltage(int* adj, int m, int d, int n, int g, u64* st, i64*
         int t = 1 + rng_below(st, g - 1);
         int b = adj[i * d + j];
         if (b < 0) continue;
-        int b2 = (b + t * m) % n;
-        if (b % m == i && b2 == pmod(2 * i - b, n)) continue;  // one orbit seen from both ends
-        if (try_swap(adj, m, d, n, i, b, i, b, i, b2, i, b2, undo, reach)) return true;
+        int b2 = act(b, t * m, n, m, grp);
+        if (b % m == i && b2 == act_inv(i, b - i, n, m, grp))
+            continue;  // an orbit inside one class: the same orbit seen from its other end
+        if (try_swap(adj, m, d, n, i, b, i, b, i, b2, i, b2, undo, reach, grp)) return true;
     }
     return false;
 }
 
 GOLF_HD bool propose_near(int* adj, int m, int d, int n, u64* st, i64* undo,
-                          const int* reach) {
+                          const int* reach, const i64* grp) {
     if (d == 0) return false;
     for (int k = 0; k < TRIES; k++) {
         int s1 = rng_below(st, m) * d;
@@ -238,22 +263,23 @@ GOLF_HD bool propose_near(int* adj, int m, int d, int n, u64* st, i64* undo,
         if (b < 0) continue;
         int x = adj[(b % m) * d + j];
         if (x < 0) continue;
-        int c = (x + (b / m) * m) % n;  // b's neighbour: b's row rotated to b
+        int c = act(x, (b / m) * m, n, m, grp);  // b's neighbour: b's row moved to b
         int y = adj[(c % m) * d + j2];
-        if (c == a || y < 0 || (y + (c / m) * m) % n == a) continue;
-        if (swap_at(adj, m, d, n, s1, (c % m) * d + j2, c / m, 0, undo, reach)) return true;
+        if (c == a || y < 0 || act(y, (c / m) * m, n, m, grp) == a) continue;
+        if (swap_at(adj, m, d, n, s1, (c % m) * d + j2, c / m, 0, undo, reach, grp))
+            return true;
     }
     return false;
 }
 
 GOLF_HD bool propose_move(int* adj, int m, int d, int n, const i64* params, u64* st, i64* undo,
-                          const int* reach) {
+                          const int* reach, const i64* grp) {
     int g = (int)params[P_G];
     if (params[P_VOLTAGE] > 0 && g > 1 && rng_below(st, 1000) < params[P_VOLTAGE])
-        if (propose_voltage(adj, m, d, n, g, st, undo, reach)) return true;
+        if (propose_voltage(adj, m, d, n, g, st, undo, reach, grp)) return true;
     if (params[P_NEAR] > 0 && rng_below(st, 1000) < params[P_NEAR])
-        if (propose_near(adj, m, d, n, st, undo, reach)) return true;
-    return propose_swap(adj, m, d, n, g, st, undo, reach);
+        if (propose_near(adj, m, d, n, st, undo, reach, grp)) return true;
+    return propose_swap(adj, m, d, n, g, st, undo, reach, grp);
 }
 
 GOLF_HD inline void undo_swap(int* adj, int d, i64* undo) {
@@ -321,10 +347,10 @@ GOLF_HD int step_tail(bool found, i64* sc, const i64* params, i64* maxlev) {
 
 // A whole step's start with one stream (speculate 1): the same returns as step_tail
 GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* fl,
-                       const i64* params, i64* undo, const int* reach, i64* maxlev,
-                       double* tfrac) {
+                       const i64* params, i64* undo, const int* reach, const i64* grp,
+                       i64* maxlev, double* tfrac) {
     if (step_head(sc, fl, params, tfrac) < 0) return -1;
-    bool found = propose_move(adj, m, d, n, params, st, undo, reach);
+    bool found = propose_move(adj, m, d, n, params, st, undo, reach, grp);
     return step_tail(found, sc, params, maxlev);
 }
 
@@ -439,18 +465,32 @@ GOLF_HD inline u64 block_reduce(u64 x, u64* red, int tid, int nt, bool is_and, i
 }
 
 // out = [eccentricity (levels), distance sum over the base sources, sources at that
-// eccentricity, status] as the CPU evaluator gives them; A and B hold n*W words each
-GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev, u64* A,
-                         u64* B, u64* red, int tid, int nt, i64* out) {
-    u32 items = (u32)n * (u32)W, ns = (u32)m;
+// eccentricity, status] as the CPU evaluator gives them; A and B hold n*W words each. A
+// non-cyclic group grp: the levels read the b m twisted rows (golf.kernels.symmetry.twist_rows),
+// which the block first writes into tw (b m d ints), as the rows of a graph cyclic under the
+// rotation by b m; the sources stay the m base vertices
+GOLF_HD void score_chain(const int* adj, const i64* grp, int* tw, int m, int d, int n, int W,
+                         i64 maxlev, u64* A, u64* B, u64* red, int tid, int nt, i64* out) {
+    u32 items = (u32)n * (u32)W, ns = (u32)m, lay = (u32)m;
+    const int* rows = adj;
+    if (grp) {  // row t m + i: base row i moved by the element (0, t) = t
+        int a = (int)grp[1], b = (int)grp[2], md = m * d;
+        for (int idx = tid; idx < b * md; idx += nt) {
+            int t = idx / md, w = adj[idx - t * md];
+            tw[idx] = w < 0 ? -1 : group_act(w, t, m, a, b, grp + 3);
+        }
+        rows = tw;
+        lay = (u32)(b * m);
+    }
     for (u32 idx = tid; idx < items; idx += nt) A[idx] = init_word(idx / W, idx % W, 0u, ns);
     GOLF_SYNC();
     i64 total = (i64)items * 64, reached = (i64)ns + (i64)n * ((i64)W * 64 - ns);
     i64 dist = total - reached, level = 0;
     int status = ST_OK, par = 0;
     // this thread's items are idx = tid, tid + nt, ...; with one word a row (W == 1) the row
-    // v = idx and its base row i = v mod m advance by nt and nt mod m, without a division
-    u32 i_first = W == 1 ? (u32)tid % (u32)m : 0u, i_step = W == 1 ? (u32)nt % (u32)m : 0u;
+    // v = idx and the row it reads, i = v mod lay, advance by nt and nt mod lay, without a
+    // division
+    u32 i_first = W == 1 ? (u32)tid % lay : 0u, i_step = W == 1 ? (u32)nt % lay : 0u;
     while (reached < total) {
         if (maxlev > 0 && level == maxlev) {
             status = ST_EXCEEDED;
@@ -464,14 +504,14 @@ GOLF_HD void score_chain(const int* adj, int m, int d, int n, int W, i64 maxlev,
             if (W == 1) {
                 if (idx != (u32)tid) {
                     i += i_step;
-                    if (i >= (u32)m) i -= (u32)m;
+                    if (i >= lay) i -= lay;
                 }
             } else {
                 v = idx / W;
                 w = idx - v * W;
-                i = v % (u32)m;
+                i = v % lay;
             }
-            u64 acc = next_word(A, adj + (i64)i * d, d, v - i, (u32)n, (u32)W, v, w);
+            u64 acc = next_word(A, rows + (i64)i * d, d, v - i, (u32)n, (u32)W, v, w);
             B[idx] = acc;
             local += GOLF_POPC(acc);
         }
@@ -537,16 +577,17 @@ GOLF_HD inline void store_chain(const u64* st, const i64* sc, const double* fl, 
 // nsteps steps of chain k, as golf.population.batch_chunk takes them between two
 // interactions, by the nt threads of a block (tid: this thread), with one RNG stream
 // (params[P_SPEC] = 1). The chain's graph adjs[k] (m x d), best graph bests[k], RNG state
-// sts[k] (4 words), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP) and reach
-// (grids, else null) are shared by all chains. Chain 0 writes trace rows (TRACE_COLS doubles)
-// at trace[*ntrace ..], up to cap rows. A, B: n W words each, red: nt words, adj: m d ints,
-// cs: the block's shared state. Thread 0 takes every decision; it keeps the RNG, the
+// sts[k] (4 words), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP), reach
+// (grids, else null) and grp (a non-cyclic group, else null) are shared by all chains. Chain
+// 0 writes trace rows (TRACE_COLS doubles) at trace[*ntrace ..], up to cap rows. A, B: n W
+// words each, red: nt words, adj: m d ints, tw: a group's b m d twisted row slots (unused
+// without one), cs: the block's shared state. Thread 0 takes every decision; it keeps the RNG, the
 // counters, the floats and the parameters in its own (fixed-index) arrays, registers on the
 // GPU, for the whole launch.
 GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
-        double* fls, const i64* gparams, const int* reach, int m, int d, int n, int W,
-        i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red, int* adj,
-        ChainState& cs) {
+        double* fls, const i64* gparams, const int* reach, const i64* grp, int m, int d, int n,
+        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red,
+        int* adj, int* tw, ChainState& cs) {
     int* gadj = adjs + (i64)k * m * d;
     int* gbest = bests + (i64)k * m * d;
     u64 st[4];
@@ -563,11 +604,11 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
     for (i64 s = 0; s < nsteps; s++) {
         int b = (int)(s & 1);
         if (tid == 0)
-            cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach,
+            cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach, grp,
                                     &cs.maxlev, &tfrac);
         GOLF_SYNC();
         if (cs.todo[b] <= 0) continue;
-        score_chain(adj, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
+        score_chain(adj, grp, tw, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
         if (tid == 0) {
             double x = 0;
             int v = verdict(cs.out, sc, fl, params, &x);
@@ -631,9 +672,9 @@ GOLF_HD void next_round(i64* w, const i64* sc, const i64* params, i64 K, i64 nst
 // Candidate c of chain q, by a block: the move by stream (s0 + c) mod K on a copy of the
 // chain's graph (adj, shared), and its score when the move was valid
 GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, const u64* sts,
-        const i64* params, const int* reach, int m, int d, int n, int W, int K, const i64* ws,
-        i64* cand, u64* cand_st, int* cand_adj, u64* A, u64* B, u64* red, int* adj,
-        ChainState& cs) {
+        const i64* params, const int* reach, const i64* grp, int m, int d, int n, int W, int K,
+        const i64* ws, i64* cand, u64* cand_st, int* cand_adj, u64* A, u64* B, u64* red,
+        int* adj, int* tw, ChainState& cs) {
     const i64* w = ws + (i64)WS_N * q;
     if (!w[WS_ACTIVE] || c >= w[WS_KK]) return;  // the same for every thread
     int md = m * d;
@@ -644,13 +685,14 @@ GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, cons
     if (tid == 0) {
         const u64* strm = sts + (4 + 4 * (i64)K) * q + 4 + 4 * ((w[WS_S0] + c) % K);
         u64 r[4] = {strm[0], strm[1], strm[2], strm[3]};
-        cs.ok = propose_move(adj, m, d, n, params, r, cs.undo, reach) ? 1 : 0;
+        cs.ok = propose_move(adj, m, d, n, params, r, cs.undo, reach, grp) ? 1 : 0;
         cand[CAND_N * idx + CAND_OK] = cs.ok;
         for (int i = 0; i < 4; i++) cand_st[4 * idx + i] = r[i];
     }
     GOLF_SYNC();
     if (!cs.ok) return;
-    score_chain(adj, m, d, n, W, w[WS_MAXLEV], A, B, red, tid, nt, cand + CAND_N * idx);
+    score_chain(adj, grp, tw, m, d, n, W, w[WS_MAXLEV], A, B, red, tid, nt,
+                cand + CAND_N * idx);
     for (int i = tid; i < md; i += nt) cand_adj[idx * md + i] = adj[i];
 }
 
@@ -760,13 +802,13 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
 }
 
 // nsteps steps of each of C speculating chains by block `block` of G (the whole grid's
-// rounds; count[0] = 0 at the start). A, B, red, adj, cs: the block's as in chain_steps;
-// dec: K DEC_N words of the block's (spec_decide).
+// rounds; count[0] = 0 at the start). grp, A, B, red, adj, tw, cs: as in chain_steps; dec: K
+// DEC_N words of the block's (spec_decide).
 GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, int* bests,
-        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int m, int d,
-        int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
+        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, const i64* grp,
+        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
         i64* cand, u64* cand_st, int* cand_adj, u64* count, u64* A, u64* B, u64* red,
-        int* adj, i64* dec, ChainState& cs) {
+        int* adj, int* tw, i64* dec, ChainState& cs) {
     int K = (int)params[P_SPEC];
     for (int q = block; tid == 0 && q < C; q += G) {  // the first rounds
         i64* w = ws + (i64)WS_N * q;
@@ -782,8 +824,8 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
     GOLF_GRID_SYNC();
     for (int round = 0;; round++) {
         for (i64 p = block; p < (i64)C * K; p += G)
-            spec_candidate((int)(p / K), (int)(p % K), tid, nt, adjs, sts, params, reach, m,
-                           d, n, W, K, ws, cand, cand_st, cand_adj, A, B, red, adj, cs);
+            spec_candidate((int)(p / K), (int)(p % K), tid, nt, adjs, sts, params, reach, grp,
+                           m, d, n, W, K, ws, cand, cand_st, cand_adj, A, B, red, adj, tw, cs);
         GOLF_GRID_SYNC();
         if (block == 0 && tid == 0) count[(round + 1) & 1] = 0;
         u64 going = 0;
@@ -804,41 +846,64 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
 }
 
 // A block's dynamic shared memory: 2 n W + blockDim.x words (the matrices A and B, the
-// reduction words), then m d ints (the graph), then for anneal_spec K DEC_N words (8-byte
-// aligned)
+// reduction words), then m d ints (the graph) and tws ints (a group's twisted rows, else 0),
+// then for anneal_spec K DEC_N words (8-byte aligned)
 struct BlockMem {
     u64 *A, *B, *red;
-    int* adj;
+    int *adj, *tw;
     i64* dec;
 };
-__device__ inline BlockMem block_mem(u64* smem, int n, int W, int nt, int md) {
+__device__ inline BlockMem block_mem(u64* smem, int n, int W, int nt, int md, int tws) {
     u64* B = smem + (i64)n * W;
     u64* red = B + (i64)n * W;
-    return {smem, B, red, (int*)(red + nt), (i64*)(red + nt + (md + 1) / 2)};
+    int* adj = (int*)(red + nt);
+    return {smem, B, red, adj, adj + md, (i64*)(red + nt + (md + tws + 1) / 2)};
 }
+
+// The kernels: the cyclic group's (grp null, which compiles the group's arithmetic away) and a
+// non-cyclic group's (the name's _group; one more argument, grp as golf.group.Group.kernel
+// lays it out). Chains of a block: the arguments of anneal_chains; speculating chains:
+// anneal_spec's.
+#define CHAINS_ARGS int* adjs, int* bests, u64* sts, i64* scs, double* fls, const i64* params, \
+    const int* reach, int has_reach, int m, int d, int n, int W, i64 nsteps, double* trace, \
+    i64* ntrace, i64 cap
+#define CHAINS_PASS adjs, bests, sts, scs, fls, params, reach, has_reach, m, d, n, W, nsteps, \
+    trace, ntrace, cap
+#define SPEC_ARGS int C, CHAINS_ARGS, i64* ws, i64* cand, u64* cand_st, int* cand_adj, u64* count
+#define SPEC_PASS C, CHAINS_PASS, ws, cand, cand_st, cand_adj, count
 
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
 // registers, up to 128 a thread); has_reach 0: a general graph
-extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(int* adjs, int* bests,
-        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
-        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+__device__ __forceinline__ void block_chains(CHAINS_ARGS, const i64* grp) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
-    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d);
+    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d, grp ? (int)grp[2] * m * d : 0);
     chain_steps(blockIdx.x, threadIdx.x, blockDim.x, adjs, bests, sts, scs, fls, params,
-                has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, s.A, s.B,
-                s.red, s.adj, cs);
+                has_reach ? reach : nullptr, grp, m, d, n, W, nsteps, trace, ntrace, cap, s.A,
+                s.B, s.red, s.adj, s.tw, cs);
+}
+extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(CHAINS_ARGS) {
+    block_chains(CHAINS_PASS, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains_group(CHAINS_ARGS,
+                                                                         const i64* grp) {
+    block_chains(CHAINS_PASS, grp);
 }
 
 // C speculating chains on a cooperative grid (launched from a cooperative module)
-extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(int C, int* adjs, int* bests,
-        u64* sts, i64* scs, double* fls, const i64* params, const int* reach, int has_reach,
-        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
-        i64* cand, u64* cand_st, int* cand_adj, u64* count) {
+__device__ __forceinline__ void grid_chains(SPEC_ARGS, const i64* grp) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
-    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d);
+    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d, grp ? (int)grp[2] * m * d : 0);
     spec_chains(blockIdx.x, gridDim.x, threadIdx.x, blockDim.x, C, adjs, bests, sts, scs, fls,
-                params, has_reach ? reach : nullptr, m, d, n, W, nsteps, trace, ntrace, cap, ws,
-                cand, cand_st, cand_adj, count, s.A, s.B, s.red, s.adj, s.dec, cs);
+                params, has_reach ? reach : nullptr, grp, m, d, n, W, nsteps, trace, ntrace,
+                cap, ws, cand, cand_st, cand_adj, count, s.A, s.B, s.red, s.adj, s.tw, s.dec,
+                cs);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(SPEC_ARGS) {
+    grid_chains(SPEC_PASS, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec_group(SPEC_ARGS,
+                                                                       const i64* grp) {
+    grid_chains(SPEC_PASS, grp);
 }

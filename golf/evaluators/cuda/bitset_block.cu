@@ -114,8 +114,5 @@ extern "C" __global__ void twist_rows(int* adj, int* rows, int K, int m, int d, 
     i64 at = (q * m + i) * d + j;
     int w = at == p0 && pc > 0 ? v0 : at == p1 && pc > 1 ? v1 : at == p2 && pc > 2 ? v2
             : at == p3 && pc > 3 ? v3 : adj[at];
-    if (w < 0) { rows[idx] = -1; return; }
-    int h = w / m, x2 = h / b, tt = t + h - x2 * b;
-    if (tt >= b) tt -= b;
-    rows[idx] = (int)(((pw[t] * x2) % a) * b + tt) * m + w - h * m;
+    rows[idx] = w < 0 ? -1 : group_act(w, t, m, a, b, pw);
 }

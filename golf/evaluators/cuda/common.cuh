@@ -38,6 +38,22 @@ __host__ __device__ __forceinline__ u64 next_word(const u64* A, const int* row, 
     return acc;
 }
 
+// The product k h of two elements of the metacyclic group Z_a :r Z_b (golf.group; an element
+// x b + t is the pair (x, t), and (x1, t1)(x2, t2) = (x1 + r^t1 x2 mod a, t1 + t2 mod b));
+// pw[t] = r^t mod a (golf.kernels.symmetry.group_mul)
+__host__ __device__ __forceinline__ int group_mul(int k, int h, int a, int b, const i64* pw) {
+    int x1 = k / b, t1 = k - x1 * b, x2 = h / b, t = t1 + h - x2 * b;
+    if (t >= b) t -= b;
+    return (int)((x1 + pw[t1] * x2) % a) * b + t;
+}
+
+// vertex w = h m + i moved by the element k: (k h) m + i
+__host__ __device__ __forceinline__ int group_act(int w, int k, int m, int a, int b,
+                                                  const i64* pw) {
+    int h = w / m;
+    return group_mul(k, h, a, b, pw) * m + w - h * m;
+}
+
 // base row and rotation of vertex v (g > 1: one 32-bit division; g = 1: none)
 __device__ __forceinline__ void base_of(u32 v, u32 m, int sym, u32& i, u32& off) {
     if (sym) { u32 k = v / m; off = k * m; i = v - off; } else { i = v; off = 0; }

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Annealing chains under a metacyclic group on the GPU (``chains: device``, ``cuda/anneal.cu``)
+against the same chains on the host (``chains: host``: one launch a step scores every chain's
+move, the moves and decisions on the host), at equal wall time.
+
+For each pair, one random graph symmetric under its group (``m = 2`` base vertices, the groups
+of ``configs/records2016_gpu.yaml``) starts a population of K tempering chains with the same
+seeds, temperatures and moves (voltage and near moves as in that config) twice, the chains on
+the device and on the host. After a warm-up (kernel compiles, not timed) each takes the same
+number of seconds, in calls of the population's steps whose schedule fraction is the time
+spent; the table gives the evaluations (scored moves, all chains) a second, a chain's steps
+and their time, the acceptance rate and the best graph each reached.
+
+    PYTHONPATH=. python3 scripts/bench_device_groups.py               # on a GPU, ~3 minutes
+    PYTHONPATH=. python3 scripts/bench_device_groups.py --dry         # CPU check of the paths
+
+``--dry`` runs the host chains on the CPU bitset backend for a few seconds, 8 chains, and no
+device chains (they need a GPU), into a temporary folder unless ``--out`` is given. Writes
+``<out>.json`` and ``<out>.md`` (default ``results/gpu/device_groups``); ``--page`` only
+rewrites the page from the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+from benchlib import ROOT, describe_machine, header, load, new_record, save, table
+
+# (n, d, a, r): the pair, its group Z_a ⋊_r Z_(g/a) with g = n/2 (configs/records2016_gpu.yaml)
+PAIRS = [(256, 8, 16, 3), (1024, 8, 32, 3)]
+# the search settings of those pairs in configs/records2016_gpu.yaml
+SEARCH = dict(voltage_moves=0.3, near_moves=0.5)
+POPULATION = dict(population="tempering", population_every=500, ladder=4.0)
+T0, T1 = 10.0, 0.2
+WARMUP_STEPS = 50
+CALL_SECONDS = 0.5  # about this long a call of the population's steps
+
+
+def population(n, d, a, r, K, backend, chains):
+    """K tempering chains over the pair's group on a random graph of it, their evaluator
+    ``backend`` (with ``chains`` for gpu-bitset), warmed up: every kernel compiled."""
+    from golf.evaluators import make_evaluator
+    from golf.generate import random_group_graph
+    from golf.group import Group
+    from golf.population import BatchAnnealer
+
+    grp = Group(a, n // 2 // a, r)
+    graph = random_group_graph(n, d, grp, seed=1)
+    opts = {"chains": chains} if backend == "gpu-bitset" else {"threads": 1}
+    ev = make_evaluator(backend, n, d, grp.g, batch=K, symmetry=grp, **opts)
+    ann = BatchAnnealer(graph, ev, K, exchange_every=0, steps=0, seed=1, **POPULATION,
+                        **SEARCH)
+    if ann.on_device != (chains == "device"):
+        raise SystemExit(f"{ev.describe()}: the chains are not where the benchmark wants "
+                         f"them ({chains})")
+    ann.set_temperatures(T0, T1)
+    ann.run(WARMUP_STEPS, time_frac=0.0)
+    return ann
+
+
+def timed_run(ann, seconds) -> dict:
+    """Run ``ann`` for ``seconds``: calls of its steps, each about CALL_SECONDS long, the
+    schedule at the fraction of the time spent. Returns the evaluations a second, a chain's
+    steps and microseconds a step, the acceptance rate, and the best graph's score."""
+    from golf.anneal import SC
+
+    scs = ann.scs
+    evals0, steps0, acc0 = (int(scs[:, c].sum()) for c in (SC.EVALS, SC.STEP, SC.ACCEPTED))
+    chunk, start = 10, time.perf_counter()
+    while (spent := time.perf_counter() - start) < seconds:
+        t = time.perf_counter()
+        ann.run(chunk, time_frac=spent / seconds)
+        took = max(time.perf_counter() - t, 1e-6)
+        left = seconds - (time.perf_counter() - start)
+        # the next call about CALL_SECONDS long, at most 4 times this one, within the time left
+        chunk = max(1, min(4 * chunk, int(chunk * min(CALL_SECONDS, max(left, 0.0)) / took)))
+    wall = time.perf_counter() - start
+    K = scs.shape[0]
+    evals = int(scs[:, SC.EVALS].sum()) - evals0
+    steps = (int(scs[:, SC.STEP].sum()) - steps0) / K
+    best = ann.sc
+    n = ann.graph.n
+    return {"seconds": wall, "evaluations": evals, "evaluations_per_s": evals / wall,
+            "steps_per_chain": steps, "us_per_chain_step": 1e6 * wall / max(steps, 1),
+            "accepted": (int(scs[:, SC.ACCEPTED].sum()) - acc0) / max(evals, 1),
+            "best_diameter": int(best[SC.BEST_D]), "best_total": int(best[SC.BEST_TOTAL]),
+            "best_aspl": int(best[SC.BEST_TOTAL]) / (n * (n - 1) / 2)}
+
+
+def measure(args) -> list[dict]:
+    """The rows: each pair with its chains on the device and on the host (dry: the host on
+    the CPU only)."""
+    runs = [("bitset", "host")] if args.dry else [("gpu-bitset", "device"),
+                                                  ("gpu-bitset", "host")]
+    rows = []
+    for n, d, a, r in PAIRS:
+        for backend, chains in runs:
+            ann = population(n, d, a, r, args.chains, backend, chains)
+            grp = ann.evaluator.symmetry
+            row = {"n": n, "d": d, "g": grp.g, "m": n // grp.g, "group": grp.label,
+                   "chains": chains, "K": args.chains, "backend": backend,
+                   "evaluator": ann.evaluator.describe(), **timed_run(ann, args.seconds)}
+            print(row, flush=True)
+            rows.append(row)
+    return rows
+
+
+def markdown(record) -> str:
+    rows = record["rows"]
+    host = {(r["n"], r["d"]): r for r in rows if r["chains"] == "host"}
+
+    def speedup(r):  # the device chains' evaluations/s over the host chains' of the pair
+        base = host.get((r["n"], r["d"]))
+        return (r["evaluations_per_s"] / base["evaluations_per_s"] if base and r is not base
+                else None)
+
+    ratios = [f"{speedup(r):.1f}x on ({r['n']}, {r['d']})" for r in rows if speedup(r)]
+    notes = ([f"device chains: {' and '.join(ratios)} the host chains' evaluations a second"]
+             if ratios else [])
+    notes += [f"({r['n']}, {r['d']}) {r['chains']}: {r['evaluator']}" for r in rows]
+    lines = header("Device chains under a metacyclic group (`scripts/bench_device_groups.py`)",
+                   record,
+                   f"machine: {describe_machine(record['machine'])}",
+                   f"K = {rows[0]['K'] if rows else '?'} tempering chains a run ("
+                   + ", ".join(f"{k} {v}" for k, v in record.get("settings", {}).items())
+                   + ": the settings of configs/records2016_gpu.yaml), one random graph of the "
+                   "group a pair, seed 1; after a warm-up that compiles the kernels, each run "
+                   f"takes {record.get('seconds', '?')} s, the schedule following the time",
+                   "device: `chains: device` (`cuda/anneal.cu`, one block a chain, many steps a "
+                   "launch); host: `chains: host` (one launch a step scores every chain's move, "
+                   "the moves and decisions on the host)",
+                   "evaluations: moves scored, all chains; a chain's step: the run's time over "
+                   "the steps each chain took; best: the population's best graph at the end",
+                   *notes, *record.get("notes", []))
+    cells = []
+    for r in rows:
+        ratio = f"{speedup(r):.1f}x" if speedup(r) else ""
+        cells.append([f"({r['n']}, {r['d']})", f"{r['group']}, g = {r['g']}, m = {r['m']}",
+                      r["chains"], r["K"], f"{r['seconds']:.1f}",
+                      f"{r['evaluations_per_s']:,.0f}", ratio, f"{r['steps_per_chain']:,.0f}",
+                      f"{r['us_per_chain_step']:.2f}", f"{100 * r['accepted']:.1f}%",
+                      r["best_diameter"], f"{r['best_aspl']:.6f}", r["best_total"]])
+    lines += table(["pair", "group", "chains", "K", "seconds", "evaluations/s",
+                    "device / host", "steps a chain", "µs a chain step", "accepted", "best D",
+                    "best ASPL", "best total"], cells)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=float, default=None,
+                   help="timed seconds a run (default 25; --dry: 3)")
+    p.add_argument("--chains", type=int, default=None,
+                   help="chains a population (default 256; --dry: 8)")
+    p.add_argument("--dry", action="store_true",
+                   help="host chains on the CPU only, short: a check of the code paths")
+    p.add_argument("--note", action="append", default=None, help="a line for the page")
+    p.add_argument("--out", default=None,
+                   help="output prefix (default results/gpu/device_groups; --dry: a "
+                   "temporary folder)")
+    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
+    args = p.parse_args(argv)
+    args.seconds = args.seconds or (3.0 if args.dry else 25.0)
+    args.chains = args.chains or (8 if args.dry else 256)
+    out = args.out or (os.path.join(tempfile.mkdtemp(), "device_groups") if args.dry else
+                       os.path.join(ROOT, "results", "gpu", "device_groups"))
+    if args.page:
+        record = load(out)
+        save(out, record, markdown(record))
+        return
+    record = new_record(seconds=args.seconds, rows=[], notes=args.note or [],
+                        settings={**POPULATION, **SEARCH, "t0": T0, "t1": T1,
+                                  "warm-up steps": WARMUP_STEPS})
+    if not args.dry:
+        import cupy as cp
+
+        from benchlib import gpu_machine
+
+        record["machine"] = gpu_machine(cp)
+    record["rows"] = measure(args)
+    save(out, record, markdown(record))
+
+
+if __name__ == "__main__":
+    main()
