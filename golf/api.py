@@ -430,9 +430,10 @@ def chase(n: int | None, d: int, minutes: float = 10.0, *, seed: int = 1, backen
     >>> r.summary["auto_g"]["budget"], r.graph.max_degree <= 3
     (0.25, True)
     """
-    from golf.run.chase import chase_settings
+    from golf.run.chase import chase_backend, chase_settings
 
     kw = dict(chase_settings(backend), **settings)
+    backend = chase_backend(backend)
     if grid is not None:
         kw.update(grid=list(grid), r=r)
     return search(n, d, "auto", seconds=minutes * 60.0, seed=seed, backend=backend,

@@ -29,7 +29,7 @@ import sys
 
 from golf.errors import GolfError
 
-__all__ = ["chase_config", "chase_settings", "default_ranks", "relaunch",
+__all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "GPU_CHAINS", "CPU_CHAINS"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
@@ -46,6 +46,15 @@ def _backend_on_gpu(backend: str) -> bool:
         return any(backend_class(b).supports.gpu and backend_class(b).unavailable() is None
                    for b in names())
     return backend_class(backend).supports.gpu
+
+
+def chase_backend(backend: str = "auto") -> str:
+    """The backend a chase scores with: ``auto`` is gpu-bitset where a GPU is usable (its
+    chains run on the device where a graph fits, many steps a launch, which the backends'
+    one-evaluation estimates that ``auto`` compares do not see), else ``auto``."""
+    if backend == "auto" and _backend_on_gpu("auto"):
+        return "gpu-bitset"
+    return backend
 
 
 def chase_settings(backend: str = "auto") -> dict:
@@ -74,7 +83,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         settings.update(grid=list(grid), r=r)
     if comm is not None and comm.size > 1:
         settings["mode"] = "chains"
-    raw = _config(n, d, "auto", minutes * 60.0, 0, seed, backend, True, settings)
+    raw = _config(n, d, "auto", minutes * 60.0, 0, seed, chase_backend(backend), True,
+                  settings)
     raw["name"] = _default_name(raw["problem"])
     raw["output"]["dir"] = str(out if out is not None else "runs")
     data = validate(_merge(raw, parse_overrides(sets)), lambda key: "golf chase")

@@ -348,6 +348,43 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
         trial.seconds += time.perf_counter() - t
 
 
+def warm_up(cfg: dict, portfolio: list, co) -> None:
+    """Compile, before the trials' clock starts, what the trials will run: a few steps of the
+    run's engine on a small graph of each kind the portfolio holds (cyclic or group; the
+    backend of each form). The compiled code is the same for every size, so the first trial
+    of a kind is not charged a compilation (tens of seconds on a fresh install, cached on
+    disk after)."""
+    from golf.evaluators import build_evaluator, choose_backend
+    from golf.group import Group
+    from golf.population import annealer_for
+
+    p, e = cfg["problem"], cfg["evaluator"]
+    if p.get("grid") is not None or co.comm is not None and not co.chains:
+        return
+    kinds = set()
+    for f in portfolio:
+        name = e["backend"]
+        if name == "auto":
+            name = choose_backend(p["n"], p["d"], f.g, e.get("threads"))[0]
+        kinds.add((name, f.group is not None))
+    for name, grouped in sorted(kinds):
+        form = Form(8, Group(4, 2, 3)) if grouped else Form(4)
+        tc = form.config(cfg)
+        tc["problem"].update(n=16, d=3, start=None, regular=False)
+        tc["evaluator"] = dict(e, backend=name)
+        tc["search"] = dict(tc["search"], steps=4, time_limit=None)
+        try:
+            problem = Problem(tc["problem"])
+            ev = build_evaluator(tc, co.comm if co.chains else None)
+            ann = annealer_for(tc, problem.random_graph(1), ev, steps=4, seed=1,
+                               trace_every=1 << 30, bounds=problem.bounds())
+            ann.auto_temperatures(10)
+            ann.set_temperatures(1.0, 0.5)
+            ann.run(2, time_frac=0.5)
+        except GolfError:  # a backend that takes no such graph: its trials compile it
+            pass
+
+
 def _gather(co, trials: list, mine: list, n: int):
     """Every rank's view of ``trials`` after a round: under MPI chains each rank reports its
     own forms' ``(index, best, seconds, skipped)``."""
@@ -374,6 +411,8 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     if len(portfolio) == 1:
         return _single(record, portfolio[0], f"{rule}: the only form", log, n)
     timed = bool(s["time_limit"])
+    if timed:
+        warm_up(cfg, portfolio, co)
     total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
     count = _affordable(len(portfolio), total, MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS)
     if count < len(portfolio):
@@ -398,7 +437,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     if size > 1:
         for tr in trials:
             tr.rank = tr.index % size
-    deadline = t + total if timed else None
+    deadline = time.perf_counter() + total if timed else None  # after the warm-up
     alive = list(range(len(trials)))
     reports: dict = {}
     debt = 0.0  # the seconds this process's slices ran over their shares (< 0: under)
