@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import (ROOT, describe_machine, header, load, machine, new_record, repo_env,
+from benchlib import (ROOT, describe_machine, load, machine, new_record, repo_env,
                       run_problem, save, table)
 
 from golf.lower_bounds import moore_bounds
@@ -97,7 +97,7 @@ def run_pairs(names, minutes, ranks, tmp, sets, parallel, gpus, cpu_only):
         time.sleep(1.0)
 
 
-def row_of(name, s, rd, target, ranks, folder):
+def row_of(name, s, rd, target, folder):
     n, d, best_d, best_aspl = RECORDS[name]
     aspl, diam = s["best"]["aspl"], s["best"]["diameter"]
     os.makedirs(folder, exist_ok=True)
@@ -149,40 +149,44 @@ def verdict(rows, target):
             "Targets missed: " + "; ".join(miss) + counts + ".") + by_diameter
 
 
+def _pair_command(rows) -> str:
+    """The benchmark's command line, the pairs of each call shown as PAIRS."""
+    import re
+
+    cmds = sorted({re.sub(r"--only \S+", "--only PAIRS", r["command"]) for r in rows})
+    return "; ".join(f"`{c}`" for c in cmds)
+
+
 def markdown(record, target):
-    rows = sorted(record["rows"].values(), key=lambda r: r["n"])
-    lines = header(f"Quality against the Graph Golf 2016 records ({target.upper()})", record,
-                   f"target: {TARGETS[target]}",
-                   "excess ratio = (ASPL - L) / (ASPL_best - L), L = Moore ASPL bound; "
-                   "1.0 matches the record",
-                   "each pair: `golf chase N D --minutes M` (the same settings for every pair; "
-                   "form: what its trials chose; trials: their seconds over the run's)",
-                   "at once: pairs run side by side on the same machine, each in its own "
-                   "process (on the GPU they share it; a pair alone would have more of it)")
-    cols = ["pair", "form", "trials", "seconds", "D (best-known)", "ASPL (best-known)",
-            "excess ratio", "evaluations/s", "at once", "date", "machine"]
-    lines += table(cols, [[f"({r['n']}, {r['d']})", r.get("form", r["g"]),
-                           f"{r['trial_share']:.3f}" if "trial_share" in r else "-",
-                           f"{r['seconds']:.0f}",
+    """The page: what, command, machine, date, the table, at most five lines of notes (the
+    verdict among them). Per-pair details (commands, evaluators, files) stay in the JSON."""
+    rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["d"]))
+    machines = sorted({r["machine"] for r in rows})
+    dates = sorted({r["date"][:10] for r in rows})
+    lines = [f"# golf chase against the Graph Golf 2016 records ({target.upper()})", "",
+             f"- what: `golf chase N D` on each pair, nothing set per pair; excess ratio = "
+             f"(ASPL - L) / (ASPL_best - L), L the Moore ASPL bound (1.0 matches the record); "
+             f"trials: their seconds over the run's; at once: runs sharing a GPU (CPU: the machine); target: {TARGETS[target]}",
+             f"- command: {_pair_command(rows)}",
+             f"- machine: {'; '.join(machines)}", f"- date: {', '.join(dates)}", ""]
+    cols = ["pair", "form chosen", "D (best-known)", "ASPL (best-known)", "excess ratio",
+            "trials", "evaluations/s", "at once"]
+    lines += table(cols, [[f"({r['n']}, {r['d']})", r["form"],
                            f"{r['diameter']} ({r['best_known'][0]})",
                            f"{r['aspl']:.6f} ({r['best_known'][1]:.3f})",
                            f"{r['excess_ratio']:.3f}" + (
-                               " record (smaller diameter)" if r["diameter"] < r["best_known"][0]
+                               " record (smaller D)" if r["diameter"] < r["best_known"][0]
                                else " record" if r["record_matched"] else ""),
-                           f"{r['evaluations_per_s']:,.0f}", r.get("at_once", 1),
-                           r["date"][:10], r["machine"]]
+                           f"{r['trial_share']:.3f}", f"{r['evaluations_per_s']:,.0f}",
+                           r["at_once"]]
                           for r in rows])
-    lines += ["", "Each row's commit is in the JSON (`commit`)."]
-    if record.get("notes"):
-        lines += [""] + [f"- {note}" for note in record["notes"]]
-    lines += ["", verdict(rows, target)]
-    missing = [k for k in RECORDS if k not in record["rows"]]
+    missing = [k for k in RECORDS if k not in record["rows"]
+               and (target == "gpu" or RECORDS[k][0] <= 1024)]
+    notes = list(record.get("notes") or [])[:3]
     if missing:
-        lines += ["", f"Not measured yet: {', '.join(missing)}."]
-    lines += ["", "Commands, per pair:", ""]
-    lines += [f"- {r['name']}: `{r['command']}`; evaluator {r['evaluator']}; best graph "
-              f"`{r['file']}`" for r in rows]
-    return "\n".join(lines) + "\n"
+        notes.append(f"Not measured yet: {', '.join(missing)}.")
+    notes.append(verdict(rows, target))
+    return "\n".join(lines + [""] + [f"- {x}" for x in notes[-5:]]) + "\n"
 
 
 def main(argv=None):
@@ -205,16 +209,22 @@ def main(argv=None):
     p.add_argument("--note", action="append", default=None,
                    help="with --merge: a line for the page, e.g. other runs of a pair "
                    "(repeatable; replaces the record's notes)")
-    p.add_argument("--at-once", type=int, default=1, help="for the record: how many pairs ran "
-                   "side by side on the same machine (GPU shared) with the ones run or merged")
+    p.add_argument("--at-once", type=int, default=None, help="with --merge: how many pairs "
+                   "shared a GPU (CPU: the machine), where the merged rows say otherwise")
+    p.add_argument("--render", action="store_true", help="write the page again from the JSON; "
+                   "runs nothing")
     args = p.parse_args(argv)
     out = args.out or os.path.join(ROOT, "results", "quality", f"quality_{args.target}")
     record = load(out) or new_record(rows={})
+    if args.render:
+        save(out, record, markdown(record, args.target))
+        return
     if args.merge:
         for path in args.merge:
             other = load(path[:-5] if path.endswith(".json") else path)
             for row in other["rows"].values():
-                row["at_once"] = args.at_once
+                if args.at_once is not None:
+                    row["at_once"] = args.at_once
             record["rows"].update(other["rows"])
             record.update(date=other["date"], machine=other["machine"])
         if args.note is not None:
@@ -234,7 +244,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for name, s, rd in run_pairs(names, args.minutes, args.ranks, tmp, args.set,
                                      args.parallel, args.gpus, args.target == "cpu"):
-            row = row_of(name, s, rd, args.target, args.ranks, graphs)
+            row = row_of(name, s, rd, args.target, graphs)
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"],
                        machine=describe_machine(mach), commit=mach.get("commit"),
