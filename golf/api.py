@@ -376,22 +376,29 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
     >>> r.graph.max_degree <= 4
     True
     """
-    from golf.anneal import TRACE_COLUMNS
     from golf.config import RunConfig, validate
-    from golf.run import Search
 
     if seconds is None and not steps:
         raise GolfError("search: give seconds or steps (or both)")
     cfg = validate(_config(n, d, g, seconds, steps, seed, backend, output is not None,
                            settings), lambda key: "search()")
     path = Path(output) if output is not None else None
-    run = RunConfig(str(path.name) if path else "search", cfg, path, "search()")
+    return _run(RunConfig(str(path.name) if path else "search", cfg, path, "search()"),
+                progress, force, comm)
+
+
+def _run(run, progress: bool, force: bool, comm) -> Result | None:
+    """The search of a :class:`golf.config.RunConfig` and its :class:`Result` (None on an MPI
+    rank other than 0)."""
+    from golf.anneal import TRACE_COLUMNS
+    from golf.run import Search
+
     engine = Search(run, quiet=not progress, comm=comm)
     summary = engine.start(force=force)
     if summary is None:  # an MPI rank other than 0
         return None
     trace = np.asarray(engine.trace_rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS))
-    return Result(engine.best_graph, engine.best_score, trace, summary, path)
+    return Result(engine.best_graph, engine.best_score, trace, summary, run.path)
 
 
 
@@ -410,8 +417,11 @@ def chase(n: int | None, d: int, minutes: float = 10.0, *, seed: int = 1, backen
         The problem (``n`` None with ``grid``).
     minutes : float
         Wall time of the whole chase, the trials included.
-    seed, backend, progress, output, force, comm
+    seed, backend, progress, force, comm
         As :func:`search`.
+    output : str or Path, optional
+        As ``golf chase --out``: the run folder is ``output/n{N}d{D}`` (a grid problem's
+        ``output/w{W}h{H}d{D}r{R}``); None: nothing is written.
     grid, r : optional
         A grid problem: ``grid=[w, h]`` and the edge length limit ``r``.
     **settings
@@ -430,11 +440,8 @@ def chase(n: int | None, d: int, minutes: float = 10.0, *, seed: int = 1, backen
     >>> r.summary["auto_g"]["budget"], r.graph.max_degree <= 3
     (0.25, True)
     """
-    from golf.run.chase import chase_backend, chase_settings
+    from golf.run.chase import chase_config
 
-    kw = dict(chase_settings(backend), **settings)
-    backend = chase_backend(backend)
-    if grid is not None:
-        kw.update(grid=list(grid), r=r)
-    return search(n, d, "auto", seconds=minutes * 60.0, seed=seed, backend=backend,
-                  progress=progress, output=output, force=force, comm=comm, **kw)
+    run = chase_config(n, d, minutes=minutes, seed=seed, backend=backend, out=output,
+                       grid=grid, r=r, comm=comm, settings=settings)
+    return _run(run, progress, force, comm)

@@ -19,12 +19,33 @@ import os
 
 import numpy as np
 
-__all__ = ["launched_size", "local_ranks", "world_if_launched", "world", "share",
+__all__ = ["mpiexec_prefix", "launched_size", "local_ranks", "world_if_launched", "world", "share",
            "allreduce_parts", "agree", "abort_on_error", "Exchange"]
 
 # srun sets the PMI ones; SLURM_NTASKS alone (sbatch without srun) is not a launch
 _SIZE_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS",
               "MV2_COMM_WORLD_SIZE")
+
+
+def mpiexec_prefix(n: int) -> list[str] | None:
+    """The command prefix that starts ``n`` ranks of a program: ``mpiexec -n N`` (from the
+    PATH, or beside this interpreter, where the ``mpi`` extra's Open MPI puts it), with
+    ``--allow-run-as-root`` as root, ``--oversubscribe`` (more ranks than slots) and
+    ``--bind-to none`` (each rank's threads free to move); None where mpiexec or mpi4py is
+    missing."""
+    import shutil
+    import sys
+
+    exe = shutil.which("mpiexec") or shutil.which("mpiexec", path=os.path.dirname(
+        sys.executable))
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return None
+    if exe is None:
+        return None
+    root = ["--allow-run-as-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    return [exe, "-n", str(n), *root, "--oversubscribe", "--bind-to", "none"]
 
 
 def launched_size() -> int:

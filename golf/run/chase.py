@@ -23,7 +23,6 @@ exchanging the best graph). Under ``mpiexec`` it takes the ranks it is given. Wi
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -66,10 +65,11 @@ def chase_settings(backend: str = "auto") -> dict:
 
 
 def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "auto",
-                 out=None, grid=None, r=None, comm=None, sets=()):
-    """The :class:`golf.config.RunConfig` of a chase (module docstring): the run folder
-    ``<out>/<name>`` (``out`` default ``runs``); ``sets`` are ``KEY=VALUE`` overrides applied
-    last (as ``golf run --set``)."""
+                 out=None, grid=None, r=None, comm=None, settings=None, sets=()):
+    """The :class:`golf.config.RunConfig` of a chase (module docstring), its run folder
+    ``<out>/<name>`` (``out`` None: no folder, nothing written). ``settings`` are
+    :func:`golf.search` keywords over :func:`chase_settings`; ``sets`` ``KEY=VALUE``
+    overrides applied last (as ``golf run --set``)."""
     from pathlib import Path
 
     from golf.api import _config
@@ -78,19 +78,21 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
 
     if not minutes > 0:
         raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
-    settings = chase_settings(backend)
+    kw = dict(chase_settings(backend), **(settings or {}))
     if grid is not None:
-        settings.update(grid=list(grid), r=r)
+        kw.update(grid=list(grid), r=r)
     if comm is not None and comm.size > 1:
-        settings["mode"] = "chains"
-    raw = _config(n, d, "auto", minutes * 60.0, 0, seed, chase_backend(backend), True,
-                  settings)
+        kw.setdefault("mode", "chains")
+    raw = _config(n, d, "auto", minutes * 60.0, 0, seed, chase_backend(backend), out is not None,
+                  kw)
     raw["name"] = _default_name(raw["problem"])
-    raw["output"]["dir"] = str(out if out is not None else "runs")
+    if out is not None:
+        raw["output"]["dir"] = str(out)
     data = validate(_merge(raw, parse_overrides(sets)), lambda key: "golf chase")
-    run = RunConfig(data["name"], data, Path(data["output"]["dir"]) / data["name"],
-                    "golf chase")
-    _check_output(run, lambda key: "golf chase")
+    path = Path(data["output"]["dir"]) / data["name"] if out is not None else None
+    run = RunConfig(data["name"], data, path, "golf chase")
+    if path is not None:
+        _check_output(run, lambda key: "golf chase")
     return run
 
 
@@ -109,25 +111,16 @@ def default_ranks(backend: str = "auto") -> int:
 
 def relaunch(argv: list, ranks: int, gpu: bool) -> int | None:
     """Run ``golf chase ARGV`` under ``mpiexec -n ranks`` and return its exit code; None when
-    that cannot be done here (one rank, no mpiexec on the PATH, or no mpi4py), so that the
-    caller runs in this process. CPU ranks get one Numba thread each."""
-    if ranks <= 1:
+    that cannot be done here (one rank, no mpiexec or mpi4py:
+    :func:`golf.parallel.mpiexec_prefix`), so that the caller runs in this process. CPU ranks
+    get one Numba thread each."""
+    from golf.parallel import mpiexec_prefix
+
+    prefix = mpiexec_prefix(ranks) if ranks > 1 else None
+    if prefix is None:
         return None
-    # the launcher of the mpi extra sits beside the interpreter of its environment
-    exe = shutil.which("mpiexec") or shutil.which("mpiexec", path=os.path.dirname(
-        sys.executable))
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return None
-    if exe is None:
-        return None
-    cmd = [exe, "-n", str(ranks)]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    cmd += ["--oversubscribe", "--bind-to", "none", sys.executable, "-m", "golf", "chase",
-            *argv, "--ranks", "1"]
     env = dict(os.environ)
     if not gpu:
         env["NUMBA_NUM_THREADS"] = "1"
+    cmd = [*prefix, sys.executable, "-m", "golf", "chase", *argv, "--ranks", "1"]
     return subprocess.run(cmd, env=env).returncode

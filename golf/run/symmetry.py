@@ -175,8 +175,8 @@ def _groups_of_order(g: int) -> list:
 
 
 def forms(problem: dict) -> tuple[list[Form], str]:
-    """The portfolio of a config's ``problem`` section and the rule that made it (module
-    docstring): cyclic forms by ascending ``g``, then groups by ascending ``m``."""
+    """The portfolio of a config's ``problem`` section, in the order of priority that a small
+    budget cuts (:data:`PRIORITY_M`), and the rule that made it (module docstring)."""
     n, d = problem["n"], problem["d"]
     p = Problem(problem, 1)
     if p.grid is not None:
@@ -233,10 +233,6 @@ class Choice:
     seconds: float = 0.0
     interrupted: bool = False
     sampled: tuple | None = None
-
-    @property
-    def g(self):
-        return None if self.form is None else self.form.g
 
 
 class _Trial:
@@ -316,7 +312,6 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
     from golf.run.coordinate import next_chunk
 
     t = time.perf_counter()
-    reason = 0
     try:
         if trial.ann is None:
             trial.build(co, start)
@@ -327,17 +322,17 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
             now = time.perf_counter()
             used = (now - t) if timed else int(ann.sc[SC.STEP]) - step0
             late = int(StopReason.TIME) if deadline is not None and now >= deadline else 0
+            frac = min(1.0, (trial.spent + used) / trial.planned)
             if co.chains or co.comm is None:
                 reason = int(StopReason.INTERRUPTED) if stopped() else late
                 done = used >= amount
-            else:  # the ranks walk one chain: rank 0's clock decides
-                reason, _, _, done, _ = co.decide(stopped(), late, 0, 0.0, used >= amount,
-                                                  False)
+            else:  # the ranks walk one chain: rank 0's clock, chunk and cooling decide
+                reason, trial.chunk, frac, done, _ = co.decide(stopped(), late, trial.chunk,
+                                                               frac, used >= amount, False)
             if reason or (done and ran) or ann.stop_reason:
                 reason = reason or (int(ann.stop_reason) if ann.stop_reason else 0)
                 break
             chunk = trial.chunk if timed else max(1, min(trial.chunk, int(amount - used)))
-            frac = min(1.0, (trial.spent + used) / trial.planned)
             tic = time.perf_counter()
             ann.run(chunk, time_frac=frac)
             trial.chunk = next_chunk(chunk, time.perf_counter() - tic)
@@ -385,14 +380,13 @@ def warm_up(cfg: dict, portfolio: list, co) -> None:
             pass
 
 
-def _gather(co, trials: list, mine: list, n: int):
-    """Every rank's view of ``trials`` after a round: under MPI chains each rank reports its
-    own forms' ``(index, best, seconds, skipped)``."""
-    rows = [(tr.index, tr.best() if tr.ann is not None and tr.skipped is None else None,
-             tr.seconds, tr.skipped, tr.report(n)) for tr in mine]
+def _reports(co, mine: list, n: int) -> dict:
+    """``index -> report`` of the trials after a round: this process's ``mine``, and under
+    MPI chains every rank's."""
+    reports = {tr.index: tr.report(n) for tr in mine}
     if co.chains and co.comm is not None:
-        rows = [r for part in co.comm.allgather(rows) for r in part]
-    return {r[0]: r for r in rows}
+        reports = {i: rep for part in co.comm.allgather(reports) for i, rep in part.items()}
+    return reports
 
 
 def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
@@ -406,24 +400,20 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     p, s = cfg["problem"], cfg["search"]
     n = p["n"]
     portfolio, rule = forms(p)
+    timed = bool(s["time_limit"])
+    total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
+    least = MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS
+    count = _affordable(len(portfolio), total, least)
+    if count < len(portfolio):
+        rule += (f"; the first {count} of {len(portfolio)}: the budget gives each a first "
+                 f"slice of at least {least:g}{'s' if timed else ' steps'}")
+        portfolio = portfolio[:count]
     record = {"candidates": [f.record(n) for f in portfolio], "rule": rule,
               "budget": s["auto_g_budget"]}
     if len(portfolio) == 1:
-        return _single(record, portfolio[0], f"{rule}: the only form", log, n)
-    timed = bool(s["time_limit"])
+        return _single(record, portfolio[0], f"{rule}: one form", log, n)
     if timed:
         warm_up(cfg, portfolio, co)
-    total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
-    count = _affordable(len(portfolio), total, MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS)
-    if count < len(portfolio):
-        rule += (f"; the first {count} of {len(portfolio)}: the budget gives each a first "
-                 f"slice of at least {MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS:g}"
-                 f"{'s' if timed else ' steps'}")
-        portfolio = portfolio[:count]
-        record["candidates"] = [f.record(n) for f in portfolio]
-        record["rule"] = rule
-    if len(portfolio) == 1:
-        return _single(record, portfolio[0], f"{rule}: the budget buys one form", log, n)
     plan = halving_plan(len(portfolio))
     share = [total / len(plan) / k for k in plan]  # a slice of each round
     planned = sum(share)  # what the winner gets in all
@@ -470,15 +460,14 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
             halted = any(co.comm.allgather(halted))
         if halted:
             return Choice(None, seconds=time.perf_counter() - t, interrupted=True)
-        view = _gather(co, trials, [trials[i] for i in alive if i % size == rank], n)
-        reports.update({i: row[4] for i, row in view.items()})
-        ranked = sorted((i for i in alive if view[i][1] is not None),
-                        key=lambda i: (view[i][1][0], view[i][1][1], -portfolio[i].g, i))
+        reports.update(_reports(co, [trials[i] for i in alive if i % size == rank], n))
+        ranked = sorted((i for i in alive if "best" in reports[i]),
+                        key=lambda i: (*reports[i]["best"], -portfolio[i].g, i))
         for i in alive:
             log(_trial_line(r, reports[i]))
         if not ranked:
             raise GolfError("g: auto: no form could be tried: " + "; ".join(
-                f"{portfolio[i].label(n)}: {view[i][3]}" for i in alive))
+                f"{reports[i]['label']}: {reports[i].get('skipped')}" for i in alive))
         keep = plan[r + 1] if r + 1 < len(plan) else 1
         out = [i for i in alive if i not in ranked[:keep]]
         alive = ranked[:keep]
