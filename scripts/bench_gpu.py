@@ -14,11 +14,12 @@ Seidel APD, and K chains against one chain.
     PYTHONPATH=. python3 scripts/bench_gpu.py                   # all parts
     PYTHONPATH=. python3 scripts/bench_gpu.py --parts single    # one part, the others kept
 
-Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/bench_gpu``), the page whole:
-every part with its own date, command, commit and machine (the GPU's name, driver, CUDA and
-CuPy versions too). A run of some parts replaces those and keeps the others, and the
-hand-kept ``notes`` (what bounds the kernel, what was tried and dropped), from the JSON that is
-there. ``python3 scripts/bench_gpu.py --page`` rewrites the page from the JSON alone.
+Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/bench_gpu``). The JSON holds every
+part with its own date, command, commit and machine (the GPU's name, driver, CUDA and CuPy
+versions too) and the hand-kept ``notes`` (what bounds the kernel, what was tried and
+dropped); the page is the record: each part's date, commit and GPU, and the tables. A run of
+some parts replaces those and keeps the others. ``python3 scripts/bench_gpu.py --page``
+rewrites the page from the JSON alone.
 """
 
 from __future__ import annotations
@@ -242,33 +243,32 @@ def nkey(x):
 
 
 def markdown(r):
-    """The whole page from a record: what was measured, each part's runs (date, command,
-    commit, machine), the tables, and the notes kept in the record."""
+    """The page from a record: what was measured, the command, each part's date, commit and
+    GPU, the tables (commands, machines and notes in full stay in the JSON)."""
     parts = [p for p in PARTS if r.get(p)]
     lines = ["# GPU benchmark (`scripts/bench_gpu.py`)", "",
-             "gpu-bitset's time for one evaluation after a swap against the best CUDA "
-             "library, its batched throughput, Seidel APD on dense graphs, and annealing "
-             "chains scored per launch. Data: `bench_gpu.json` beside this page. On a GPU "
-             "machine, in the repository root: `PYTHONPATH=. python3 scripts/bench_gpu.py` "
-             "(all parts) or `--parts single` (one part; the others are kept from the JSON).",
-             "", "## Runs", ""]
+             "- what: gpu-bitset's time for one evaluation after a swap against the best CUDA "
+             "library, its batched throughput, Seidel APD on dense graphs, chains scored per "
+             "launch (how each is measured: `WHAT` in the script; notes in the JSON)",
+             "- command: `PYTHONPATH=. python3 scripts/bench_gpu.py [--parts P]` on a GPU "
+             "machine (the parts not run are kept from the JSON)"]
     groups = []  # parts measured by one run share a line
     for p in parts:
-        key = (r[p]["date"], r[p]["command"], json.dumps(r[p]["machine"], sort_keys=True))
+        key = (r[p]["date"], json.dumps(r[p]["machine"], sort_keys=True))
         for g in groups:
             if g[0] == key:
                 g[1].append(p)
                 break
         else:
             groups.append((key, [p]))
-    for (date, command, _), ps in groups:
+    for (date, _), ps in groups:
         m = r[ps[0]]["machine"]
-        lines.append(f"- {', '.join(ps)}: {date}, commit {m.get('commit', '?')}, "
-                     f"`{command}`; {describe_machine(m)}")
+        lines.append(f"- {', '.join(ps)}: {date[:10]}, commit {m.get('commit', '?')}, "
+                     f"{m.get('gpu', '?')}, host {m.get('cores', '?')} cores")
     for p in parts:
-        title, what = WHAT[p]
+        title = WHAT[p][0]
         rows = r[p]["rows"]
-        lines += ["", f"## {title}", "", what, ""]
+        lines += ["", f"## {title}", ""]
         if p == "single":
             lines += table(["(n, d, g)", "D", "median", "min", "target", "ratio", "kernel"],
                            [(nkey(x), x["diameter"], fmt_s(x["median_s"]), fmt_s(x["min_s"]),
@@ -307,15 +307,6 @@ def markdown(r):
                              x.get("group", "-"), x.get("min_blocks", 1), x.get("regs", "-"),
                              x.get("blocks_per_sm", "-"), f"{x['seconds']:.4g}",
                              x.get("agrees", "-")) for x in rows])
-    notes = r.get("notes", {})  # kept by hand in the JSON; each item names its commands
-    for key, title, intro in (
-            ("bounds", "What bounds it", []),
-            ("dropped", "Tried and dropped", [
-                "Each: the variant against the default of the same code on the same GPU, "
-                "(65536, 6, 1) unless said; absolute times are those of the code it was tried "
-                "on (git history of this folder).", ""])):
-        if notes.get(key):
-            lines += ["", f"## {title}", "", *intro, *(f"- {x}" for x in notes[key])]
     return "\n".join(lines) + "\n"
 
 
