@@ -496,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bit-matrix column chunk, in 64-bit words")
     s.add_argument("--opt", action="append", metavar="KEY=VALUE",
                    help="any other option of the backend, e.g. --opt thread_mode=rows "
-                   "(repeatable; the backends' options are listed in README)")
+                   "(repeatable; the backends' options: docs/backends.md)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--repeat", type=_nonneg_int, default=0, metavar="N",
                    help="time N more evaluations after a warm-up; report the mean")

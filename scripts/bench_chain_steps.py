@@ -34,7 +34,7 @@ import time
 from benchlib import ROOT, describe_machine, header, load, new_record, save, table
 
 ANNEAL = "golf/evaluators/cuda/anneal.cu"
-# (n, d, g, threads a block or None for the default): the device pairs of records2016_gpu.yaml
+# (n, d, g, threads a block or None for the default): the pairs whose chains fit a block
 # at the symmetries results/gpu/chain_steps.md was measured at
 PROBLEMS = [(64, 8, 4, None), (64, 8, 4, 32), (96, 3, 1, None), (256, 8, 32, None),
             (1024, 8, 128, None)]

@@ -3,10 +3,10 @@
 against the same chains on the host (``chains: host``: one launch a step scores every chain's
 move, the moves and decisions on the host), at equal wall time.
 
-For each pair, one random graph symmetric under its group (``m = 2`` base vertices, the groups
-of ``configs/records2016_gpu.yaml``) starts a population of K tempering chains with the same
-seeds, temperatures and moves (voltage and near moves as in that config) twice, the chains on
-the device and on the host. After a warm-up (kernel compiles, not timed) each takes the same
+For each pair, one random graph symmetric under its group (``m = 2`` base vertices, groups
+that golf chase has found for these pairs, results/quality/) starts a population of K
+tempering chains with the same seeds, temperatures and moves (voltage and near moves as golf
+chase sets them) twice, the chains on the device and on the host. After a warm-up (kernel compiles, not timed) each takes the same
 number of seconds, in calls of the population's steps whose schedule fraction is the time
 spent; the table gives the evaluations (scored moves, all chains) a second, a chain's steps
 and their time, the acceptance rate and the best graph each reached.
@@ -29,9 +29,9 @@ import time
 
 from benchlib import ROOT, describe_machine, header, load, new_record, save, table
 
-# (n, d, a, r): the pair, its group Z_a ⋊_r Z_(g/a) with g = n/2 (configs/records2016_gpu.yaml)
+# (n, d, a, r): the pair, its group Z_a ⋊_r Z_(g/a) with g = n/2 (groups golf chase has chosen for these pairs: results/quality/)
 PAIRS = [(256, 8, 16, 3), (1024, 8, 32, 3)]
-# the search settings of those pairs in configs/records2016_gpu.yaml
+# the search settings of golf chase (golf.run.chase)
 SEARCH = dict(voltage_moves=0.3, near_moves=0.5)
 POPULATION = dict(population="tempering", population_every=500, ladder=4.0)
 T0, T1 = 10.0, 0.2
@@ -126,7 +126,7 @@ def markdown(record) -> str:
                    f"machine: {describe_machine(record['machine'])}",
                    f"K = {rows[0]['K'] if rows else '?'} tempering chains a run ("
                    + ", ".join(f"{k} {v}" for k, v in record.get("settings", {}).items())
-                   + ": the settings of configs/records2016_gpu.yaml), one random graph of the "
+                   + ": golf chase's settings), one random graph of the "
                    "group a pair, seed 1; after a warm-up that compiles the kernels, each run "
                    f"takes {record.get('seconds', '?')} s, the schedule following the time",
                    "device: `chains: device` (`cuda/anneal.cu`, one block a chain, many steps a "

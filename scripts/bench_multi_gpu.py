@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Several GPUs against one: the same pair of ``configs/records2016_gpu.yaml`` at equal wall time
+"""Several GPUs against one: the same pair of ``configs/records2016.yaml`` at equal wall time
 under ``mpiexec -n 1`` and ``mpiexec -n R`` (``parallel: {mode: chains}``: each rank its own
 population of ``batch`` chains on the GPU of its node-local rank, the ranks sharing the best
 graph every ``exchange_every`` steps). Run it on a machine with R GPUs.
@@ -60,7 +60,7 @@ def main(argv=None):
     p.add_argument("--only", default="n1024d8", help="comma-separated pair names")
     p.add_argument("--ranks", default="1,2", help="comma-separated rank counts (GPUs)")
     p.add_argument("--seconds", type=float, default=240.0)
-    p.add_argument("--config", default=os.path.join(ROOT, "configs", "records2016_gpu.yaml"))
+    p.add_argument("--config", default=os.path.join(ROOT, "configs", "records2016.yaml"))
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting for every run (repeatable)")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "multi_gpu"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Short runs of a record config over a grid of settings, spread over the GPUs of one machine
 (one run a GPU at a time, so that no two runs share a GPU), to choose the settings of
-``configs/records2016_gpu.yaml``.
+``configs/records2016.yaml``.
 
     python scripts/tune_gpu.py --only n256d8,n64d8 --seconds 60 \\
         --grid search.batch=128,512 --grid evaluator.chain_threads=32,256 --budget 560
@@ -83,7 +83,7 @@ def main(argv=None):
                    help="a setting and its values to try (repeatable; all combinations run)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting for every run (repeatable)")
-    p.add_argument("--config", default=os.path.join(ROOT, "configs", "records2016_gpu.yaml"))
+    p.add_argument("--config", default=os.path.join(ROOT, "configs", "records2016.yaml"))
     p.add_argument("--budget", type=float, default=None,
                    help="start no run that would end after this many seconds from now")
     p.add_argument("--cpu", action="store_true", help="run on the CPU, no GPU")

@@ -1,6 +1,6 @@
 """The Python API: golf.evaluate / make_evaluator / search / bounds / random_graph / read_edges /
 write_edges, networkx interop, Graph.from_edges' input checks, and every example in the
-docstrings and in README's "From Python" section, run as written."""
+docstrings and in docs/python.md, run as written."""
 
 import doctest
 import importlib
@@ -30,19 +30,18 @@ def test_docstring_examples(module):
     assert result.failed == 0
 
 
-def readme_python_blocks():
-    text = (Path(ROOT) / "README.md").read_text()
-    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.S)
+def docs_python_blocks():
+    text = (Path(ROOT) / "docs" / "python.md").read_text()
+    return re.findall(r"```python\n(.*?)```", text, re.S)
 
 
-def test_readme_from_python_runs(tmp_path, monkeypatch):
-    blocks = readme_python_blocks()
-    assert blocks, "README has no python blocks under 'From Python'"
+def test_docs_from_python_runs(tmp_path, monkeypatch):
+    blocks = docs_python_blocks()
+    assert blocks, "docs/python.md has no python blocks"
     monkeypatch.chdir(tmp_path)
     scope: dict = {}
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), scope)
+        exec(compile(block, "docs/python.md", "exec"), scope)
 
 
 def test_evaluate_any_graph_form_and_reuse():
