@@ -465,6 +465,24 @@ def cmd_export(args) -> int:
 
 
 # ------------------------------------------------------------------------------------------
+def _pair_arguments(s, grid_help: str) -> None:
+    """The positional ``n d`` of ``bounds`` and ``chase``, or with ``--grid WxH`` the degree
+    ``D`` and edge length limit ``R`` (checked by :func:`_two_numbers`)."""
+    s.add_argument("n", nargs="?", help="vertex count (>= 1); with --grid: the degree D (>= 0)")
+    s.add_argument("d", nargs="?",
+                   help="degree (>= 0); with --grid: the edge length limit R (>= 1)")
+    s.add_argument("--grid", metavar="WxH", help=grid_help)
+
+
+def _run_arguments(s) -> None:
+    """``--set``, ``--force`` and ``--quiet`` of the commands that start a run."""
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a setting, e.g. --set search.seed=3 (repeatable)")
+    s.add_argument("--force", action="store_true",
+                   help="start over in a folder that already holds a run")
+    s.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from golf import __version__
 
@@ -516,13 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "lattice bounds of a grid problem)",
                        usage="golf bounds [-h] [--json] n d\n"
                        "       golf bounds [-h] [--json] --grid WxH D R")
-    # checked in cmd_bounds, where --grid says which numbers they are
-    s.add_argument("n", nargs="?", help="vertex count (>= 1); with --grid: the degree D (>= 0)")
-    s.add_argument("d", nargs="?",
-                   help="degree (>= 0); with --grid: the edge length limit R (>= 1)")
-    s.add_argument("--grid", metavar="WxH",
-                   help="the bounds of the grid problem on a W x H lattice, degree D, edges of "
-                   "Manhattan length <= R")
+    _pair_arguments(s, "the bounds of the grid problem on a W x H lattice, degree D, edges "
+                    "of Manhattan length <= R")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_bounds, bounds_parser=s)
 
@@ -539,22 +552,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("run", help="run the search of a YAML config (one or several problems)")
     s.add_argument("config")
-    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a setting, e.g. --set search.seed=3 (repeatable)")
     s.add_argument("--only", action="append", metavar="NAME",
                    help="run only this problem of a multi-problem config (repeatable)")
-    s.add_argument("--force", action="store_true",
-                   help="start over in a folder that already holds a run")
-    s.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+    _run_arguments(s)
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("chase", help="search the best graph of a pair in a given time, the "
                        "symmetry form chosen by trials (golf.run.chase)",
                        usage="golf chase [-h] [options] n d\n"
                        "       golf chase [-h] [options] --grid WxH D R")
-    s.add_argument("n", nargs="?", help="vertex count (>= 1); with --grid: the degree D")
-    s.add_argument("d", nargs="?", help="degree (>= 0); with --grid: the edge length limit R")
-    s.add_argument("--grid", metavar="WxH", help="a grid problem on a W x H lattice")
+    _pair_arguments(s, "a grid problem on a W x H lattice")
     s.add_argument("--minutes", type=float, default=10.0,
                    help="wall time of the whole chase, trials included (default 10)")
     s.add_argument("--out", default="runs", metavar="DIR",
@@ -564,11 +571,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ranks", type=_nonneg_int, default=0, metavar="R",
                    help="processes to start under mpiexec when not launched by it (default 0: "
                    "one a GPU for the GPU backends, else one a core; 1: this process only)")
-    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a setting of the chase's config, e.g. --set search.batch=64")
-    s.add_argument("--force", action="store_true",
-                   help="start over in a folder that already holds a run")
-    s.add_argument("--quiet", action="store_true", help="no progress on the terminal")
+    _run_arguments(s)
     s.set_defaults(func=cmd_chase, chase_parser=s)
 
     s = sub.add_parser("resume", help="continue a run from its checkpoint")

@@ -200,6 +200,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         # where a population's chains run ("device" or "host") and, for auto, why
         self.chains, self.chains_reason = self._place_chains(chains)
         self._k_anneal = {}  # (speculating, group) -> kernel
+        self._d_group = None  # the group's kernel array on the device, once chains run
 
     # -- annealing chains on the device (cuda/anneal.cu) ------------------------------------
     def _chain_threads(self) -> int:
@@ -315,9 +316,11 @@ class GpuBitsetEvaluator(GpuEvaluator):
         args = (d_adjs, d_bests, d_sts, d_scs, d_fls, d_params, d_reach, np.int32(has_reach),
                 np.int32(self.m), np.int32(d), np.int32(self.n), np.int32(self.units),
                 np.int64(nsteps), d_trace, d_ntrace, np.int64(cap))
-        # a non-cyclic group's kernel takes the group last (golf.group.Group.kernel)
-        group = (() if self.symmetry is None
-                 else (cp.asarray(self.symmetry.kernel(self.m)),))
+        # a non-cyclic group's kernel takes the group last (golf.group.Group.kernel), uploaded
+        # once
+        if self.symmetry is not None and self._d_group is None:
+            self._d_group = cp.asarray(self.symmetry.kernel(self.m))
+        group = () if self.symmetry is None else (self._d_group,)
         if k > 1:
             blocks = min(C * k, self._resident_blocks(kernel, nt, smem))
             work = (cp.zeros((C, SPEC_WS), dtype=cp.int64),
