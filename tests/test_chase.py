@@ -10,7 +10,6 @@ import sys
 import pytest
 
 import golf
-from golf.lower_bounds import moore_bounds
 
 from conftest import ROOT, mpiexec_cmd, run_golf, signal_after
 
@@ -35,10 +34,9 @@ def test_chase_writes_a_run_folder_and_the_submission(tmp_path):
     assert sub.name == f"n36d3k{d}l{int(100 * total / (36 * 35 / 2))}.edges"
     assert f"submission file {sub}" in proc.stdout
     check = run_golf("validate", sub, "--n", 36, "--d", 3, check=True)
-    assert "valid" in check.stdout.lower()
+    assert f"{sub}: valid: n=36" in check.stdout
     score = golf.evaluate(golf.read_edges(sub).graph(n=36), "reference")  # SciPy BFS
     assert (score.diameter, score.total) == (d, total)
-    assert d >= moore_bounds(36, 3).diameter
     # a finished chase is not resumed, and the folder is not overwritten without --force
     again = run_golf("chase", 36, 3, "--minutes", 0.1, "--out", tmp_path, "--ranks", 1)
     assert again.returncode != 0 and "already holds a run" in again.stderr
