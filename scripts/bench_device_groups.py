@@ -120,7 +120,6 @@ def markdown(record) -> str:
     ratios = [f"{speedup(r):.1f}x on ({r['n']}, {r['d']})" for r in rows if speedup(r)]
     notes = ([f"device chains: {' and '.join(ratios)} the host chains' evaluations a second"]
              if ratios else [])
-    notes += [f"({r['n']}, {r['d']}) {r['chains']}: {r['evaluator']}" for r in rows]
     lines = header("Device chains under a metacyclic group (`scripts/bench_device_groups.py`)",
                    record,
                    f"machine: {describe_machine(record['machine'])}",

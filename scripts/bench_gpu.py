@@ -31,7 +31,7 @@ import tempfile
 import time
 
 import numpy as np
-from benchlib import ROOT, describe_machine, gpu_machine, load, new_record, save, table
+from benchlib import ROOT, gpu_machine, load, new_record, save, table
 
 # (n, d, g): seconds per single evaluation of the best CUDA library on an H200
 SINGLE = [((1024, 4, 1), 177e-6), ((4096, 8, 1), 149e-6), ((65536, 6, 1), 10.7e-3),
