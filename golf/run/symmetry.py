@@ -35,9 +35,13 @@ run's own engine and keeps the best.
    where the evaluator runs them, host chains where it does not), its moves, its
    temperatures (sampled from the form's start graph where ``auto``); a survivor goes on from
    where it stopped, its cooling spread over the slices it would get if it won. Each slice
-   stops at its share of the clock (a slice's set-up counts in it, and what one slice
-   overran is taken from the next of that process), so the trials' seconds add up to the
-   budget plus at most a chunk of steps (~0.2 s) a slice.
+   runs at least one chunk of steps and stops at its share of the clock (its set-up counts in
+   it; what the slices of a process overran comes off its later ones, none cut below a
+   quarter of its share), so the trials' seconds add up to the budget plus about a chunk of
+   steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up` compiles every kind of
+   kernel the trials use on a small graph. A budget that cannot give every form a first slice
+   of :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of the
+   portfolio only (:func:`forms` orders them by :data:`PRIORITY_M`).
 
 3. **The choice**: the smallest ``(diameter, total)`` of the last round (exact integers); a
    tie goes to the larger ``g`` (fewer base sources to score). The main run starts from the
