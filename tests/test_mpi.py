@@ -204,6 +204,22 @@ def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
     assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])
 
 
+def test_evaluator_mode_trials_take_rank_0s_clock():
+    """problem.g: auto with parallel.mode evaluator and a time limit: every trial's
+    evaluations are split over both ranks, which must take the same chunks and cooling (rank
+    0's) to meet in every collective; both end with the same form, and the trials keep to
+    their share of the run."""
+    proc = mpirun(2, sys.executable, SCRIPTS / "auto_g.py", 96, 4, 0, 0.3, 3, "evaluator", 16)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
+    auto = out["auto_g"]
+    g = auto["g"]
+    assert out["ranks"] == [{"rank": r, "g": g, "graph_g": g} for r in (0, 1)]
+    tried = [t for t in auto["trials"] if "best" in t]
+    assert len(tried) >= 2 and all("rank" not in t for t in auto["trials"])
+    assert sum(t["seconds"] for t in auto["trials"]) <= (0.3 + 0.05) * 16
+
+
 @pytest.mark.parametrize("polish_g", ["", ", polish_g: 1",
                                       ", polish_g: 1, batch: 3, polish_starts: 3, "
                                       "polish_patience: 3"])

@@ -347,7 +347,7 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
         trial.seconds += time.perf_counter() - t
 
 
-def warm_up(cfg: dict, portfolio: list, co) -> None:
+def warm_up(cfg: dict, portfolio: list) -> None:
     """Compile, before the trials' clock starts, what the trials will run: a few steps of the
     run's engine on a small graph of each kind the portfolio holds (cyclic or group; the
     backend of each form). The compiled code is the same for every size, so the first trial
@@ -358,7 +358,7 @@ def warm_up(cfg: dict, portfolio: list, co) -> None:
     from golf.population import annealer_for
 
     p, e = cfg["problem"], cfg["evaluator"]
-    if p.get("grid") is not None or co.comm is not None and not co.chains:
+    if p.get("grid") is not None:
         return
     kinds = set()
     for f in portfolio:
@@ -374,7 +374,7 @@ def warm_up(cfg: dict, portfolio: list, co) -> None:
         tc["search"] = dict(tc["search"], steps=4, time_limit=None)
         try:
             problem = Problem(tc["problem"])
-            ev = build_evaluator(tc, co.comm if co.chains else None)
+            ev = build_evaluator(tc)  # every process on its own: no collective call
             ann = annealer_for(tc, problem.random_graph(1), ev, steps=4, seed=1,
                                trace_every=1 << 30, bounds=problem.bounds())
             ann.auto_temperatures(10)
@@ -417,7 +417,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     if len(portfolio) == 1:
         return _single(record, portfolio[0], f"{rule}: one form", log, n)
     if timed:
-        warm_up(cfg, portfolio, co)
+        warm_up(cfg, portfolio)
     plan = halving_plan(len(portfolio))
     share = [total / len(plan) / k for k in plan]  # a slice of each round
     planned = sum(share)  # what the winner gets in all

@@ -1,6 +1,8 @@
-"""Under mpiexec, parallel.mode chains: ``problem.g: auto`` resolved by trials dealt over the
-ranks. Rank 0 prints, as JSON, every rank's resolved g and the g of the graphs it annealed,
-with the summary's ``auto_g`` record. Arguments: n d steps budget seed."""
+"""Under mpiexec: ``problem.g: auto`` resolved by trials, with parallel.mode chains (the
+trials dealt over the ranks) or evaluator (every trial's evaluations split over them). Rank 0
+prints, as JSON, every rank's resolved g and the g of the graphs it annealed, with the
+summary's ``auto_g`` record. Arguments: n d steps budget seed [mode [seconds]] (steps 0 with
+seconds: a time limit, the trials held to the clock)."""
 
 import json
 import os
@@ -15,11 +17,14 @@ from golf.run import Search  # noqa: E402
 
 n, d, steps, seed = (int(x) for x in sys.argv[1:4] + sys.argv[5:6])
 budget = float(sys.argv[4])
+mode = sys.argv[6] if len(sys.argv) > 6 else "chains"
+seconds = float(sys.argv[7]) if len(sys.argv) > 7 else None
 comm = MPI.COMM_WORLD
 cfg = validate({"name": "m", "problem": {"n": n, "d": d, "g": "auto"},
-                "search": {"steps": steps, "seed": seed, "auto_g_budget": budget},
+                "search": {"steps": steps, "seed": seed, "auto_g_budget": budget,
+                           "time_limit": seconds},
                 "evaluator": {"backend": "bitset", "threads": 1},
-                "parallel": {"mode": "chains", "exchange_every": 1000},
+                "parallel": {"mode": mode, "exchange_every": 1000},
                 "output": {"plot": False}}, lambda key: "auto_g.py")
 engine = Search(RunConfig("m", cfg, None, "auto_g.py"), quiet=True, comm=comm)
 summary = engine.start()
