@@ -11,6 +11,11 @@ under the competition's name into ``results/grid/graphs/``.
     python scripts/bench_grid.py                          # the problems with n <= 400, 120 s
     python scripts/bench_grid.py --only w10h10d6r3 --seconds 30
     python scripts/bench_grid.py --parallel 8   # 8 problems at once, 2 cores each (16 cores)
+    python scripts/bench_grid.py --chase 10     # golf chase --grid WxH D R --minutes 10 instead
+
+With ``--chase MINUTES`` each problem runs ``golf chase --grid WxH D R`` (the symmetry form
+chosen by its trials, a population of chains, nothing set per problem) for MINUTES of wall
+time on RANKS processes, instead of the config's search.
 
 Targets (for the small problems): the diameter bound reached on (5x5,4,2), (10x10,6,3) and
 (10x10,8,4), and an ASPL within 3% of the bound there.
@@ -23,12 +28,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from benchlib import (ROOT, describe_machine, export_best, header, load, machine, new_record,
-                      run_problem, save, table)
+from benchlib import (ROOT, chase_command, describe_machine, export_best, header, load,
+                      machine, new_record, repo_env, run_problem, save, table)
 
 from golf.config import load_config
 from golf.lower_bounds import grid_bounds
@@ -59,13 +65,24 @@ def problems(max_n: int) -> list:
     return [r for r in load_config(CONFIG) if r["problem"]["n"] <= max_n]
 
 
+def reached(name, diameter, total) -> bool:
+    """True when a graph of ``diameter`` and ``total`` is at least as good as the best-known
+    graph of problem ``name``: a smaller diameter, or the same and a total no larger."""
+    known = BEST_KNOWN.get(name)
+    return known is not None and (diameter, total) <= known
+
+
 def row_of(run, s, rd, ranks, folder) -> dict:
     p = run["problem"]
     (w, h), d, r = p["grid"], p["d"], p["r"]
     b = grid_bounds(w, h, d, r)
     best = s["best"]
     gap = 100.0 * (best["aspl"] / float(b.aspl) - 1.0)
-    return {"name": run.name, "w": w, "h": h, "d": d, "r": r, "n": w * h,
+    auto = s.get("auto_g") or {}
+    trials = sum(t.get("seconds", 0) for t in auto.get("trials", []))
+    return {"form": (auto.get("form") or {}).get("label"), "trial_share": trials / s["seconds"],
+            "best_known_reached": reached(run.name, best["diameter"], best["total"]),
+            "name": run.name, "w": w, "h": h, "d": d, "r": r, "n": w * h,
             "g": s["config"]["problem"]["g"], "seconds": s["seconds"],
             "evaluations": s["evaluations"], "evaluations_per_s": s["evaluations_per_s"],
             "diameter": best["diameter"], "aspl": best["aspl"], "total": best["total"],
@@ -106,7 +123,13 @@ def versus(r) -> str:
     return f"{100.0 * (r['aspl'] / k['aspl'] - 1.0):+.2f}%"
 
 
-def verdict(rows) -> str:
+def verdict(rows, chase=0) -> str:
+    """The chase target (the best-known graphs reached) with ``chase``, else TARGET_TEXT's."""
+    if chase:
+        reached = [r["name"] for r in rows if r.get("best_known_reached")]
+        short = [f"{r['name']} {versus(r)}" for r in rows if not r.get("best_known_reached")]
+        text = f"Best-known graph reached or beaten on {len(reached)} of {len(rows)}"
+        return text + (f"; short: {', '.join(short)}." if short else ".")
     miss = [f"{r['name']}: diameter {r['diameter']} (bound {r['diameter_bound']}), ASPL gap "
             f"{r['aspl_gap_percent']:.2f}%" for r in rows if r["target"] and not r["target_met"]]
     done = {r["name"] for r in rows}
@@ -123,14 +146,19 @@ def verdict(rows) -> str:
 
 def markdown(record) -> str:
     rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["d"]))
+    chase = record.get("chase", 0)
     lines = header("Grid graphs: Graph Golf 2019 grid problems on the CPU", record,
                    f"target: {TARGET_TEXT}",
                    "gap = ASPL / lattice bound - 1 (the bound of `golf bounds --grid WxH D R`)",
                    f"best-known: D, ASPL (gap) of the best graph known here ({BEST_SOURCE}); "
                    "vs best-known = ASPL / best-known ASPL - 1",
-                   "each problem: `golf run configs/graphgolf2019_grid.yaml --only NAME` with "
-                   "search.time_limit set by --seconds, under `mpiexec -n RANKS` (one chain a "
-                   "core); `at once` problems ran side by side, each on its own RANKS cores")
+                   *([f"each problem: `golf chase --grid WxH D R --minutes {chase:g} --ranks "
+                      "RANKS` (the form chosen by its trials, nothing set per problem); "
+                      "`seconds` is the run's wall time"] if chase else
+                     ["each problem: `golf run configs/graphgolf2019_grid.yaml --only NAME` "
+                      "with search.time_limit set by --seconds, under `mpiexec -n RANKS` (one "
+                      "chain a core)"]),
+                   "`at once` problems ran side by side, each on its own RANKS cores")
     cols = ["problem", "g", "seconds", "D (bound)", "ASPL", "ASPL bound", "gap", "best-known",
             "vs best-known", "evaluations/s", "ranks", "at once", "date"]
     lines += table(cols, [[f"({r['w']}x{r['h']}, {r['d']}, {r['r']})", r["g"],
@@ -140,7 +168,7 @@ def markdown(record) -> str:
                            f"{r['evaluations_per_s']:,.0f}",
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
     lines += ["", f"Machine: {describe_machine(record['machine'])}; each row's commit is in the "
-                  f"JSON (`commit`).", "", verdict(rows), "", "Best graphs:", ""]
+                  f"JSON (`commit`).", "", verdict(rows, chase), "", "Best graphs:", ""]
     lines += [f"- {r['name']}: `{r['file']}`" for r in rows]
     return "\n".join(lines) + "\n"
 
@@ -148,6 +176,8 @@ def markdown(record) -> str:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=120.0)
+    p.add_argument("--chase", type=float, default=0.0, metavar="MINUTES",
+                   help="run golf chase --grid for MINUTES instead of the config's search")
     p.add_argument("--ranks", type=int, default=2, help="MPI ranks (one a core)")
     p.add_argument("--max-n", type=int, default=400, help="the problems with n <= this")
     p.add_argument("--only", default=None, help="comma-separated problem names")
@@ -172,12 +202,23 @@ def main(argv=None):
             sys.exit(f"bench_grid: no problem named {', '.join(sorted(unknown))}")
         runs = [r for r in load_config(CONFIG) if r.name in wanted]
     record = load(args.out) or new_record(rows={})
+    if record.get("chase", 0) != args.chase:  # one page, one way of running
+        record = new_record(rows={}, chase=args.chase)
     mach = machine()
     busy = min(args.parallel, len(runs)) * args.ranks
     if args.parallel > 1 and busy > (os.cpu_count() or 1):
         sys.exit(f"bench_grid: {busy} ranks at once on {os.cpu_count()} cores")
 
     def one(run, tmp):
+        if args.chase:
+            p = run["problem"]
+            (w, h), d, r = p["grid"], p["d"], p["r"]
+            cmd = chase_command(["--grid", f"{w}x{h}", d, r], args.chase, args.ranks, tmp)
+            subprocess.run(cmd, check=True, cwd=ROOT,
+                           env=repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES=""))
+            rd = os.path.join(tmp, run.name)
+            with open(os.path.join(rd, "summary.json")) as f:
+                return run, json.load(f), rd
         s, rd = run_problem(CONFIG, run.name, args.seconds, args.ranks, tmp)
         return run, s, rd
 

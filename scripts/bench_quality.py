@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import (ROOT, describe_machine, load, machine, new_record, repo_env,
+from benchlib import (ROOT, chase_command, describe_machine, load, machine, new_record, repo_env,
                       save, table)
 
 from golf.lower_bounds import moore_bounds
@@ -58,11 +58,7 @@ def excess(n, d, aspl, best):
 
 def chase_cmd(name, minutes, ranks, tmp, sets=()):
     n, d = RECORDS[name][:2]
-    cmd = [sys.executable, "-m", "golf", "chase", str(n), str(d), "--minutes", str(minutes),
-           "--out", tmp, "--ranks", str(ranks), "--quiet"]
-    for item in sets:
-        cmd += ["--set", item]
-    return cmd
+    return chase_command([n, d], minutes, ranks, tmp, sets)
 
 
 def run_pairs(names, minutes, ranks, tmp, sets, parallel, gpus, cpu_only):

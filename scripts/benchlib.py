@@ -149,6 +149,16 @@ def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
         return json.load(f), rd
 
 
+def chase_command(pair: list, minutes: float, ranks: int, tmp: str, sets=()) -> list:
+    """``golf chase PAIR --minutes M --out TMP --ranks R --quiet`` (plus ``--set`` of each
+    ``KEY=VALUE`` in ``sets``): ``pair`` is ``[N, D]`` or ``["--grid", "WxH", D, R]``."""
+    cmd = [sys.executable, "-m", "golf", "chase", *map(str, pair), "--minutes", str(minutes),
+           "--out", tmp, "--ranks", str(ranks), "--quiet"]
+    for item in sets:
+        cmd += ["--set", item]
+    return cmd
+
+
 def export_best(rd: str, folder: str, summary: dict) -> str:
     """``golf export RUN --gzip`` into ``folder`` (the competition's file name); returns the
     file's path relative to the repository."""

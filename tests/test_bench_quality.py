@@ -65,3 +65,29 @@ def test_the_page_is_a_short_record():
     assert len(page.encode()) <= 4096 and page.count("\n| (") == 20
     assert "--only PAIRS --minutes 8`" in page and "- machine: NVIDIA H100" in page
     assert "- one note" in page and "Targets met" in page
+
+
+def test_grid_chase_verdict_counts_the_best_known_graphs_reached():
+    """bench_grid --chase: a graph reaches the best-known one with a smaller diameter, or the
+    same diameter and a total no larger; a larger total at that diameter falls short."""
+    import bench_grid
+
+    assert bench_grid.reached("w10h10d6r3", 6, 14370)
+    assert bench_grid.reached("w10h10d6r3", 5, 20000)
+    assert not bench_grid.reached("w10h10d6r3", 6, 14371)
+    assert not bench_grid.reached("w10h10d6r3", 7, 100)
+    assert not bench_grid.reached("w7h7d4r2", 4, 1)  # no best-known graph
+
+    def grid_row(name, diameter, total):
+        n = 100
+        return {"name": name, "n": n, "diameter": diameter, "aspl": total / (n * (n - 1) / 2),
+                "best_known_reached": bench_grid.reached(name, diameter, total)}
+
+    rows = [grid_row("w10h10d4r2", 9, 19730), grid_row("w10h10d6r3", 6, 14371),
+            grid_row("w10h10d8r4", 4, 20000)]
+    assert bench_grid.verdict(rows, chase=10) == ("Best-known graph reached or beaten on 2 of 3; "
+                                                  "short: w10h10d6r3 +0.01%.")
+    assert bench_grid.verdict(rows[:1], chase=10) == ("Best-known graph reached or beaten on 1 "
+                                                      "of 1.")
+    rows[0]["target"] = False  # the config mode judges its own target problems
+    assert bench_grid.verdict(rows[:1]).startswith("Target met")
