@@ -267,13 +267,20 @@ def write_edges(path, graph) -> None:
 class Result:
     """What :func:`search` found.
 
-    graph : Graph, the best graph (re-checked by a second backend)
-    score : Score, its score
-    trace : ndarray of shape (rows, 9), the columns of ``golf.anneal.TRACE_COLUMNS`` (step,
-        temperature, diameter, total, best_diameter, best_total, accepted, evaluations,
-        seconds) every ``trace_every`` steps
-    summary : dict, what ``golf run`` writes to summary.json
-    path : Path or None, the run folder (None: nothing was written)
+    Attributes
+    ----------
+    graph : Graph
+        The best graph (re-checked by a second backend).
+    score : Score
+        Its score.
+    trace : ndarray of shape (rows, 9)
+        The columns of ``golf.anneal.TRACE_COLUMNS`` (step, temperature, diameter, total,
+        best_diameter, best_total, accepted, evaluations, seconds) every ``trace_every``
+        steps.
+    summary : dict
+        What ``golf run`` writes to summary.json.
+    path : Path or None
+        The run folder (None: nothing was written).
     """
 
     graph: object

@@ -43,7 +43,7 @@ from golf.errors import GolfError
 from golf.options import INF, POSITIVE, Spec, check_value
 
 __all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate", "START_KINDS",
-           "read_yaml", "load_yaml", "MAX_CONFIG_BYTES", "MAX_YAML_DEPTH"]
+           "read_yaml", "load_yaml", "MAX_CONFIG_BYTES", "MAX_YAML_DEPTH", "DOCS"]
 
 # a config file above this size is refused before it is parsed (real ones are a few KB)
 MAX_CONFIG_BYTES = 1 << 20
@@ -130,6 +130,106 @@ SCHEMA = {
         "progress_every": S("float", 2.0, POSITIVE, "seconds > 0"),
         "plot": S("bool", True, None, "true or false"),
     },
+}
+
+
+# What each key of SCHEMA does and when to change it: the config reference of the
+# documentation is generated from SCHEMA and this table (docs/_ext/golfdocs.py), and a test
+# checks that every key has an entry. The evaluator section's options are documented by the
+# backends' classes (golf.evaluators).
+DOCS = {
+    "name": "The run's name: the run folder is ``<output.dir>/<name>/``. In a file of problems, "
+            "each problem's name (default ``n{n}d{d}`` or ``w{w}h{h}d{d}r{r}``) names its "
+            "folder under the file's.",
+    "problem.n": "The order: the number of vertices. Left out for a grid problem (``w*h``).",
+    "problem.grid": "A grid problem of Graph Golf 2019 (:mod:`golf.grid`): the vertices are "
+                    "the cells of a ``w x h`` lattice, and every edge joins cells at most "
+                    "``problem.r`` apart.",
+    "problem.r": "A grid problem's longest edge, in Manhattan distance.",
+    "problem.d": "The degree bound: every vertex has at most ``d`` neighbours.",
+    "problem.g": "The symmetry order: the graph is invariant under a group of order ``g`` "
+                 "with ``m = n/g`` orbits, and every evaluation and move costs about ``1/g`` "
+                 "of the asymmetric one. ``auto`` lets short trials choose the whole form "
+                 "(cyclic ``g`` or a metacyclic group, :mod:`golf.run.symmetry`), a share "
+                 "``search.auto_g_budget`` of the run. Change it to pin a form that you know "
+                 "is good; 1 searches all graphs.",
+    "problem.group": "The symmetry group of order ``g``: ``cyclic`` (or null) is the rotation "
+                     "``Z_g``; ``[a, r]`` the metacyclic group ``Z_a ⋊_r Z_(g/a)``. With "
+                     "``g: auto``, ``cyclic`` keeps the trials to cyclic forms.",
+    "problem.regular": "Keep every degree exactly ``d`` (the moves keep degrees, so this "
+                       "only shapes the start graph). Off, a vertex may end below ``d``.",
+    "problem.start": "The start graph: ``random`` (a random connected symmetric graph from "
+                     "the seed), ``circulant`` (the best circulant ``C_n(S)`` a short search "
+                     "finds), or an edge-list file in golf's numbering (a run's ``best.edges``) "
+                     "to continue from a known graph.",
+    "search.method": "``sa`` (simulated annealing), ``hill`` (no uphill move) or ``tabu`` "
+                     "(the best of ``neighbourhood`` candidates a step). ``sa`` is the one to "
+                     "use; ``tabu`` pays as a polish (``polish``).",
+    "search.steps": "The step budget (0: none). With a step budget the same seed and backend "
+                    "give the same graph on any machine; the cooling runs over the steps.",
+    "search.time_limit": "The wall-time budget in seconds (null: none). Without a step "
+                         "budget the cooling runs over this time.",
+    "search.seed": "The seed of the start graph, the moves and the decisions; chain ``k`` of "
+                   "a batch and MPI rank ``r`` take derived seeds.",
+    "search.t0": "The start temperature (in units of the total distance of an orbit); "
+                 "``auto`` samples moves from the start graph. Change it when the trace shows "
+                 "the run freezing early (raise) or wandering (lower).",
+    "search.t1": "The end temperature; ``auto`` samples it from the start graph like ``t0``.",
+    "search.aspl_priority": "Let the total decide alone, so that a move may raise the "
+                            "diameter. For studies; off keeps the diameter first, as the "
+                            "competition ranks.",
+    "search.tiebreak": "While the diameter is above its lower bound, also count the vertices "
+                       "whose eccentricity is the diameter (fewer is the way down), with a "
+                       "weight that fades out over the run.",
+    "search.peripheral_weight": "The weight of that count against the total (``tiebreak``). "
+                                "Raise it when a run stalls one above the diameter bound.",
+    "search.voltage_moves": "The fraction of proposals that re-target one orbit to another "
+                            "group element (its voltage); needs ``g > 1``.",
+    "search.near_moves": "The fraction of the other proposals that swap two edges two hops "
+                         "apart: smaller uphill steps, so more pass late in a run.",
+    "search.speculate": "Proposal streams of a chain: device chains score that many moves "
+                        "at once and take the first accepted. Raise it on a GPU with few "
+                        "chains.",
+    "search.sample_moves": "Moves sampled from the start graph to set ``auto`` temperatures.",
+    "search.batch": "Chains scored together (one ``evaluate_many`` call a step, or device "
+                    "chains on a GPU). 128-256 on a GPU; 8-16 on a CPU for small graphs.",
+    "search.population": "How a batch's chains interact every ``population_every`` steps: "
+                         "``tempering`` (a temperature ladder with replica exchange), "
+                         "``annealing`` (Boltzmann resampling) or ``none``.",
+    "search.population_every": "Steps between the interactions of a batch's chains.",
+    "search.ladder": "The hottest chain's temperature over the coldest's (``tempering``). "
+                     "Raise it when every chain ends in the same basin.",
+    "search.auto_g_budget": "The share of the run's budget that the trials of ``g: auto`` "
+                            "take. Lower it when you already know the form is close.",
+    "search.neighbourhood": "Candidate swaps a tabu step scores.",
+    "search.tenure": "Tabu steps during which a removed orbit may not come back (unless it "
+                     "beats the best graph).",
+    "search.polish": "The fraction of the budget that ends an ``sa`` or ``hill`` run with "
+                     "tabu search from its best graph. Try 0.1-0.2 on small graphs.",
+    "search.polish_g": "The symmetry of the polish (a divisor of ``g``): a smaller one opens "
+                       "swaps that ``g`` forbids.",
+    "search.polish_starts": "Polish from up to this many best graphs of a population, in "
+                            "turn.",
+    "search.polish_patience": "Tabu steps without a new best before the polish moves to its "
+                              "next start graph.",
+    "parallel.mode": "Under ``mpiexec``: ``chains`` (each rank its own chains, exchanging "
+                     "the best graph; the trials of ``g: auto`` dealt over the ranks), "
+                     "``evaluator`` (the ranks split every evaluation: one large graph) or "
+                     "``none``.",
+    "parallel.exchange_every": "Steps between the exchanges of the best graph among MPI "
+                               "ranks and among a batch's chains.",
+    "parallel.restart_fraction": "The worst fraction of the chains (and ranks) that restart "
+                                 "from the best graph at an exchange; 0 keeps them distinct, "
+                                 "which pays in long runs.",
+    "parallel.replica_exchange": "MPI chains at temperatures ``temperature_ladder**rank`` "
+                                 "that swap states with their neighbours at an exchange.",
+    "parallel.temperature_ladder": "The temperature ratio of neighbouring ranks under "
+                                   "``replica_exchange``.",
+    "output.dir": "The folder the run folders go in.",
+    "output.checkpoint_every": "Seconds between checkpoints: what a kill loses at most.",
+    "output.trace_every": "Steps between the rows of ``trace.csv``.",
+    "output.progress_every": "Seconds between progress lines (``--quiet`` hides them).",
+    "output.plot": "Write ``convergence.png`` (needs matplotlib).",
 }
 
 

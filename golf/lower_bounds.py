@@ -26,11 +26,14 @@ __all__ = ["Bounds", "GridBounds", "moore_bounds", "grid_bounds"]
 class Bounds:
     """Moore bounds for ``(n, d)``.
 
-    diameter : int or None (None when no connected graph exists: ``d = 0 < n - 1`` or
-        ``d = 1 < n - 1``)
+    Attributes
+    ----------
+    diameter : int or None
+        None when no connected graph exists (``d = 0 < n - 1`` or ``d = 1 < n - 1``).
     aspl : Fraction or None
-    total : int or None, the matching lower bound on the sum over unordered pairs
-        (``aspl * n(n-1)/2``, rounded up)
+    total : int or None
+        The matching lower bound on the sum over unordered pairs (``aspl * n(n-1)/2``,
+        rounded up).
     """
 
     n: int

@@ -131,8 +131,8 @@ def score(adj, ctrl, out, n, T, visited, queue, res, sym):
 class BfsEvaluator(CompiledEvaluator):
     """BFS-APSP on the CPU (Numba).
 
-    Options
-    -------
+    Parameters
+    ----------
     threads : int, default: the usable cores (``NUMBA_NUM_THREADS``)
     """
 

@@ -383,8 +383,8 @@ def choose_chunk_words(n: int, words: int, workers: int, memory_bytes: int | Non
 class BitsetEvaluator(CompiledEvaluator):
     """Bit-matrix ADJ-APSP on the CPU (Numba).
 
-    Options
-    -------
+    Parameters
+    ----------
     threads : int, default: the usable cores (``NUMBA_NUM_THREADS``); the most to use
         (small problems run on one)
     chunk_words : int, optional — column chunk width in 64-bit words (overrides the cache rule)

@@ -100,8 +100,8 @@ def _pow2_floor(x: int) -> int:
 class GpuBitsetEvaluator(GpuEvaluator):
     """Bit-matrix ADJ-APSP on the GPU.
 
-    Options
-    -------
+    Parameters
+    ----------
     device : int, optional — the GPU (default: GPU 0, or one per MPI rank on a node)
     chunk_words : int, optional — column chunk (rounded down to a power of two)
     batch : int — graphs per :meth:`evaluate_many` launch that buffers are sized for

@@ -39,8 +39,8 @@ def distance_matrix(graph, sources) -> np.ndarray:
 class ReferenceEvaluator(Evaluator):
     """SciPy BFS from every base source of the expanded graph.
 
-    Options
-    -------
+    Parameters
+    ----------
     block : int — sources per SciPy call (memory ``block * n * 8`` bytes; default 256)
     """
 

@@ -48,8 +48,8 @@ _GEMM_DEFAULT = -1
 class SeidelEvaluator(GpuEvaluator):
     """Seidel's APD on the GPU.
 
-    Options
-    -------
+    Parameters
+    ----------
     device : int, optional — the GPU (default: GPU 0, or one per MPI rank on a node)
     precision : 'auto' (int8 where exact, else fp16, else fp32), 'fp16' or 'fp32'
     """
