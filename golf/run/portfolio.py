@@ -200,7 +200,7 @@ def forms(problem: dict) -> tuple[list[Form], str]:
     rest = cyclic[1:-1] + [f for m in PRIORITY_M for f in groups.get(m, [])[1:]]
     out = cyclic[:1] + [f for f in lead if f not in cyclic[:1]] + rest
     return out, rule + (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, "
-                        f"{GROUPS_PER_ORDER} an order (golf.run.symmetry.group_prior)")
+                        f"{GROUPS_PER_ORDER} an order (golf.run.portfolio.group_prior)")
 
 
 def _affordable(count: int, total: float, least: float) -> int:
@@ -229,7 +229,7 @@ class Choice:
     """What :func:`choose_form` decided: the ``form`` (None when stopped by a signal), the
     winner's best graph (None without trials), the record for summary.json, the seconds it
     took, ``interrupted`` when a signal stopped the trials, and the temperatures the winner
-    sampled (the answer of :meth:`golf.anneal.Annealer.auto_temperatures`, or None)."""
+    sampled (the answer of :meth:`golf.engine.annealer.Annealer.auto_temperatures`, or None)."""
 
     form: Form | None
     graph: object = None
@@ -256,9 +256,9 @@ class _Trial:
         self.rank = None  # the MPI rank that runs it (chains), else None
 
     def build(self, co, start):
-        from golf.anneal import schedule
+        from golf.engine.annealer import schedule
         from golf.evaluators import build_evaluator
-        from golf.population import annealer_for
+        from golf.engine.population import annealer_for
 
         tc = self.form.config(self.cfg)
         s = tc["search"]
@@ -281,12 +281,12 @@ class _Trial:
         self.sampled = tuple(sampled) if sampled else None
 
     def best(self) -> tuple[int, int]:
-        from golf.anneal import SC
+        from golf.engine.annealer import SC
 
         return int(self.ann.sc[SC.BEST_D]), int(self.ann.sc[SC.BEST_TOTAL])
 
     def report(self, n: int) -> dict:
-        from golf.anneal import SC
+        from golf.engine.annealer import SC
 
         rec = {**self.form.record(n), "seconds": round(self.seconds, 3)}
         if self.rank is not None:
@@ -312,7 +312,7 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
     """One slice of ``trial``: ``amount`` seconds (``timed``) or steps, its set-up included;
     returns a stop reason (0: the slice ran out) -- INTERRUPTED, TIME (the trials' deadline) or
     the annealer's own (it reached the bounds)."""
-    from golf.anneal import SC, StopReason
+    from golf.engine.annealer import SC, StopReason
     from golf.run.coordinate import next_chunk
 
     t = time.perf_counter()
@@ -355,7 +355,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     disk after)."""
     from golf.evaluators import build_evaluator, choose_backend
     from golf.group import Group
-    from golf.population import annealer_for
+    from golf.engine.population import annealer_for
 
     p, e = cfg["problem"], cfg["evaluator"]
     if p.get("grid") is not None:
@@ -398,7 +398,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     :class:`golf.run.coordinate.Coordinator`, ``log`` its log, ``stopped()`` says a signal
     came, ``start(form)`` builds the start graph of a form. Every rank returns the same
     :class:`Choice`."""
-    from golf.anneal import StopReason
+    from golf.engine.annealer import StopReason
 
     t = time.perf_counter()
     p, s = cfg["problem"], cfg["search"]
