@@ -1,0 +1,90 @@
+"""golf.starts.polarity: the finite fields GF(p^k) and the polarity graphs ER_q, checked
+against the literature (order q^2 + q + 1, q (q+1)^2 / 2 edges, q + 1 absolute points of degree
+q and the rest of degree q + 1, diameter 2, no 4-cycle) with SciPy's shortest paths."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+import golf
+from golf.errors import GolfError
+from golf.starts.polarity import Field, polarity_edges, polarity_graph, prime_power
+
+from naive import apsp_score
+
+
+def test_prime_power_matches_brute_force():
+    def brute(q):
+        for p in range(2, q + 1):
+            if all(p % f for f in range(2, p)):
+                for k in range(1, 20):
+                    if p**k == q:
+                        return (p, k)
+        return None
+
+    for q in range(0, 600):
+        assert prime_power(q) == brute(q), q
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 5, 8, 9, 16, 25, 27])
+def test_field_axioms(q):
+    f = Field(q)
+    add, mul, e = f.add, f.mul, range(q)
+    assert (add[0] == np.arange(q)).all() and (mul[1] == np.arange(q)).all()
+    assert (mul[0] == 0).all()
+    assert (add == add.T).all() and (mul == mul.T).all()
+    for a in range(1, q):  # every nonzero element has an inverse
+        assert (mul[a, 1:] == 1).sum() == 1
+        assert sorted(mul[a, 1:]) == list(range(1, q))
+    for a in range(q):
+        assert sorted(add[a]) == list(e)
+        assert add[a, f.neg[a]] == 0
+    triples = list(itertools.product(e, repeat=3))[:: max(1, q**3 // 3000)]
+    for a, b, c in triples:
+        assert add[add[a, b], c] == add[a, add[b, c]]
+        assert mul[mul[a, b], c] == mul[a, mul[b, c]]
+        assert mul[a, add[b, c]] == add[mul[a, b], mul[a, c]]
+
+
+def test_no_field_of_a_non_prime_power():
+    for q in (1, 6, 10, 12, 15, 36):
+        with pytest.raises(GolfError, match="prime power"):
+            Field(q)
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 5, 7, 8, 9, 11, 13, 16])
+def test_polarity_graph_against_the_literature(q):
+    n = q * q + q + 1
+    e = polarity_edges(q)
+    assert len(e) == q * (q + 1) ** 2 // 2 and (e[:, 0] < e[:, 1]).all()
+    assert len({tuple(x) for x in e}) == len(e)
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert (deg == q).sum() == q + 1 and (deg == q + 1).sum() == n - q - 1
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    a = (a + a.T).tocsr()
+    dist = shortest_path(a, unweighted=True)
+    assert dist.max() == 2
+    common = (a @ a).toarray()
+    np.fill_diagonal(common, 0)
+    assert common.max() == 1  # no 4-cycle: two vertices share at most one neighbour
+
+
+@pytest.mark.parametrize("q", [4, 7, 9])
+def test_every_backend_scores_a_polarity_graph_exactly(q):
+    graph = polarity_graph(q)
+    want = apsp_score(graph.n, polarity_edges(q))
+    for backend in ("bitset", "bfs", "reference"):
+        s = golf.evaluate(graph, backend)
+        assert (s.diameter, s.total, s.peripheral) == want
+
+
+def test_polarity_graph_rows_and_errors():
+    graph = polarity_graph(5, d=8)
+    assert graph.n == 31 and graph.d == 8
+    with pytest.raises(GolfError, match="degree 6"):
+        polarity_graph(5, d=5)
+    with pytest.raises(GolfError, match="prime power"):
+        polarity_graph(6)
