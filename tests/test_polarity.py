@@ -88,3 +88,50 @@ def test_polarity_graph_rows_and_errors():
         polarity_graph(5, d=5)
     with pytest.raises(GolfError, match="prime power"):
         polarity_graph(6)
+
+
+def _check_fitted(e, n, d):
+    assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e)
+    assert e.max() < n
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert deg.max() <= d
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    dist = shortest_path((a + a.T).tocsr(), unweighted=True)
+    assert np.isfinite(dist).all()  # connected
+    return deg, dist
+
+
+@pytest.mark.parametrize("q,n,d", [(7, 64, 8), (7, 70, 9), (5, 40, 6), (4, 30, 8)])
+def test_fit_adds_vertices_that_keep_the_old_degrees(q, n, d):
+    from golf.starts.fit import fit_edges
+
+    base = polarity_edges(q)
+    big_n = q * q + q + 1
+    e = fit_edges(base, big_n, n, d, seed=3)
+    deg, dist = _check_fitted(e, n, d)
+    old = np.bincount(base.ravel(), minlength=big_n)
+    assert (deg[:big_n] >= old).all()  # splits keep degrees; free slots only add
+    assert (deg[big_n:] >= d - 1).all()  # every new vertex is full, or one short of it
+    assert dist.max() <= 4
+    assert (fit_edges(base, big_n, n, d, seed=3) == e).all()  # the same for a seed
+    assert not np.array_equal(fit_edges(base, big_n, n, d, seed=4), e)
+
+
+@pytest.mark.parametrize("q,n,d", [(7, 50, 8), (8, 64, 9), (5, 25, 6)])
+def test_fit_deletes_vertices_and_rejoins_their_slots(q, n, d):
+    from golf.starts.fit import fit_edges
+
+    big_n = q * q + q + 1
+    e = fit_edges(polarity_edges(q), big_n, n, d, seed=1)
+    deg, _ = _check_fitted(e, n, d)
+    old = np.bincount(polarity_edges(q).ravel(), minlength=big_n)[:n]
+    # the freed slots are joined in pairs: the remaining vertices keep their degrees, but for
+    # the few stubs left without a partner that is not yet a neighbour
+    assert (deg <= old).all() and (old - deg).sum() <= 2
+
+
+def test_fit_refuses_a_construction_above_d():
+    from golf.starts.fit import fit_edges
+
+    with pytest.raises(GolfError, match="degree 8 > d = 7"):
+        fit_edges(polarity_edges(7), 57, 60, 7)
