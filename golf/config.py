@@ -52,7 +52,7 @@ MAX_CONFIG_BYTES = 1 << 20
 MAX_YAML_DEPTH = 32
 
 # problem.start values that name a generated start graph, not a file
-START_KINDS = ("random", "circulant")
+START_KINDS = ("random", "circulant", "algebraic")
 
 # key -> Spec; a dict value is a section. The evaluator section takes ``backend`` and the
 # options of the backends (each backend declares its own: golf.evaluators)
@@ -72,8 +72,8 @@ SCHEMA = {
         "group": S("group?", None, None, "'cyclic' or [a, r]: the symmetry group Z_a ⋊_r "
                    "Z_(g/a) of order g (golf.group; null: cyclic)"),
         "regular": S("bool", False, None, "true or false"),
-        "start": S("path?", None, None, "random, circulant or an edge-list file (a file named "
-                   "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
+        "start": S("path?", None, None, "random, circulant, algebraic or an edge-list file (a "
+                   "file named like one of those is given as ./NAME); null: random"),
     },
     "search": {
         "method": S("choice", "sa", ("sa", "hill", "tabu"), "'sa', 'hill' or 'tabu'"),
@@ -161,8 +161,10 @@ DOCS = {
                        "only shapes the start graph). Off, a vertex may end below ``d``.",
     "problem.start": "The start graph: ``random`` (a random connected symmetric graph from "
                      "the seed), ``circulant`` (the best circulant ``C_n(S)`` a short search "
-                     "finds), or an edge-list file in golf's numbering (a run's ``best.edges``) "
-                     "to continue from a known graph.",
+                     "finds), ``algebraic`` (a construction from the degree-diameter "
+                     "literature near ``(n, d)``, fitted to it: :mod:`golf.starts.algebraic`; "
+                     "for dense pairs, with ``g: 1``), or an edge-list file in golf's numbering "
+                     "(a run's ``best.edges``) to continue from a known graph.",
     "search.method": "``sa`` (simulated annealing), ``hill`` (no uphill move) or ``tabu`` "
                      "(the best of ``neighbourhood`` candidates a step). ``sa`` is the one to "
                      "use; ``tabu`` pays as a polish (``polish``).",
@@ -541,6 +543,17 @@ def _check_relations(out: dict, where) -> None:
     start = p["start"]
     if start is not None and start not in START_KINDS:
         _check_start(start, where)
+    if start == "algebraic":
+        from golf.starts.algebraic import NEAR, construction_for
+
+        if p["g"] != 1 or p["grid"] is not None or p["group"] not in (None, "cyclic"):
+            raise GolfError(f"{where('problem.start')}: problem.start: algebraic starts are "
+                            f"not symmetric in golf's numbering and have no lattice: they need "
+                            f"problem.g: 1 and no grid")
+        if construction_for(n, d) is None:
+            raise GolfError(f"{where('problem.start')}: problem.start: algebraic: no "
+                            f"construction lies near (n={n}, d={d}) (the polarity graphs ER_q, "
+                            f"q + 1 <= d, of order within {NEAR:.0%} of n)")
     if s["steps"] == 0 and s["time_limit"] is None:
         raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
                         f"a run with neither would never stop")

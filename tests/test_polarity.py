@@ -135,3 +135,40 @@ def test_fit_refuses_a_construction_above_d():
 
     with pytest.raises(GolfError, match="degree 8 > d = 7"):
         fit_edges(polarity_edges(7), 57, 60, 7)
+
+
+def test_construction_for_picks_the_largest_polarity_graph_near_n():
+    from golf.starts.algebraic import construction_for
+
+    assert construction_for(1024, 32)[0] == 31
+    assert construction_for(1560, 40)[0] == 37
+    assert construction_for(3250, 57)[0] == 53
+    assert construction_for(60, 8)[0] == 7
+    assert construction_for(256, 8) is None  # ER_7 has 57 vertices: too far from 256
+    assert construction_for(1024, 3) is None
+
+
+def test_algebraic_start_runs_and_says_what_it_built(tmp_path):
+    from golf.starts.algebraic import algebraic_graph
+
+    graph, note = algebraic_graph(60, 8, seed=2)
+    assert graph.n == 60 and graph.d == 8 and "ER_7" in note and "3 vertices added" in note
+    start = golf.evaluate(graph, "reference")
+    res = golf.search(60, 8, g=1, start="algebraic", steps=3000, seed=2, progress=False,
+                      backend="bitset", threads=1, output=tmp_path / "run")
+    assert res.summary["start"]["total"] == start.total  # the search began at the fitted graph
+    assert res.score.total <= start.total and res.score.diameter <= 3
+    assert "start graph: ER_7" in (res.path / "log.txt").read_text()
+
+
+def test_algebraic_start_refused_where_it_cannot_serve(tmp_path):
+    from golf.config import load_config
+
+    bad = tmp_path / "c.yaml"
+    for problem, why in [("{n: 64, d: 8, g: 4, start: algebraic}", "need problem.g: 1"),
+                         ("{n: 256, d: 8, start: algebraic}", "no construction lies near"),
+                         ("{n: 64, d: 8, g: auto, start: algebraic}", "need problem.g: 1")]:
+        bad.write_text(f"name: x\nproblem: {problem}\nsearch: {{steps: 10}}\n")
+        with pytest.raises(GolfError, match=why) as err:
+            load_config(str(bad))
+        assert "c.yaml:2: problem.start" in str(err.value)  # the file, the line, the key

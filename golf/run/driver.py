@@ -318,6 +318,11 @@ class Search:
             self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
                                f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
             return found.graph(g, p["d"])
+        if start == "algebraic":
+            from golf.starts.algebraic import algebraic_graph
+
+            graph, self.start_note = algebraic_graph(p["n"], p["d"], seed=s["seed"])
+            return graph
         return problem.read(start)
 
     def _annealer(self, graph, ev, seed):
