@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import yaml
 from scipy.sparse.csgraph import shortest_path
 
 import golf
@@ -172,3 +173,31 @@ def test_algebraic_start_refused_where_it_cannot_serve(tmp_path):
         with pytest.raises(GolfError, match=why) as err:
             load_config(str(bad))
         assert "c.yaml:2: problem.start" in str(err.value)  # the file, the line, the key
+
+
+def test_g_auto_tries_the_algebraic_start_first_on_a_dense_pair(tmp_path):
+    """(60, 8) lies near ER_7 (57 vertices): g: auto puts g=1 from the fitted ER_7 first in
+    its portfolio, records it, and a run whose trials pick it starts from it (run.yaml says
+    so, and the log names the construction)."""
+    from golf.run.portfolio import forms
+
+    problem = {"n": 60, "d": 8, "g": "auto", "group": None, "start": None, "grid": None,
+               "r": None, "regular": False}
+    portfolio, rule = forms(problem)
+    assert portfolio[0].start == "algebraic" and portfolio[0].g == 1
+    assert "ER_7" in rule and portfolio[0].label(60) == "ER_7 fitted, g=1 (m=60)"
+    assert forms(dict(problem, start="circulant"))[0][0].start is None
+    assert all(f.start is None for f in forms(dict(problem, n=256))[0])
+
+    res = golf.search(60, 8, g="auto", steps=6000, seed=1, progress=False, backend="bitset",
+                      threads=1, output=tmp_path / "run")
+    auto = res.summary["auto_g"]
+    assert auto["candidates"][0]["start"] == "algebraic"
+    tried = [t for t in auto["trials"] if t.get("start") == "algebraic"]
+    assert len(tried) == 1 and tried[0]["by_round"]
+    run_yaml = yaml.safe_load((res.path / "run.yaml").read_text())
+    if auto["form"].get("start") == "algebraic":
+        assert run_yaml["problem"]["start"] == "algebraic" and run_yaml["problem"]["g"] == 1
+        assert "start graph: ER_7" in (res.path / "log.txt").read_text()
+    else:
+        assert run_yaml["problem"]["start"] in (None, "random")

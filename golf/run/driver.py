@@ -287,6 +287,8 @@ class Search:
             raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
         self.cfg["problem"]["g"] = choice.form.g
         self.cfg["problem"]["group"] = choice.form.spec
+        if choice.form.start is not None:
+            self.cfg["problem"]["start"] = choice.form.start
         return choice
 
     def _start_graph(self, form=None):
