@@ -22,9 +22,9 @@ def _numba_cache_dir() -> None:
     """Point Numba's on-disk cache at a folder named by a hash of golf's source files.
 
     Numba re-compiles a cached function when *its own* file changes, not when a function it
-    inlines or calls from another file does: the compiled search loop (golf.anneal) holds the
-    moves (golf.moves) and the evaluators' kernels, and after an edit or a ``git pull`` that
-    touches only those it would run the old machine code. A folder per source hash makes every
+    inlines or calls from another file does: the compiled search loop (golf.engine.annealer)
+    holds the moves (golf.engine.moves) and the evaluators' kernels, and after an edit or a
+    ``git pull`` that touches only those it would run the old machine code. A folder per source hash makes every
     change of golf a fresh cache. ``NUMBA_CACHE_DIR`` set by the user is kept as it is."""
     if "NUMBA_CACHE_DIR" in _os.environ:
         return
@@ -46,24 +46,27 @@ def _numba_cache_dir() -> None:
 
 _numba_cache_dir()
 
+from golf import _moved  # noqa: E402
+
+_moved.install()  # the old names of the modules that moved (golf/_moved.py)
+
 from golf.errors import GolfError  # noqa: E402
 from golf.graph import Graph  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["Graph", "GolfError", "Score", "Bounds", "Result", "evaluate", "make_evaluator",
-           "search", "chase", "bounds", "random_graph", "circulant_graph", "read_edges", "write_edges",
-           "Group", "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges",
-           "write_grid_edges",
-           "__version__"]
+           "search", "chase", "bounds", "random_graph", "circulant_graph", "read_edges",
+           "write_edges", "Group", "Grid", "grid_bounds", "random_grid_graph", "read_grid_edges",
+           "write_grid_edges", "__version__"]
 
 _LAZY = {
     "evaluate": "golf.api", "make_evaluator": "golf.api", "search": "golf.api",
     "chase": "golf.api",
     "bounds": "golf.api", "random_graph": "golf.api", "read_edges": "golf.api",
     "write_edges": "golf.api", "Result": "golf.api", "Score": "golf.evaluators.base",
-    "Bounds": "golf.lower_bounds", "circulant_graph": "golf.circulant",
+    "Bounds": "golf.lower_bounds", "circulant_graph": "golf.starts.circulant",
     "Group": "golf.group", "Grid": "golf.grid", "grid_bounds": "golf.lower_bounds",
-    "random_grid_graph": "golf.grid_generate", "read_grid_edges": "golf.grid",
+    "random_grid_graph": "golf.starts.random_grid", "read_grid_edges": "golf.grid",
     "write_grid_edges": "golf.grid",
 }
 

@@ -190,8 +190,8 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None):
     >>> graph.n, graph.m, graph.max_degree
     (256, 64, 8)
     """
-    from golf.generate import random_graph as build
-    from golf.generate import random_group_graph
+    from golf.starts.random import random_graph as build
+    from golf.starts.random import random_group_graph
     from golf.group import Group, parse_group
 
     grp = group if isinstance(group, Group) or group is None else parse_group(group, g)
@@ -274,7 +274,7 @@ class Result:
     score : Score
         Its score.
     trace : ndarray of shape (rows, 9)
-        The columns of ``golf.anneal.TRACE_COLUMNS`` (step, temperature, diameter, total,
+        The columns of ``golf.engine.annealer.TRACE_COLUMNS`` (step, temperature, diameter, total,
         best_diameter, best_total, accepted, evaluations, seconds) every ``trace_every``
         steps.
     summary : dict
@@ -292,7 +292,7 @@ class Result:
     @property
     def columns(self) -> list[str]:
         """The names of the trace's columns."""
-        from golf.anneal import TRACE_COLUMNS
+        from golf.engine.annealer import TRACE_COLUMNS
 
         return list(TRACE_COLUMNS)
 
@@ -302,26 +302,6 @@ class Result:
         from golf.run.outputs import plot_trace
 
         return plot_trace(path, self.trace.tolist(), self.graph.n)
-
-
-def _config(n, d, g, seconds, steps, seed, backend, plot, settings) -> dict:
-    """A run config from search()'s arguments: every other keyword goes to the section of the
-    schema that has it (search, evaluator, output, parallel, problem)."""
-    from golf.config import SCHEMA, evaluator_schema
-
-    cfg = {"name": "search", "problem": {"n": n, "d": d, "g": g},
-           "search": {"seed": seed, "steps": steps, "time_limit": seconds},
-           "evaluator": {"backend": backend}, "parallel": {}, "output": {"plot": plot}}
-    sections = {name: (evaluator_schema() if name == "evaluator" else spec)
-                for name, spec in SCHEMA.items() if isinstance(spec, dict)}
-    for key, value in settings.items():
-        home = [name for name, spec in sections.items() if key in spec]
-        taken = {"n", "d", "g", "dir", "time_limit"}  # arguments of search() or its output
-        if not home or key in taken:
-            known = sorted({k for spec in sections.values() for k in spec} - taken)
-            raise GolfError(f"search: unknown setting '{key}'; known: {', '.join(known)}")
-        cfg[home[0]][key] = value
-    return cfg
 
 
 def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, steps: int = 0,
@@ -337,7 +317,7 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
         The problem.
     g : int or "auto"
         The symmetry searched in (``g`` divides ``n``); ``"auto"``: chosen by short trials
-        (:mod:`golf.run.symmetry`), reported in ``Result.summary["auto_g"]``.
+        (:mod:`golf.run.portfolio`), reported in ``Result.summary["auto_g"]``.
     seconds : float, optional
         Time limit. With ``steps`` as well, the step budget drives the cooling (the same
         result on any machine) and the time limit only stops early.
@@ -383,11 +363,11 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
     >>> r.graph.max_degree <= 4
     True
     """
-    from golf.config import RunConfig, validate
+    from golf.config import RunConfig, keywords_config, validate
 
     if seconds is None and not steps:
         raise GolfError("search: give seconds or steps (or both)")
-    cfg = validate(_config(n, d, g, seconds, steps, seed, backend, output is not None,
+    cfg = validate(keywords_config(n, d, g, seconds, steps, seed, backend, output is not None,
                            settings), lambda key: "search()")
     path = Path(output) if output is not None else None
     return _run(RunConfig(str(path.name) if path else "search", cfg, path, "search()"),
@@ -397,7 +377,7 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
 def _run(run, progress: bool, force: bool, comm) -> Result | None:
     """The search of a :class:`golf.config.RunConfig` and its :class:`Result` (None on an MPI
     rank other than 0)."""
-    from golf.anneal import TRACE_COLUMNS
+    from golf.engine.annealer import TRACE_COLUMNS
     from golf.run import Search
 
     engine = Search(run, quiet=not progress, comm=comm)
@@ -415,7 +395,7 @@ def chase(n: int | None, d: int, minutes: float = 10.0, *, seed: int = 1, backen
     """The best graph golf finds for ``(n, d)`` in ``minutes`` of wall time, with nothing
     chosen by hand: ``golf chase`` in this process (:mod:`golf.run.chase`). The symmetry
     form (cyclic ``g`` or a metacyclic group) is chosen by clock-bounded trials
-    (:mod:`golf.run.symmetry`; the record is ``Result.summary["auto_g"]``), then a population
+    (:mod:`golf.run.portfolio`; the record is ``Result.summary["auto_g"]``), then a population
     of tempering chains anneals in it.
 
     Parameters

@@ -423,7 +423,7 @@ def cmd_chase(args) -> int:
 
 
 def cmd_random(args) -> int:
-    from golf.generate import random_graph, random_group_graph
+    from golf.starts.random import random_graph, random_group_graph
     from golf.io import write_edges
 
     t0 = time.perf_counter()

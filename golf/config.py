@@ -43,7 +43,8 @@ from golf.errors import GolfError
 from golf.options import INF, POSITIVE, Spec, check_value
 
 __all__ = ["RunConfig", "load_config", "parse_overrides", "SCHEMA", "validate", "START_KINDS",
-           "read_yaml", "load_yaml", "MAX_CONFIG_BYTES", "MAX_YAML_DEPTH", "DOCS"]
+           "read_yaml", "load_yaml", "MAX_CONFIG_BYTES", "MAX_YAML_DEPTH", "DOCS",
+           "keywords_config"]
 
 # a config file above this size is refused before it is parsed (real ones are a few KB)
 MAX_CONFIG_BYTES = 1 << 20
@@ -51,7 +52,7 @@ MAX_CONFIG_BYTES = 1 << 20
 MAX_YAML_DEPTH = 32
 
 # problem.start values that name a generated start graph, not a file
-START_KINDS = ("random", "circulant")
+START_KINDS = ("random", "circulant", "algebraic")
 
 # key -> Spec; a dict value is a section. The evaluator section takes ``backend`` and the
 # options of the backends (each backend declares its own: golf.evaluators)
@@ -67,12 +68,12 @@ SCHEMA = {
                "Manhattan distance)"),
         "d": S("int", None, (1, INF), "an integer >= 1"),
         "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n (a grid: 1, 2 or 4), or "
-               "'auto' (chosen by short trials: golf.run.symmetry)"),
+               "'auto' (chosen by short trials: golf.run.portfolio)"),
         "group": S("group?", None, None, "'cyclic' or [a, r]: the symmetry group Z_a ⋊_r "
                    "Z_(g/a) of order g (golf.group; null: cyclic)"),
         "regular": S("bool", False, None, "true or false"),
-        "start": S("path?", None, None, "random, circulant or an edge-list file (a file named "
-                   "'random' or 'circulant' is given as ./random or ./circulant); null: random"),
+        "start": S("path?", None, None, "random, circulant, algebraic or an edge-list file (a "
+                   "file named like one of those is given as ./NAME); null: random"),
     },
     "search": {
         "method": S("choice", "sa", ("sa", "hill", "tabu"), "'sa', 'hill' or 'tabu'"),
@@ -150,7 +151,7 @@ DOCS = {
     "problem.g": "The symmetry order: the graph is invariant under a group of order ``g`` "
                  "with ``m = n/g`` orbits, and every evaluation and move costs about ``1/g`` "
                  "of the asymmetric one. ``auto`` lets short trials choose the whole form "
-                 "(cyclic ``g`` or a metacyclic group, :mod:`golf.run.symmetry`), a share "
+                 "(cyclic ``g`` or a metacyclic group, :mod:`golf.run.portfolio`), a share "
                  "``search.auto_g_budget`` of the run. Change it to pin a form that you know "
                  "is good; 1 searches all graphs.",
     "problem.group": "The symmetry group of order ``g``: ``cyclic`` (or null) is the rotation "
@@ -160,8 +161,10 @@ DOCS = {
                        "only shapes the start graph). Off, a vertex may end below ``d``.",
     "problem.start": "The start graph: ``random`` (a random connected symmetric graph from "
                      "the seed), ``circulant`` (the best circulant ``C_n(S)`` a short search "
-                     "finds), or an edge-list file in golf's numbering (a run's ``best.edges``) "
-                     "to continue from a known graph.",
+                     "finds), ``algebraic`` (a construction from the degree-diameter "
+                     "literature near ``(n, d)``, fitted to it: :mod:`golf.starts.algebraic`; "
+                     "for dense pairs, with ``g: 1``), or an edge-list file in golf's numbering "
+                     "(a run's ``best.edges``) to continue from a known graph.",
     "search.method": "``sa`` (simulated annealing), ``hill`` (no uphill move) or ``tabu`` "
                      "(the best of ``neighbourhood`` candidates a step). ``sa`` is the one to "
                      "use; ``tabu`` pays as a polish (``polish``).",
@@ -244,6 +247,25 @@ def evaluator_schema() -> dict:
     for key, spec in option_specs().items():
         specs[key] = spec if spec.kind.endswith("?") else spec._replace(kind=spec.kind + "?")
     return specs
+
+
+def keywords_config(n, d, g, seconds, steps, seed, backend, plot, settings) -> dict:
+    """A raw run config from the arguments of :func:`golf.search` (and :func:`golf.chase`):
+    every other keyword goes to the section of the schema that has it (search, evaluator,
+    output, parallel, problem)."""
+    cfg = {"name": "search", "problem": {"n": n, "d": d, "g": g},
+           "search": {"seed": seed, "steps": steps, "time_limit": seconds},
+           "evaluator": {"backend": backend}, "parallel": {}, "output": {"plot": plot}}
+    sections = {name: (evaluator_schema() if name == "evaluator" else spec)
+                for name, spec in SCHEMA.items() if isinstance(spec, dict)}
+    for key, value in settings.items():
+        home = [name for name, spec in sections.items() if key in spec]
+        taken = {"n", "d", "g", "dir", "time_limit"}  # arguments of search() or its output
+        if not home or key in taken:
+            known = sorted({k for spec in sections.values() for k in spec} - taken)
+            raise GolfError(f"search: unknown setting '{key}'; known: {', '.join(known)}")
+        cfg[home[0]][key] = value
+    return cfg
 
 
 @dataclass
@@ -492,7 +514,7 @@ def _check_relations(out: dict, where) -> None:
     p, s, e = out["problem"], out["search"], out["evaluator"]
     _check_grid(p, where)
     n, d, g = p["n"], p["d"], p["g"]
-    if g == "auto":  # resolved by trials before the run (golf.run.symmetry)
+    if g == "auto":  # resolved by trials before the run (golf.run.portfolio)
         g = 1
     if n % g:
         raise GolfError(f"{where('problem.g')}: problem.g: {g} does not divide n={n}")
@@ -521,6 +543,17 @@ def _check_relations(out: dict, where) -> None:
     start = p["start"]
     if start is not None and start not in START_KINDS:
         _check_start(start, where)
+    if start == "algebraic":
+        from golf.starts.algebraic import NEAR, construction_for
+
+        if p["g"] != 1 or p["grid"] is not None or p["group"] not in (None, "cyclic"):
+            raise GolfError(f"{where('problem.start')}: problem.start: algebraic starts are "
+                            f"not symmetric in golf's numbering and have no lattice: they need "
+                            f"problem.g: 1 and no grid")
+        if construction_for(n, d) is None:
+            raise GolfError(f"{where('problem.start')}: problem.start: algebraic: no "
+                            f"construction lies near (n={n}, d={d}) (the polarity graphs ER_q, "
+                            f"q + 1 <= d, of order within {NEAR:.0%} of n)")
     if s["steps"] == 0 and s["time_limit"] is None:
         raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
                         f"a run with neither would never stop")

@@ -21,7 +21,7 @@ evaluator, move and kernel works on grid graphs unchanged:
   quadrant to the next, so each orbit has exactly one cell in the base quadrant.
 
 A rotation keeps Manhattan distances, so the ``g`` edges of an orbit are all within reach or
-all beyond it: the moves check one representative (:func:`golf.moves.try_swap`'s ``reach``).
+all beyond it: the moves check one representative (:func:`golf.engine.moves.try_swap`'s ``reach``).
 
 **Files.** The competition writes each vertex as ``x,y`` (integers from 0, no spaces), one edge
 per line, the two ends separated by white space. :func:`read_grid_edges` reads such a file into
@@ -146,7 +146,7 @@ class Grid:
         return self.r or self.w + self.h - 2
 
     def reach(self) -> np.ndarray:
-        """The int64 array the moves take (:mod:`golf.moves`): ``[limit, w, h]``, then the
+        """The int64 array the moves take (:mod:`golf.engine.moves`): ``[limit, w, h]``, then the
         cell ``x, y`` of every vertex, then the vertex of every cell in row-major order."""
         return np.concatenate([[self.limit, self.w, self.h], self.cells().ravel(),
                                self.vertex_of().ravel()]).astype(np.int64)

@@ -54,10 +54,10 @@ def source_file(spec: str, tmp: str) -> pathlib.Path:
 def time_steps(n, d, g, threads, K, steps, speculate=1, frac=0.3) -> dict:
     """Microseconds a step of K device chains on a random (n, d, g) graph, best of 3 runs of
     ``steps`` steps (after a warm-up that compiles the kernel)."""
-    from golf.anneal import SC
+    from golf.engine.annealer import SC
     from golf.evaluators import make_evaluator
-    from golf.generate import random_graph
-    from golf.population import BatchAnnealer
+    from golf.starts.random import random_graph
+    from golf.engine.population import BatchAnnealer
 
     graph = random_graph(n, d, g, seed=1)
     ev = make_evaluator("gpu-bitset", n, d, g, chains="device", chain_threads=threads)

@@ -23,7 +23,7 @@ CASES = [(4096, 8, 1), (10000, 7, 1), (65536, 6, 64), (65536, 6, 1)]
 def main(argv=None):
     from golf.evaluators import make_evaluator
     from golf.evaluators.bitset import choose_chunk_words
-    from golf.generate import random_graph
+    from golf.starts.random import random_graph
 
     p = argparse.ArgumentParser()
     p.add_argument("--widths", default="2,4,8,16,32")

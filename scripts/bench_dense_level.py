@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from golf.evaluators.cuda import cupy_or_error, load_module  # noqa: E402
-from golf.generate import random_graph  # noqa: E402
+from golf.starts.random import random_graph  # noqa: E402
 
 
 def main():

@@ -43,9 +43,9 @@ def population(n, d, a, r, K, backend, chains):
     """K tempering chains over the pair's group on a random graph of it, their evaluator
     ``backend`` (with ``chains`` for gpu-bitset), warmed up: every kernel compiled."""
     from golf.evaluators import make_evaluator
-    from golf.generate import random_group_graph
+    from golf.starts.random import random_group_graph
     from golf.group import Group
-    from golf.population import BatchAnnealer
+    from golf.engine.population import BatchAnnealer
 
     grp = Group(a, n // 2 // a, r)
     graph = random_group_graph(n, d, grp, seed=1)
@@ -65,7 +65,7 @@ def timed_run(ann, seconds) -> dict:
     """Run ``ann`` for ``seconds``: calls of its steps, each about CALL_SECONDS long, the
     schedule at the fraction of the time spent. Returns the evaluations a second, a chain's
     steps and microseconds a step, the acceptance rate, and the best graph's score."""
-    from golf.anneal import SC
+    from golf.engine.annealer import SC
 
     scs = ann.scs
     evals0, steps0, acc0 = (int(scs[:, c].sum()) for c in (SC.EVALS, SC.STEP, SC.ACCEPTED))

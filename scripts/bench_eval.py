@@ -32,7 +32,7 @@ from numba import njit
 
 import golf
 from golf.evaluators import make_evaluator
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 
 # (n, d, g) and the target seconds per evaluation: a tuned C library on this machine, <= 2 threads
 CASES = [

@@ -47,9 +47,9 @@ def log(*a):
 
 def single(cp, args):
     from golf.evaluators import make_evaluator
-    from golf.generate import random_graph
+    from golf.starts.random import random_graph
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_swap
+    from golf.engine.moves import new_undo, propose_swap
 
     rows = []
     for (n, d, g), target in SINGLE:
@@ -81,7 +81,7 @@ def variants(cp, args):
     of changed pieces from which a level is run dense, neighbour rows per load group, and the
     resident blocks the registers are capped for. Every variant must give the same score."""
     from golf.evaluators import make_evaluator
-    from golf.generate import random_graph
+    from golf.starts.random import random_graph
 
     rows = []
     for (n, d, g), reps, grid in (
@@ -118,7 +118,7 @@ def variants(cp, args):
 
 def batched(cp, args):
     from golf.evaluators import make_evaluator
-    from golf.generate import random_graph
+    from golf.starts.random import random_graph
 
     rows = []
     for n, d, g in BATCHED:

@@ -168,8 +168,8 @@ def markdown(record) -> str:
                            f"{r['evaluations_per_s']:,.0f}",
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
     lines += ["", f"Machine: {describe_machine(record['machine'])}; each row's commit is in the "
-                  f"JSON (`commit`).", "", verdict(rows, chase), "", "Best graphs:", ""]
-    lines += [f"- {r['name']}: `{r['file']}`" for r in rows]
+                  f"JSON (`commit`).", "", verdict(rows, chase), "",
+              "Each row's best graph is in `results/grid/graphs/` (its file: `file` in the JSON)."]
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,7 @@ import time
 from benchlib import ROOT, describe_machine, header, new_record, save, table
 
 from golf.evaluators import make_evaluator
-from golf.generate import random_graph, random_group_graph
+from golf.starts.random import random_graph, random_group_graph
 from golf.group import Group
 from golf.kernels.symmetry import group_scratch, twist_rows
 

@@ -3,8 +3,8 @@
 
 From each pair's best GPU graph (``results/quality/gpu/``, read at the pair's symmetry ``g``),
 ``--samples`` random moves of each kind are applied, scored exactly (the ``bitset`` backend)
-and undone: the uniform symmetric swap (:func:`golf.moves.propose_swap`) and the near swap
-(:func:`golf.moves.propose_near`). A good graph is where a run spends its end; there the
+and undone: the uniform symmetric swap (:func:`golf.engine.moves.propose_swap`) and the near swap
+(:func:`golf.engine.moves.propose_near`). A good graph is where a run spends its end; there the
 share of moves that do not go uphill (same or smaller diameter, total not larger) and the
 size of the uphill steps decide how often the cold chain moves at all.
 
@@ -26,7 +26,7 @@ from golf.evaluators import make_evaluator
 from golf.graph import Graph
 from golf.io import read_edges
 from golf.kernels.rng import rng_seed
-from golf.moves import new_undo, propose_near, propose_swap, undo_swap
+from golf.engine.moves import new_undo, propose_near, propose_swap, undo_swap
 
 PAIRS = [(64, 8, 4), (96, 3, 1), (256, 8, 32), (1024, 8, 128)]
 KINDS = {"uniform swap": lambda adj, n, g, st, undo: propose_swap(adj, n, g, st, undo),

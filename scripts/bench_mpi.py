@@ -42,7 +42,7 @@ def worker(n, d, g, reps):
     import numpy as np
 
     from golf.evaluators import make_evaluator
-    from golf.generate import random_graph
+    from golf.starts.random import random_graph
     from golf.parallel import world_if_launched
 
     comm = world_if_launched()

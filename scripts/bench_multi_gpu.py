@@ -49,9 +49,7 @@ def markdown(record) -> str:
             verdict = "beat" if r["aspl"] < one["aspl"] else "did not beat"
             lines.append(f"- ({r['n']}, {r['d']}): {ranks} GPUs {verdict} 1 GPU "
                          f"(excess ratio {r['excess_ratio']:.3f} vs {one['excess_ratio']:.3f}).")
-    lines += ["", "Commands:", ""]
-    lines += [f"- {r['name']}, {r['ranks']} ranks: `{r['command']}`; evaluator {r['evaluator']}"
-              for r in rows]
+    lines += ["", "Each run's command and evaluator are in the JSON (`command`, `evaluator`)."]
     return "\n".join(lines) + "\n"
 
 
@@ -66,8 +64,13 @@ def main(argv=None):
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "multi_gpu"))
     p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of runs made "
                    "elsewhere to merge into --out; runs nothing")
+    p.add_argument("--render", action="store_true", help="rewrite the page from the JSON "
+                   "record; runs nothing")
     args = p.parse_args(argv)
     record = load(args.out) or new_record(rows={})
+    if args.render:
+        save(args.out, record, markdown(record))
+        return
     if args.merge:
         for path in args.merge:
             other = load(path[:-5] if path.endswith(".json") else path)

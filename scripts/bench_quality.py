@@ -34,7 +34,7 @@ from benchlib import (ROOT, chase_command, describe_machine, load, machine, new_
                       save, table)
 
 from golf.lower_bounds import moore_bounds
-from golf.run.outputs import submission_name
+from golf.run.problem import submission_name
 
 # Graph Golf 2016, published best-known (diameter, ASPL), the 20 pairs of its table
 _TABLE = [(36, 3, 4, 3.067), (64, 8, 3, 1.927), (96, 3, 6, 4.272), (256, 8, 4, 2.736),

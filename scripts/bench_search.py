@@ -17,9 +17,10 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 
-from benchlib import header, new_record, save, table
+from benchlib import header, load, new_record, save, table
 
 from golf.config import RunConfig, validate
 from golf.run import Search
@@ -55,11 +56,20 @@ def main(argv=None):
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--golf2016", action="store_true")
     p.add_argument("--out", default=None)
+    p.add_argument("--render", action="store_true", help="rewrite the page from the JSON "
+                   "record; runs nothing")
     args = p.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     cases = GOLF2016 if args.golf2016 else TARGETS
     out = args.out or ("results/search/golf2016" if args.golf2016
                         else "results/search/bench_search")
+    if args.render:
+        record = load(out)
+        if record is None:
+            sys.exit(f"bench_search: no record at {out}.json")
+        save(out, record, markdown(record, cases, args.golf2016,
+                                   record.get("time_limit", args.seconds)))
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for (n, d, g), target in cases.items():
@@ -74,7 +84,7 @@ def main(argv=None):
                     row["seconds_to_best_known_diameter"] = first_time_at(path, target)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    record = new_record(rows=rows)
+    record = new_record(rows=rows, time_limit=args.seconds)
     save(out, record, markdown(record, cases, args.golf2016, args.seconds))
 
 

@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from golf.evaluators import make_evaluator  # noqa: E402
-from golf.generate import random_graph  # noqa: E402
+from golf.starts.random import random_graph  # noqa: E402
 
 n, d, g = (int(x) for x in sys.argv[1:4])
 rest = sys.argv[4:]
@@ -64,7 +64,7 @@ if host:  # one evaluation after a swap, part by part (median, microseconds)
     import numpy as np
 
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_swap
+    from golf.engine.moves import new_undo, propose_swap
 
     st, undo = rng_seed(3), new_undo()
     names = ("find changes", "launch+read", "merge", "finish", "all", "device (events)")

@@ -1,13 +1,11 @@
 """The Python API: golf.evaluate / make_evaluator / search / bounds / random_graph / read_edges /
 write_edges, networkx interop, Graph.from_edges' input checks, and every example in the
-docstrings and in docs/python.md, run as written."""
+docstrings, run as written (the docs' blocks: test_docs.py)."""
 
 import doctest
 import importlib
 import json
-import re
 import sys
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -19,7 +17,8 @@ from golf.errors import GolfError
 from conftest import ROOT
 from naive import apsp_score
 
-DOC_MODULES = ["golf", "golf.api", "golf.graph", "golf.io", "golf.evaluators", "golf.circulant"]
+DOC_MODULES = ["golf", "golf.api", "golf.graph", "golf.io", "golf.evaluators",
+               "golf.starts.circulant"]
 
 
 @pytest.mark.parametrize("module", DOC_MODULES)
@@ -28,20 +27,6 @@ def test_docstring_examples(module):
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0, f"{module} has no examples"
     assert result.failed == 0
-
-
-def docs_python_blocks():
-    text = (Path(ROOT) / "docs" / "python.md").read_text()
-    return re.findall(r"```python\n(.*?)```", text, re.S)
-
-
-def test_docs_from_python_runs(tmp_path, monkeypatch):
-    blocks = docs_python_blocks()
-    assert blocks, "docs/python.md has no python blocks"
-    monkeypatch.chdir(tmp_path)
-    scope: dict = {}
-    for block in blocks:
-        exec(compile(block, "docs/python.md", "exec"), scope)
 
 
 def test_evaluate_any_graph_form_and_reuse():

@@ -14,7 +14,7 @@ import golf
 from golf.config import load_config
 from golf.errors import GolfError
 from golf.group import Group, invariants, metacyclic_groups
-from golf.run.symmetry import Form, candidates, divisors, forms, halving_plan
+from golf.run.portfolio import Form, candidates, divisors, forms, halving_plan
 
 from conftest import ROOT, run_golf, signal_after, wait_for
 
@@ -301,7 +301,7 @@ def test_a_group_form_resumes_at_its_group(tmp_path, monkeypatch):
     takes the form, group included, from the checkpoint."""
     import yaml
 
-    import golf.run.symmetry as sym
+    import golf.run.portfolio as sym
     from golf.run import resume_run
 
     groups = [Form(32, Group(8, 4, 3)), Form(16, Group(8, 2, 3))]
@@ -343,7 +343,7 @@ def test_a_signal_during_the_trials_stops_before_the_first_checkpoint(tmp_path):
 def test_docstring_examples():
     import doctest
 
-    import golf.run.symmetry
+    import golf.run.portfolio
 
-    result = doctest.testmod(golf.run.symmetry)
+    result = doctest.testmod(golf.run.portfolio)
     assert result.attempted > 0 and result.failed == 0

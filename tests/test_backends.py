@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from golf.evaluators import backend_class, make_evaluator, names
 from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, Capabilities, Estimate,
                                   Evaluator, combine)
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 from golf.grid import Grid, symmetry_problem
 from golf.graph import Graph
 from golf.kernels.rng import rng_seed
-from golf.moves import new_undo, propose_swap
+from golf.engine.moves import new_undo, propose_swap
 from golf.options import check_value
 
 from naive import apsp_score, grid_edges, symmetric_edges

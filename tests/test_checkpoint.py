@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from golf.anneal import SC
+from golf.engine.annealer import SC
 from golf.errors import GolfError
 from golf.io import read_edges
 from golf.run import load_checkpoint, resume_run, run_config

@@ -1,4 +1,4 @@
-"""Circulant start graphs (golf.circulant): shape, symmetry, exact scores against the
+"""Circulant start graphs (golf.starts.circulant): shape, symmetry, exact scores against the
 evaluators and tests/naive.py, determinism, search quality, and the `problem.start` setting."""
 
 import itertools
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import golf
-from golf.circulant import (_score_bits, _score_queue, circulant_graph, circulant_score,
+from golf.starts.circulant import (_score_bits, _score_queue, circulant_graph, circulant_score,
                             circulant_shape, find_circulant)
 from golf.config import load_config
 from golf.errors import GolfError
@@ -186,7 +186,7 @@ def test_search_from_a_file_named_circulant(tmp_path, monkeypatch):
 def test_auto_temperatures_from_a_circulant_start_are_sampled_after_a_descent():
     """Nearly every swap of a good circulant graph lowers its total, so its own samples hold
     no uphill move; the temperatures then come from a hill-climbed copy, not a fixed guess."""
-    from golf.anneal import Annealer
+    from golf.engine.annealer import Annealer
     from golf.evaluators import make_evaluator
 
     graph = find_circulant(256, 8, seed=1).graph(4, 8)

@@ -62,7 +62,7 @@ def test_eval_repeat_reports_mean(petersen, capsys):
 
 
 def test_eval_symmetry_auto_and_wrong_g(tmp_path, capsys):
-    from golf.generate import random_graph
+    from golf.starts.random import random_graph
 
     p = tmp_path / "s.edges"
     write_edges(p, random_graph(60, 4, 6, seed=1).edges())

@@ -1,6 +1,6 @@
 """Annealing chains on the device (``golf/evaluators/cuda/anneal.cu``) against the CPU search:
-a chain there must walk exactly the chain of :class:`golf.population.BatchAnnealer` on the CPU
-backend with the same seed -- the same graphs, best graphs, RNG states, counters, temperatures
+a chain there must walk exactly the chain of :class:`golf.engine.population.BatchAnnealer` on the
+CPU backend with the same seed -- the same graphs, best graphs, RNG states, counters, temperatures
 and trace -- under the cyclic group and under metacyclic groups (:mod:`golf.group`).
 
 Two ways to run the same source: a host build (the step functions are ``__host__
@@ -15,15 +15,15 @@ import subprocess
 import numpy as np
 import pytest
 
-from golf.anneal import SC, TRACE_COLUMNS
+from golf.engine.annealer import SC, TRACE_COLUMNS
 from golf.evaluators import make_evaluator
 from golf.evaluators.cuda import module_source
 from golf.evaluators.gpu_bitset import ANNEAL_FILES
-from golf.generate import random_graph, random_group_graph
+from golf.starts.random import random_graph, random_group_graph
 from golf.grid import Grid
-from golf.grid_generate import random_grid_graph
+from golf.starts.random_grid import random_grid_graph
 from golf.group import Group
-from golf.population import BatchAnnealer
+from golf.engine.population import BatchAnnealer
 
 from conftest import gpu_skip_reason
 
@@ -161,7 +161,7 @@ CASES = [
     (96, 4, 2, {"method": "hill", "speculate": 5}),
     (96, 4, 2, {"steps": 1001, "speculate": 7}),
     (96, 4, 2, {"steps": 0, "time_frac": 0.4, "speculate": 2}),
-    # near swaps (golf.moves.propose_near) beside voltage moves and uniform swaps
+    # near swaps (golf.engine.moves.propose_near) beside voltage moves and uniform swaps
     (64, 8, 4, {"voltage_moves": 0.3, "near_moves": 0.5}),
     (96, 3, 1, {"near_moves": 0.6, "speculate": 4}),
 ]
@@ -525,7 +525,7 @@ def test_gpu_bitset_chains_auto_on_a_gpu():
     """By default gpu-bitset runs the chains on the device where they fit (a group's too),
     else on the host, and its description says which and why; a run of one chain (search.batch
     1) then anneals as a batch of one on the device."""
-    from golf.population import chains_on_device
+    from golf.engine.population import chains_on_device
 
     grp = Group(16, 8, 3)
     ev = make_evaluator("gpu-bitset", 256, 8, 128, symmetry=grp)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from golf.evaluators import EXCEEDED, check_options, make_evaluator
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 from golf.graph import Graph
 
 from naive import apsp_score, symmetric_edges

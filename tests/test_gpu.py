@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from golf.evaluators import make_evaluator
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 from golf.graph import Graph
 
 from conftest import gpu_skip_reason, run_golf
@@ -74,7 +74,7 @@ def test_grid_kernel_matches_cpu():
     assert gpu(graph) == cpu(graph)
     # group-fastest rows (g >= 32), patched after each swap
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_swap
+    from golf.engine.moves import new_undo, propose_swap
 
     graph = random_graph(20000, 4, 100, seed=6)
     ev = make_evaluator("gpu-bitset", 20000, 4, 100)
@@ -143,7 +143,7 @@ def test_chunk_boundaries_and_tiny():
 
 def test_max_level_and_reuse_after_swaps():
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_swap
+    from golf.engine.moves import new_undo, propose_swap
 
     graph = random_graph(400, 4, 4, seed=3)
     ev = make_evaluator("gpu-bitset", 400, 4, 4)
@@ -160,7 +160,7 @@ def test_evaluate_many_matches_one_by_one():
     """K graphs per launch; then swaps in one graph (at most 4 slots: written by the launch
     itself) and in several (more slots: the patch kernel), on both kernels."""
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_swap
+    from golf.engine.moves import new_undo, propose_swap
 
     st, undo = rng_seed(11), new_undo()
     for n, d, g, K in [(256, 8, 1, 33), (1024, 8, 8, 33), (4096, 8, 64, 33), (200, 3, 2, 33),
@@ -189,7 +189,7 @@ def test_seidel_patched_after_swaps():
     """The dense device matrix is patched at the slots a swap changed (both directions of
     every rotated edge), and rebuilt for a different graph of the same shape."""
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_swap
+    from golf.engine.moves import new_undo, propose_swap
 
     graph = random_graph(300, 4, 3, seed=4)
     ev = make_evaluator("seidel", 300, 4, 3)
@@ -288,7 +288,7 @@ output: {{dir: {tmp_path / 'out'}}}
 def group_graphs(count, seed, max_m=40):
     """Lifts over metacyclic groups: random regular ones and random orbit sets (non-regular,
     maybe disconnected)."""
-    from golf.generate import random_group_graph
+    from golf.starts.random import random_group_graph
     from golf.group import Group
 
     rng = np.random.default_rng(seed)
@@ -327,11 +327,11 @@ def test_group_symmetry_on_every_gpu_kernel(seed):
 def test_group_evaluate_many_after_moves_and_host_chains():
     """evaluate_many patches the base rows and expands them again after each move; a batch
     of host chains on the GPU, and one of device chains, walk the chains of the CPU batch."""
-    from golf.generate import random_group_graph
+    from golf.starts.random import random_group_graph
     from golf.group import Group
     from golf.kernels.rng import rng_seed
-    from golf.moves import new_undo, propose_move
-    from golf.population import BatchAnnealer
+    from golf.engine.moves import new_undo, propose_move
+    from golf.engine.population import BatchAnnealer
 
     grp = Group(32, 16, 3)
     graphs = [random_group_graph(1024, 8, grp, seed=s) for s in range(9)]

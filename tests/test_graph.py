@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from golf.errors import GolfError
-from golf.generate import random_graph, target_degrees
+from golf.starts.random import random_graph, target_degrees
 from golf.graph import Graph, detect_symmetry, sort_rows
 
 from naive import symmetric_edges

@@ -1,4 +1,4 @@
-"""Random grid graphs (golf.grid_generate): simple, connected, symmetric under the lattice
+"""Random grid graphs (golf.starts.random_grid): simple, connected, symmetric under the lattice
 rotation, every edge within reach, the documented degrees, reproducible per seed.
 
 The checks do not trust the generator's own helpers: reach counts, the degree rule, the
@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import golf.grid_generate
+import golf.starts.random_grid
 from golf.errors import GolfError
 from golf.evaluators import make_evaluator
 from golf.graph import Graph
 from golf.grid import Grid, symmetry_problem
-from golf.grid_generate import grid_target_degrees, random_grid_graph
+from golf.starts.random_grid import grid_target_degrees, random_grid_graph
 
 COMPETITION = [(5, 5, 4, 2), (5, 10, 4, 2), (10, 10, 4, 2), (10, 10, 6, 3), (10, 10, 8, 4),
                (20, 20, 4, 2), (20, 20, 6, 3), (20, 20, 8, 4)]  # (w, h, d, r), 2019
@@ -274,5 +274,5 @@ def test_target_degrees_match_the_naive_rule():
 
 
 def test_docstring_examples():
-    result = doctest.testmod(golf.grid_generate, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(golf.starts.random_grid, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from golf.graph import Graph
 from golf.grid import Grid
-from golf.grid_generate import random_grid_graph
+from golf.starts.random_grid import random_grid_graph
 from golf.kernels.rng import rng_seed
-from golf.moves import new_undo, propose_move, propose_swap, propose_voltage, try_swap, undo_swap
+from golf.engine.moves import (new_undo, propose_move, propose_swap, propose_voltage, try_swap,
+                               undo_swap)
 
 SHAPES = [  # (w, h, d, r, g): competition-like, r = 1, odd sizes, dense, degree 2
     (10, 10, 4, 2, 1), (10, 10, 6, 3, 2), (10, 10, 8, 4, 4), (7, 5, 3, 1, 1), (6, 6, 3, 1, 4),
@@ -118,7 +119,7 @@ def test_drawn_move_sequences(shape, seed, permille):
 def test_large_lattice_swaps_are_drawn_near_each_other():
     """On a 20x20 lattice with r = 2 two edges drawn anywhere almost never swap into two short
     ones; the grid proposal draws the second edge near the first, so a run does not stall."""
-    from golf.anneal import SC, Annealer
+    from golf.engine.annealer import SC, Annealer
     from golf.evaluators import make_evaluator
 
     grid = Grid(20, 20, 2, 4)

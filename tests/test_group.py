@@ -9,19 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import golf
-from golf.anneal import SC, Annealer
+from golf.engine.annealer import SC, Annealer
 from golf.errors import GolfError
 from golf.evaluators import make_evaluator
 from golf.evaluators.base import DISCONNECTED
-from golf.generate import random_group_graph
+from golf.starts.random import random_group_graph
 from golf.graph import Graph
 from golf.group import Group, parse_group
 from golf.kernels.rng import rng_seed
 from golf.kernels.symmetry import act, act_inv, group_scratch, twist_rows
-from golf.moves import new_undo, propose_move, propose_near, propose_swap, propose_voltage
-from golf.moves import undo_swap
+from golf.engine.moves import new_undo, propose_move, propose_near, propose_swap, propose_voltage
+from golf.engine.moves import undo_swap
 from golf.run import run_config
-from golf.tabu import TabuSearch
+from golf.engine.tabu import TabuSearch
 
 from naive import apsp_score, lift_edges, product, random_lift
 

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 from golf.graph import Graph
 from golf.kernels.rng import rng_seed
-from golf.moves import (new_undo, propose_move, propose_near, propose_swap, propose_voltage,
+from golf.engine.moves import (new_undo, propose_move, propose_near, propose_swap, propose_voltage,
                         try_swap, undo_swap)
 
 from naive import distances, symmetric_edges

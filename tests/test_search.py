@@ -11,10 +11,10 @@ import time
 import numpy as np
 import pytest
 
-from golf.anneal import FL, P, SC, Annealer, accept_move
+from golf.engine.annealer import FL, P, SC, Annealer, accept_move
 from golf.lower_bounds import moore_bounds
 from golf.evaluators import backend_class, make_evaluator, names
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 from golf.graph import Graph
 from golf.io import read_edges
 from golf.kernels.merge import DISCONNECTED, OK
@@ -115,7 +115,7 @@ def test_proposal_streams_walk_one_chain_on_every_path():
     """search.speculate k: step s draws its move from proposal stream s mod k and its
     decision from the main stream; the compiled loop and the Python path walk the same
     chain, each stream moves on, and the walk is another one than with a single stream."""
-    from golf.anneal import chain_streams
+    from golf.engine.annealer import chain_streams
 
     graph = random_graph(96, 4, 3, seed=2)
     a = anneal(graph, "bitset", steps=300, seed=9, voltage_moves=0.3, speculate=5)
@@ -154,7 +154,7 @@ def test_cooling_follows_steps_not_the_clock_when_there_is_a_step_budget():
 def test_k_chains_scored_together_walk_the_single_chains():
     """Without exchanges, chain k of a BatchAnnealer is exactly the Annealer of seed + k;
     with them, the worst chains restart from the best graph; state round-trips."""
-    from golf.population import BatchAnnealer
+    from golf.engine.population import BatchAnnealer
 
     graph = random_graph(60, 4, 2, seed=5)
     ev = make_evaluator("bitset", 60, 4, 2, threads=1)
@@ -190,7 +190,7 @@ def test_k_chains_scored_together_walk_the_single_chains():
 
 
 def _population(backend, kind, K=6, steps=300, every=10, **kw):
-    from golf.population import BatchAnnealer
+    from golf.engine.population import BatchAnnealer
 
     graph = random_graph(60, 4, 2, seed=5)
     ev = make_evaluator(backend, 60, 4, 2, **({} if backend == "reference" else {"threads": 1}))
@@ -214,7 +214,7 @@ def test_one_chain_resumes_alone_or_as_a_batch_of_one():
     """A checkpoint of one chain (an Annealer) resumes as a batch of one (a BatchAnnealer of
     K = 1, as device chains run a single chain) and back: the chain goes on as if never
     stopped."""
-    from golf.population import BatchAnnealer
+    from golf.engine.population import BatchAnnealer
 
     graph = random_graph(60, 4, 2, seed=1)
     ev = make_evaluator("bitset", 60, 4, 2, threads=1)
@@ -267,7 +267,7 @@ def test_tempering_keeps_a_ladder_and_swaps_temperatures():
 
 
 def test_population_annealing_copies_the_fittest():
-    from golf.population import resample
+    from golf.engine.population import resample
 
     pop = _population("bitset", "annealing", K=8, steps=400, every=50)
     pop.run(400)

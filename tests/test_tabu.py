@@ -13,18 +13,18 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import golf
-from golf.anneal import SC, StopReason
+from golf.engine.annealer import SC, StopReason
 from golf.errors import GolfError
 from golf.evaluators import backend_class, make_evaluator
-from golf.generate import random_graph
+from golf.starts.random import random_graph
 from golf.graph import Graph, detect_symmetry
 from golf.kernels.merge import EXCEEDED, OK
 from golf.kernels.rng import rng_seed
 from golf.lower_bounds import moore_bounds
-from golf.moves import new_undo, try_swap, undo_swap
-from golf.neighbourhood import Neighbourhood, apply_move, draw_moves, revert_move
+from golf.engine.moves import new_undo, try_swap, undo_swap
+from golf.engine.neighbourhood import Neighbourhood, apply_move, draw_moves, revert_move
 from golf.run import load_checkpoint
-from golf.tabu import TabuSearch, choose_move, polish_budget
+from golf.engine.tabu import TabuSearch, choose_move, polish_budget
 
 from conftest import ROOT, gpu_skip_reason, run_golf
 from naive import apsp_score
@@ -296,7 +296,7 @@ def test_the_search_moves_through_its_start_graphs():
 
 
 def test_the_population_offers_its_chains_best_graphs_once_each():
-    from golf.population import BatchAnnealer
+    from golf.engine.population import BatchAnnealer
 
     graph = random_graph(64, 4, 2, seed=8)
     pop = BatchAnnealer(graph, evaluator(graph), K=6, steps=3000, seed=5)

@@ -1,7 +1,7 @@
 """The backend registry: one line a backend, one call shape, and ``auto``.
 
 >>> from golf.evaluators import make_evaluator
->>> from golf.generate import random_graph
+>>> from golf.starts.random import random_graph
 >>> graph = random_graph(50, 4, seed=1)
 >>> ev = make_evaluator("bitset", 50, 4)
 >>> ev.evaluate(graph).diameter

@@ -376,7 +376,7 @@ class CompiledEvaluator(Evaluator):
         self.sym = group_scratch(symmetry, self.n, self.m, self.d)
         self.ctrl = np.zeros(3, dtype=np.int64)
         self.out = np.zeros(4, dtype=np.int64)
-        self.tag = KernelTag(self.name)
+        self.tag = KernelTag(self.name, type(self).kernel)
         self._score = None  # scorer(), built at the first evaluation
 
     def _split_units(self) -> None:

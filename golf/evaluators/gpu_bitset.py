@@ -27,8 +27,8 @@ Two kernels, chosen by size:
 Exact: it returns the same ``[ecc, dist_sum, n_at_ecc, status]`` as the CPU backends, and the
 tests compare it with them on many graphs.
 
-With ``chains: device`` a population's chains (:class:`golf.population.BatchAnnealer`) run on
-the GPU between the population's interactions: ``cuda/anneal.cu``, one block a chain, the
+With ``chains: device`` a population's chains (:class:`golf.engine.population.BatchAnnealer`) run
+on the GPU between the population's interactions: ``cuda/anneal.cu``, one block a chain, the
 move, the score in shared memory, the decision and the undo of every step without the host,
 under the cyclic group or a metacyclic one (:mod:`golf.group`). The chains are those of the
 CPU search with the same seeds, step for step (the tests compare the two). ``chains: auto``
@@ -281,13 +281,13 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     def anneal_chains(self, adjs, bests, sts, scs, fls, params, reach, nsteps, trace) -> int:
         """``nsteps`` steps of each of the ``C`` chains whose state arrays are given
-        (:class:`golf.population.BatchAnnealer`'s ``adjs, bests, sts, scs, fls``, updated in
+        (:class:`golf.engine.population.BatchAnnealer`'s ``adjs, bests, sts, scs, fls``, updated in
         place; ``params`` and ``reach`` shared), without returning to the host: one block a
-        chain runs golf.anneal's steps (move, score, decision, undo) in shared memory; with
-        ``k = params[P.SPEC] > 1`` proposal streams a cooperative grid scores each chain's
+        chain runs golf.engine.annealer's steps (move, score, decision, undo) in shared memory;
+        with ``k = params[P.SPEC] > 1`` proposal streams a cooperative grid scores each chain's
         next k candidate moves at once, a block each (``anneal.cu``'s speculating chains).
         Chain 0 writes its trace rows into ``trace``; returns how many."""
-        from golf.anneal import P
+        from golf.engine.annealer import P
 
         cp = self.cp
         k = int(params[P.SPEC])

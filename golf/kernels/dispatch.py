@@ -1,12 +1,12 @@
 """The explicit tag by which compiled code calls a backend's kernel.
 
-The search loop (:func:`golf.anneal.run_chunk`) is compiled once and cached on disk; it must
-call whichever backend's kernel the run uses without taking the kernel as an argument (a
+The search loop (:func:`golf.engine.annealer.run_chunk`) is compiled once and cached on disk; it
+must call whichever backend's kernel the run uses without taking the kernel as an argument (a
 function passed as a value makes the caller uncacheable). Each compiled backend therefore
 carries a :class:`KernelTag` naming it. To Numba every tag is a type of its own, so
-``call_kernel(tag, kargs)`` resolves, at compile time, to the ``kernel`` of the registry's
-backend of that name and is inlined there: one specialisation of the loop per backend, no
-dispatch at run time, and nothing to keep in step when a backend is added.
+``call_kernel(tag, kargs)`` resolves, at compile time, to the kernel that the backend of that
+name registered with its tag and is inlined there: one specialisation of the loop per backend,
+no dispatch at run time, and nothing to keep in step when a backend is added.
 """
 
 from __future__ import annotations
@@ -19,13 +19,19 @@ from numba.extending import (NativeValue, models, overload, register_model, type
 __all__ = ["KernelTag", "call_kernel"]
 
 
+# backend name -> its compiled kernel, registered by the backend's tag
+_KERNELS: dict = {}
+
+
 class KernelTag:
-    """The tag of the backend ``backend`` (a registry name)."""
+    """The tag of the backend ``backend`` (a registry name), whose compiled ``kernel`` the
+    tag registers for :func:`call_kernel`."""
 
     __slots__ = ("backend",)
 
-    def __init__(self, backend: str):
+    def __init__(self, backend: str, kernel):
         self.backend = str(backend)
+        _KERNELS[self.backend] = kernel
 
     def __repr__(self) -> str:
         return f"KernelTag({self.backend!r})"
@@ -62,9 +68,7 @@ def call_kernel(tag, kargs):
 def _call_kernel_impl(tag, kargs):
     if not isinstance(tag, KernelTagType):
         raise TypingError(f"call_kernel needs a KernelTag, got {tag}")
-    from golf.evaluators import backend_class
-
-    kernel = backend_class(tag.backend).kernel
+    kernel = _KERNELS.get(tag.backend)
     if kernel is None:
         raise TypingError(f"backend {tag.backend} has no compiled kernel")
 

@@ -5,7 +5,7 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 :func:`chase_config` writes:
 
 * ``problem: {g: auto}``: the symmetry form (cyclic ``g`` or a metacyclic group) is chosen by
-  the clock-bounded trials of :mod:`golf.run.symmetry`, a quarter of the time;
+  the clock-bounded trials of :mod:`golf.run.portfolio`, a quarter of the time;
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU), half the proposals near swaps, no restarts;
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
@@ -72,9 +72,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     overrides applied last (as ``golf run --set``)."""
     from pathlib import Path
 
-    from golf.api import _config
-    from golf.config import (RunConfig, _check_output, _default_name, _merge, parse_overrides,
-                             validate)
+    from golf.config import (RunConfig, _check_output, _default_name, _merge, keywords_config,
+                             parse_overrides, validate)
 
     if not minutes > 0:
         raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
@@ -83,8 +82,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         kw.update(grid=list(grid), r=r)
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
-    raw = _config(n, d, "auto", minutes * 60.0, 0, seed, chase_backend(backend), out is not None,
-                  kw)
+    raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed, chase_backend(backend),
+                          out is not None, kw)
     raw["name"] = _default_name(raw["problem"])
     if out is not None:
         raw["output"]["dir"] = str(out)

@@ -7,7 +7,7 @@ bit.
                   phase
 ``trace``         the trace rows so far, ``(rows, len(TRACE_COLUMNS))`` float64
 ``r{R}_{key}``    chain ``R``'s state arrays (``adj``, ``best_adj``, ``rng``, ``sc``, ``fl``;
-                  see :meth:`golf.anneal.Annealer.state`; a tabu search adds ``tabu``, its
+                  see :meth:`golf.engine.annealer.Annealer.state`; a tabu search adds ``tabu``, its
                   tabu list, and ``pool``, ``pool_sc``, ``pool_at``, its further start graphs,
                   their scores and which is next); one chain unless the run had parallel
                   chains under MPI (K chains on one GPU are one state of stacked arrays)
@@ -44,7 +44,8 @@ __all__ = ["save_checkpoint", "load_checkpoint", "pick_checkpoint", "Picked",
 
 # what a run's meta data must hold for a resume
 META_KEYS = ("t0", "t1", "start", "elapsed", "steps", "chains")
-# every chain's state arrays (golf.anneal.Annealer.state; a tabu search and a batch add more)
+# every chain's state arrays (golf.engine.annealer.Annealer.state; a tabu search and a batch add
+# more)
 STATE_KEYS = ("adj", "best_adj", "rng", "sc", "fl")
 
 
@@ -83,7 +84,7 @@ def _keep_as_previous(path: Path, prev: Path) -> None:
 def save_checkpoint(path, meta: dict, trace_rows, states: list[dict]) -> None:
     """Write the checkpoint of ``states`` (one dict of arrays a chain) atomically, keeping the
     one it replaces as :func:`previous_path` (see the module docstring)."""
-    from golf.anneal import TRACE_COLUMNS
+    from golf.engine.annealer import TRACE_COLUMNS
     from golf.io import atomic_write
 
     path = Path(path)

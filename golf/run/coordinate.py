@@ -10,7 +10,7 @@ import numpy as np
 
 from golf.errors import AgreedError, GolfError
 
-__all__ = ["collective", "Coordinator", "next_chunk"]
+__all__ = ["collective", "Coordinator", "next_chunk", "Exchange"]
 
 
 def collective(comm, fn):
@@ -53,7 +53,7 @@ class Coordinator:
         moment apart disagree now and then, one enters a collective the others skip, and
         the job hangs. The progress line (its rate is a sum over the chains) once did that:
         two runs in four of 1.2 M steps on two chains hung."""
-        from golf.anneal import StopReason
+        from golf.engine.annealer import StopReason
 
         local = int(StopReason.INTERRUPTED) if interrupted else 0
         if self.comm is not None:
@@ -79,7 +79,7 @@ class Coordinator:
     def best(self, ann):
         """``(rows, (diameter, total, peripheral), rank)`` of the best graph over all chains;
         rank 0 gets the rows, the others None."""
-        from golf.anneal import SC
+        from golf.engine.annealer import SC
 
         mine = (int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL]), int(ann.sc[SC.BEST_PER]))
         if not self.chains:
@@ -119,7 +119,7 @@ class Coordinator:
     def chain_reports(self, ann, seed: int, evaluations: int):
         """Each chain's seed, best and evaluations (rank 0, chains only), and the evaluations
         of the whole run."""
-        from golf.anneal import SC
+        from golf.engine.annealer import SC
 
         if not self.chains:
             return None, evaluations
@@ -135,3 +135,102 @@ def next_chunk(chunk: int, seconds: float) -> int:
     (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s."""
     grown = chunk * 2 if seconds < 0.1 else chunk * 0.2 / max(seconds, 1e-9)
     return int(min(max(1, grown), 1_000_000))
+
+
+class Exchange:
+    """What the chains share every ``exchange_every`` steps.
+
+    * the best graph: the rank with the best ``(diameter, total)`` broadcasts it, and the
+      ``restart_fraction`` of ranks whose current state is worst restart from it (with a batch
+      of chains on every rank: the ``restart_fraction`` of every rank's chains);
+    * replica exchange (optional): chain ``r`` anneals at ``ladder**r`` times the base
+      temperatures, and neighbouring chains swap their current states with the Metropolis
+      probability ``min(1, exp((E_r - E_s) (1/T_r - 1/T_s)))`` (even pairs, then odd pairs).
+
+    Messages per exchange: two ``allgather`` of a few numbers, one ``Bcast`` of the ``m x d``
+    base rows, and for replica exchange one ``Sendrecv`` of the rows between neighbours.
+    """
+
+    def __init__(self, comm, restart_fraction=0.5, replica=False, ladder=1.5, seed=0):
+        self.comm = comm
+        self.restart_fraction = float(restart_fraction)
+        self.replica = bool(replica)
+        self.ladder = float(ladder)
+        self.round = 0
+        self.rng = np.random.default_rng(seed + 7919)  # same on every rank
+
+    def temperature_factor(self) -> float:
+        return self.ladder ** self.comm.rank if self.replica else 1.0
+
+    def __call__(self, ann) -> dict:
+        """Share and restart; returns what happened (for the log)."""
+        from golf.engine.annealer import SC
+
+        comm = self.comm
+        sc = ann.sc
+        best = comm.allgather((int(sc[SC.BEST_D]), int(sc[SC.BEST_TOTAL])))
+        cur = comm.allgather((int(sc[SC.CUR_D]), int(sc[SC.CUR_TOTAL])))
+        root = min(range(comm.size), key=lambda r: best[r])
+        rows = ann.best_adj.copy() if comm.rank == root else np.empty_like(ann.best_adj)
+        comm.Bcast(rows, root=root)
+        per = np.zeros(3, dtype=np.int64)
+        if comm.rank == root:
+            per[:] = (sc[SC.BEST_D], sc[SC.BEST_TOTAL], sc[SC.BEST_PER])
+        comm.Bcast(per, root=root)
+        if hasattr(ann, "restart_worst"):  # a batch of chains on every rank
+            ann.offer_best(rows, per)
+            mine = ann.restart_worst(rows, per)
+            restarted = [r for r, c in enumerate(comm.allgather(len(mine))) if c]
+            self.round += 1
+            return {"best_rank": root, "restarted": restarted, "swapped": 0}
+        # the worst current states restart from the global best
+        k = int(self.restart_fraction * comm.size)
+        worst = sorted(range(comm.size), key=lambda r: cur[r], reverse=True)[:k]
+        worst = [r for r in worst if r != root and cur[r] > best[root]]
+        if comm.rank in worst:
+            ann.graph.adj[:] = rows
+            sc[SC.CUR_D], sc[SC.CUR_TOTAL], sc[SC.CUR_PER] = per
+        if tuple(per[:2]) < (int(sc[SC.BEST_D]), int(sc[SC.BEST_TOTAL])):
+            ann.best_adj[:] = rows
+            sc[SC.BEST_D], sc[SC.BEST_TOTAL], sc[SC.BEST_PER] = per
+        swapped = self._replica(ann) if self.replica and comm.size > 1 else 0
+        self.round += 1
+        return {"best_rank": root, "restarted": worst, "swapped": swapped}
+
+    def _replica(self, ann) -> int:
+        """Swap current states between neighbours (r, r+1), alternating even and odd pairs."""
+        from golf.engine.annealer import FL, SC
+
+        comm, r = self.comm, self.comm.rank
+        g = int(ann.graph.g)
+        energies = comm.allgather((ann.sc[SC.CUR_TOTAL] / g, float(ann.fl[FL.T]),
+                                   int(ann.sc[SC.CUR_D])))
+        start = self.round % 2
+        draws = self.rng.random(comm.size)  # identical on every rank
+        partner = None
+        for a in range(start, comm.size - 1, 2):
+            b = a + 1
+            (ea, ta, da), (eb, tb, db) = energies[a], energies[b]
+            if da != db:
+                continue  # only states of equal diameter trade places
+            x = (ea - eb) * (1.0 / ta - 1.0 / tb)
+            if x >= 0 or draws[a] < np.exp(x):
+                if r == a:
+                    partner = b
+                if r == b:
+                    partner = a
+        swapped = 0
+        if partner is not None:
+            adj = ann.graph.adj
+            other = np.empty_like(adj)
+            comm.Sendrecv(adj.copy(), dest=partner, recvbuf=other, source=partner)
+            mine = ann.sc[[SC.CUR_D, SC.CUR_TOTAL, SC.CUR_PER]].copy()
+            theirs = np.empty_like(mine)
+            comm.Sendrecv(mine, dest=partner, recvbuf=theirs, source=partner)
+            adj[:] = other
+            ann.sc[SC.CUR_D], ann.sc[SC.CUR_TOTAL], ann.sc[SC.CUR_PER] = theirs
+            if (theirs[0], theirs[1]) < (ann.sc[SC.BEST_D], ann.sc[SC.BEST_TOTAL]):
+                ann.best_adj[:] = other
+                ann.sc[SC.BEST_D], ann.sc[SC.BEST_TOTAL], ann.sc[SC.BEST_PER] = theirs
+            swapped = 1
+        return comm.allreduce(swapped) // 2

@@ -58,7 +58,7 @@ import signal
 import socket
 import time
 
-from golf.anneal import FL, SC, P, StopReason, schedule
+from golf.engine.annealer import FL, SC, P, StopReason, schedule
 from golf.errors import AgreedError, GolfError, Interrupted
 from golf.run.checkpoint import Picked, load_checkpoint, pick_checkpoint, save_checkpoint
 from golf.run.coordinate import Coordinator, collective, next_chunk
@@ -256,7 +256,7 @@ class Search:
 
     # -- set-up -----------------------------------------------------------------------------
     def _resolve_g(self, sigs, resume):
-        """``problem.g: auto``: the trials of :mod:`golf.run.symmetry` (a resumed run takes
+        """``problem.g: auto``: the trials of :mod:`golf.run.portfolio` (a resumed run takes
         the form its checkpoint records), and the chosen form (g and group) in the config;
         None for a given g or a resumed run. run.yaml gets the chosen form once the first
         checkpoint is written (:meth:`_first_checkpoint`): a run stopped before it has no form
@@ -273,7 +273,7 @@ class Search:
             self.cfg["problem"]["group"] = auto.get("group")
             self._write_run_yaml()  # killed between the first checkpoint and run.yaml
             return None
-        from golf.run.symmetry import choose_form
+        from golf.run.portfolio import choose_form
 
         choice = collective(self.comm, lambda: choose_form(
             self.cfg, self.co, self.log, lambda: sigs.caught is not None, self._start_graph))
@@ -287,13 +287,15 @@ class Search:
             raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
         self.cfg["problem"]["g"] = choice.form.g
         self.cfg["problem"]["group"] = choice.form.spec
+        if choice.form.start is not None:
+            self.cfg["problem"]["start"] = choice.form.start
         return choice
 
     def _start_graph(self, form=None):
-        """The start graph of ``problem.start`` for ``form`` (a :class:`golf.run.symmetry.Form`,
+        """The start graph of ``problem.start`` for ``form`` (a :class:`golf.run.portfolio.Form`,
         or an int g that is cyclic; default: the config's): random (also for null), circulant
-        (the best one :func:`golf.circulant.find_circulant` finds from the search seed; noted
-        for the log in ``start_note``) or an edge-list file (in the problem's format:
+        (the best one :func:`golf.starts.circulant.find_circulant` finds from the search seed;
+        noted for the log in ``start_note``) or an edge-list file (in the problem's format:
         :class:`golf.run.problem.Problem`)."""
         s = self.cfg["search"]
         if form is None or isinstance(form, int):
@@ -308,7 +310,7 @@ class Search:
         if start == "random":
             return problem.random_graph(s["seed"])
         if start == "circulant":
-            from golf.circulant import find_circulant
+            from golf.starts.circulant import find_circulant
 
             if problem.group is not None:
                 raise GolfError("problem.start: circulant starts are cyclic, not "
@@ -318,10 +320,15 @@ class Search:
             self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
                                f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
             return found.graph(g, p["d"])
+        if start == "algebraic":
+            from golf.starts.algebraic import algebraic_graph
+
+            graph, self.start_note = algebraic_graph(p["n"], p["d"], seed=s["seed"])
+            return graph
         return problem.read(start)
 
     def _annealer(self, graph, ev, seed):
-        from golf.population import annealer_for
+        from golf.engine.population import annealer_for
 
         s = self.cfg["search"]
         if s["method"] == "tabu":
@@ -390,7 +397,7 @@ class Search:
     def _exchange(self):
         if not self.co.chains:
             return None
-        from golf.parallel import Exchange
+        from golf.run.coordinate import Exchange
 
         par = self.cfg["parallel"]
         return Exchange(self.comm, par["restart_fraction"], par["replica_exchange"],

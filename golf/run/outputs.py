@@ -13,12 +13,13 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["write_trace", "plot_trace", "recheck_graph", "export_run", "submission_name"]
+__all__ = ["write_trace", "plot_trace", "recheck_graph", "export_run"]
 
 
 def write_trace(path, rows) -> None:
-    """trace.csv from the trace rows (columns :data:`golf.anneal.TRACE_COLUMNS`), atomically."""
-    from golf.anneal import TRACE_COLUMNS
+    """trace.csv from the trace rows (columns :data:`golf.engine.annealer.TRACE_COLUMNS`),
+    atomically."""
+    from golf.engine.annealer import TRACE_COLUMNS
     from golf.io import atomic_write
 
     buf = io.StringIO()
@@ -97,19 +98,11 @@ def recheck_graph(graph, d, backend) -> dict:
             "seconds": round(time.perf_counter() - t, 3)}
 
 
-def submission_name(n: int, d: int, diameter: int, total: int, grid=None) -> str:
-    """The competition's file name ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges``, or for a
-    grid problem (a :class:`golf.grid.Grid`) ``w{w}h{h}d{d}r{r}k{diameter}l{..}.edges``; the
-    floor of ``100 * ASPL = 200 * total / (n(n-1))`` is taken exactly, in integers."""
-    head = f"n{n}d{d}" if grid is None else f"w{grid.w}h{grid.h}d{d}r{grid.r}"
-    return f"{head}k{diameter}l{200 * int(total) // (n * (n - 1))}.edges"
-
-
 def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
     """Copy a run's best graph into a submission file, re-checked; named in the competition's
-    style (:func:`submission_name`; a grid problem's ``w{w}h{h}d{d}r{r}k{diameter}l{..}``,
-    in the grid format) when ``output`` is a folder or None (None: the current folder).
-    Returns the file written and the re-check."""
+    style (:func:`golf.run.problem.submission_name`; a grid problem's
+    ``w{w}h{h}d{d}r{r}k{diameter}l{..}``, in the grid format) when ``output`` is a folder or None
+    (None: the current folder). Returns the file written and the re-check."""
     from golf.run.folder import RunDir, read_run_config
     from golf.run.problem import Problem
 

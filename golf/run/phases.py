@@ -1,7 +1,7 @@
 """The tabu search of a run: ``method: tabu``, or the polish phase of an annealing run.
 
-``search.method: tabu`` runs a :class:`golf.tabu.TabuSearch` throughout. ``search.polish: f``
-(``sa`` or ``hill``) spends the last fraction ``f`` of the budget in tabu search from the best
+``search.method: tabu`` runs a :class:`golf.engine.tabu.TabuSearch` throughout. ``search.polish:
+f`` (``sa`` or ``hill``) spends the last fraction ``f`` of the budget in tabu search from the best
 graph the annealer found:
 
 * with a step budget ``S`` the annealer gets ``S - round(f S)`` steps (its cooling runs over
@@ -22,7 +22,7 @@ from another annealed graph (3950) it found nothing better at ``g = 1`` in 273 s
 ``search.polish_starts: k`` hands the tabu search up to ``k - 1`` more start graphs: the other
 chains' best graphs of a population (each distinct graph once, best first, at ``polish_g``),
 taken in turn after ``search.polish_patience`` steps without a new best
-(:class:`golf.tabu.TabuSearch`'s ``pool``). Which graph leads down is not told by its total:
+(:class:`golf.engine.tabu.TabuSearch`'s ``pool``). Which graph leads down is not told by its total:
 from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to 3972), 500 tabu steps at ``g = 1``
 reached 3885 and 3889 from two of 3936 and nothing better from seven.
 
@@ -34,7 +34,7 @@ in the phase it was in (at its symmetry).
 
 from __future__ import annotations
 
-from golf.anneal import SC, StopReason
+from golf.engine.annealer import SC, StopReason
 
 __all__ = ["Phases"]
 
@@ -56,13 +56,13 @@ class Phases:
                     patience=s["polish_patience"])
 
     def _budget(self) -> tuple[int, int]:
-        from golf.tabu import polish_budget
+        from golf.engine.tabu import polish_budget
 
         return polish_budget(self.s["steps"], self.fraction, self.s["neighbourhood"])
 
     def tabu(self, graph, ev, seed: int, reach=None, bounds=None):
         """The tabu search of ``method: tabu`` (``reach``: a grid problem's length limit)."""
-        from golf.tabu import TabuSearch
+        from golf.engine.tabu import TabuSearch
 
         return TabuSearch(graph, ev, steps=self.s["steps"], reach=reach, bounds=bounds,
                           **self._tabu_kw(seed))
@@ -106,7 +106,7 @@ class Phases:
         return self._after(ann, ev, seed, meta["polish"]["from_step"])
 
     def _after(self, ann, ev, seed, step, graph=None, pool=()):
-        from golf.tabu import TabuSearch
+        from golf.engine.tabu import TabuSearch
 
         self.polishing = True
         tabu_steps = self._budget()[1]

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from golf.errors import GolfError
 
-__all__ = ["Problem"]
+__all__ = ["Problem", "submission_name"]
+
+
+def submission_name(n: int, d: int, diameter: int, total: int, grid=None) -> str:
+    """The competition's file name ``n{n}d{d}k{diameter}l{floor(100*ASPL)}.edges``, or for a
+    grid problem (a :class:`golf.grid.Grid`) ``w{w}h{h}d{d}r{r}k{diameter}l{..}.edges``; the
+    floor of ``100 * ASPL = 200 * total / (n(n-1))`` is taken exactly, in integers."""
+    head = f"n{n}d{d}" if grid is None else f"w{grid.w}h{grid.h}d{d}r{grid.r}"
+    return f"{head}k{diameter}l{200 * int(total) // (n * (n - 1))}.edges"
 
 
 class Problem:
@@ -51,14 +59,14 @@ class Problem:
     def random_graph(self, seed: int):
         """A random connected start graph of the problem for ``g``."""
         if self.grid is None and self.group is not None:
-            from golf.generate import random_group_graph
+            from golf.starts.random import random_group_graph
 
             return random_group_graph(self.n, self.d, self.group, seed=seed)
         if self.grid is None:
-            from golf.generate import random_graph
+            from golf.starts.random import random_graph
 
             return random_graph(self.n, self.d, self.g, seed=seed)
-        from golf.grid_generate import random_grid_graph
+        from golf.starts.random_grid import random_grid_graph
 
         return random_grid_graph(self.grid, self.d, seed=seed)
 
@@ -99,8 +107,6 @@ class Problem:
 
     def submission_name(self, diameter: int, total: int) -> str:
         """The competition's file name for a result."""
-        from golf.run.outputs import submission_name
-
         return submission_name(self.n, self.d, diameter, total, self.grid)
 
     def check(self, graph) -> None:

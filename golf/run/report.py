@@ -66,9 +66,9 @@ def fmt_seconds(s: float) -> str:
 
 def progress_line(sc, temperature: float, steps: int, n: int, bounds, rate: float,
                   elapsed: float, time_limit: float | None) -> str:
-    """One progress line from the counters ``sc`` (see :class:`golf.anneal.SC`), the step
+    """One progress line from the counters ``sc`` (see :class:`golf.engine.annealer.SC`), the step
     budget ``steps`` (0: none), the evaluations a second and the time used and allowed."""
-    from golf.anneal import SC
+    from golf.engine.annealer import SC
 
     pairs = n * (n - 1) / 2
     step = int(sc[SC.STEP])

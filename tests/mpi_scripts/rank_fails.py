@@ -5,12 +5,12 @@ import sys
 
 from mpi4py import MPI
 
-import golf.anneal
+import golf.engine.annealer
 from golf.cli import main
 
 comm = MPI.COMM_WORLD
 if comm.rank == 1:
-    original = golf.anneal.Annealer.run
+    original = golf.engine.annealer.Annealer.run
     calls = {"n": 0}
 
     def failing(self, *args, **kwargs):
@@ -19,5 +19,5 @@ if comm.rank == 1:
             raise RuntimeError("injected failure on rank 1")
         return original(self, *args, **kwargs)
 
-    golf.anneal.Annealer.run = failing
+    golf.engine.annealer.Annealer.run = failing
 sys.exit(main(["run", sys.argv[1], "--force", "--quiet"]))

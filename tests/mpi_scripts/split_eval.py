@@ -12,7 +12,7 @@ sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.dirname(_
 
 from conftest import cpu_split_backends  # noqa: E402
 from golf.evaluators import backend_class, make_evaluator  # noqa: E402
-from golf.generate import random_graph  # noqa: E402
+from golf.starts.random import random_graph  # noqa: E402
 from golf.graph import Graph  # noqa: E402
 from golf.grid import Grid  # noqa: E402
 from naive import grid_edges, symmetric_edges  # noqa: E402

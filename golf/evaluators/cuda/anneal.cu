@@ -1,12 +1,12 @@
 // Annealing chains that live on the GPU: one block per chain runs many steps of golf's
-// annealer (golf.anneal) without returning to the host -- the move (golf.moves), the bit-matrix
+// annealer (golf.engine.annealer) without returning to the host -- the move (golf.engine.moves), the bit-matrix
 // score of the moved graph in shared memory, the Metropolis decision, the undo. The host
-// launches it for the steps up to the population's next interaction (golf.population), so a
+// launches it for the steps up to the population's next interaction (golf.engine.population), so a
 // chain's step costs a few microseconds instead of a launch round trip.
 //
-// Compiled after common.cuh. Every decision is the one of golf.anneal, golf.moves and
+// Compiled after common.cuh. Every decision is the one of golf.engine.annealer, golf.engine.moves and
 // golf.kernels.rng in the same order, on the same state arrays (sc, fl, params slots as
-// golf.anneal.SC/FL/P), so a chain here walks the chain of the CPU search with the same seed;
+// golf.engine.annealer.SC/FL/P), so a chain here walks the chain of the CPU search with the same seed;
 // only exp and pow may differ from the host's libm in the last bit. The symmetry is the cyclic
 // group or a metacyclic one (golf.group): the moves take its arithmetic (golf.kernels.symmetry)
 // and the score reads its twisted rows, as the CPU kernels do. The step functions are
@@ -29,7 +29,7 @@
 #endif
 #define GOLF_HD __host__ __device__
 
-// golf.anneal.SC, FL, P, StopReason
+// golf.engine.annealer.SC, FL, P, StopReason
 enum { SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC_BEST_PER,
        SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED, NSC };
 enum { FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC, NFL };
@@ -108,7 +108,7 @@ GOLF_HD inline int near_cell(const int* reach, int n, int a, u64* st) {
     return cell_step(reach, n, a, dx, dy);
 }
 
-// ---- symmetric swaps (golf.moves) ---------------------------------------------------------
+// ---- symmetric swaps (golf.engine.moves) ---------------------------------------------------------
 GOLF_HD inline int orbit_slots(int u, int w, int n, int m, const i64* grp, int* rows, int* vals,
                                int k) {
     int iu = u % m, wv = act_inv(w, u - iu, n, m, grp), iw = w % m;
@@ -288,7 +288,7 @@ GOLF_HD inline void undo_swap(int* adj, int d, i64* undo) {
     undo[0] = 0;
 }
 
-// ---- the step (golf.anneal) ---------------------------------------------------------------
+// ---- the step (golf.engine.annealer) ---------------------------------------------------------------
 GOLF_HD inline bool reached_limit(i64* sc, const i64* params) {
     if (params[P_STEPS] > 0 && sc[SC_STEP] >= params[P_STEPS]) {
         sc[SC_STOP] = STOP_STEPS;
@@ -309,7 +309,7 @@ GOLF_HD inline double progress(const i64* sc, const double* fl, const i64* param
     return fl[FL_TIME_FRAC] < 1.0 ? fl[FL_TIME_FRAC] : 1.0;
 }
 
-// A step's start before its move (golf.anneal.begin_step): -1 when the chain has stopped,
+// A step's start before its move (golf.engine.annealer.begin_step): -1 when the chain has stopped,
 // else 0 with the temperature set. *tfrac: the fraction of the schedule that fl[FL_T] was last
 // computed for in this launch (negative: none), so that a run by time, whose fraction stays
 // put during a launch, takes one pow a launch instead of one a step (the same value: pow of
@@ -354,7 +354,7 @@ GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* 
     return step_tail(found, sc, params, maxlev);
 }
 
-// The Metropolis decision on the score out before its random draw (golf.anneal.accept):
+// The Metropolis decision on the score out before its random draw (golf.engine.annealer.accept):
 // V_REJECT, V_ACCEPT, or V_DRAW: accepted when a uniform draw of the decisions' stream is
 // below *x
 enum { V_REJECT, V_ACCEPT, V_DRAW };
@@ -417,7 +417,7 @@ GOLF_HD inline i64 trace_row(double* trace, i64 ntrace, i64 cap, const i64* sc,
     return ntrace;
 }
 
-// The end of a scored step (golf.anneal.end_step without the undo): the decision by the
+// The end of a scored step (golf.engine.annealer.end_step without the undo): the decision by the
 // verdict v (and x) on the score out, the counters, chain k's trace row. 0: rejected (the
 // caller undoes the move), 1: taken, 2: taken and the chain's new best (the caller copies
 // the graph)
@@ -574,7 +574,7 @@ GOLF_HD inline void store_chain(const u64* st, const i64* sc, const double* fl, 
     for (int i = 0; i < NFL; i++) fls[(i64)NFL * k + i] = fl[i];
 }
 
-// nsteps steps of chain k, as golf.population.batch_chunk takes them between two
+// nsteps steps of chain k, as golf.engine.population.batch_chunk takes them between two
 // interactions, by the nt threads of a block (tid: this thread), with one RNG stream
 // (params[P_SPEC] = 1). The chain's graph adjs[k] (m x d), best graph bests[k], RNG state
 // sts[k] (4 words), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP), reach
@@ -631,14 +631,14 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
 }
 
 // ---- speculating chains: a chain's next K candidate moves scored at once ------------------
-// With K proposal streams (params[P_SPEC] = K > 1, golf.anneal.chain_streams) step s moves by
+// With K proposal streams (params[P_SPEC] = K > 1, golf.engine.annealer.chain_streams) step s moves by
 // stream s mod K, so the moves of a chain's next K steps can all be made from its current
 // graph and scored at the same time, by K blocks of a cooperative grid, each on its own copy.
 // The chain's decider then takes them in order as the chain's steps: candidate c's score
 // decides step s0 + c only while every candidate before it was rejected (the graph is still
 // the one it was moved from); the first one accepted becomes the graph and ends the round, the
 // later ones are dropped with their streams untouched (as if never drawn). This walks the
-// chain of golf.anneal with the same streams, and a round of K blocks advances it by up to K
+// chain of golf.engine.annealer with the same streams, and a round of K blocks advances it by up to K
 // steps at the cost of about one: at the acceptance rates of a run's later part (a few per
 // cent) a chain gets many times deeper in the same time.
 //

@@ -24,14 +24,14 @@ takes milliseconds):
 
 1. Fill: the free slots of the base rows, in random order, are each joined to a random cell
    within reach that still has a free slot (the orbit of that edge: see
-   :mod:`golf.generate`, whose orbit helpers are shared). When ``S`` is odd and a single-slot
+   :mod:`golf.starts.random`, whose orbit helpers are shared). When ``S`` is odd and a single-slot
    orbit exists, one is laid first.
 2. Repair: a slot left free walks: join its cell to a random cell ``u`` within reach; if ``u``
    is full, drop a random orbit at ``u`` first, so that the free slot moves to that orbit's
    far end (a random alternating walk, as for matchings), until every slot is taken (or the
    one the parity rule leaves free).
 3. Connect: while the graph has more than one component, symmetric 2-opt swaps within reach
-   (:func:`golf.moves.try_swap`, which keeps every degree, the symmetry and the reach)
+   (:func:`golf.engine.moves.try_swap`, which keeps every degree, the symmetry and the reach)
    between an edge at a vertex outside the largest component and an edge of another
    component nearby are tried; a swap is kept when the component count does not grow, and
    one that grows it only when a second swap then brings the count below where it was (with
@@ -39,7 +39,7 @@ takes milliseconds):
    directly: the ``g`` copies of the swap cut them into ``g`` loops, which join a third loop
    next). Connectivity is built step by step, not hoped for, and ``d = 2`` (a Hamiltonian
    cycle within reach) works the same way. Why not a fixed connected skeleton laid first, as
-   :mod:`golf.generate` does: a cell that must take every cell in its reach (``r = 1``,
+   :mod:`golf.starts.random` does: a cell that must take every cell in its reach (``r = 1``,
    ``d = 3``: every border cell) leaves no room for the skeleton's choice of edges at its
    neighbours, and with ``d = 2`` the skeleton would have to be the whole answer.
 
@@ -58,11 +58,11 @@ import numpy as np
 from numba import njit
 
 from golf.errors import GolfError
-from golf.generate import _ends, _has, _remove_orbit, _try_orbit, free_slots
+from golf.starts.random import _ends, _has, _remove_orbit, _try_orbit, free_slots
 from golf.graph import Graph, sort_rows
 from golf.grid import Grid
 from golf.kernels.rng import rng_below, rng_seed
-from golf.moves import UNDO_SIZE, cell_step, try_swap, undo_swap
+from golf.engine.moves import UNDO_SIZE, cell_step, try_swap, undo_swap
 
 __all__ = ["random_grid_graph", "grid_target_degrees", "reach_offsets", "reach_counts"]
 
@@ -153,7 +153,7 @@ def _no_cycle(grid: Grid) -> str | None:
 @njit(cache=True)
 def _orbit_to(a, u, n, m, g):
     """``(b, t)`` of the orbit joining base vertex ``a`` to vertex ``u``, as
-    :func:`golf.generate._try_orbit` takes it (``t = -1``: the orbit ``a -- a + n/2``;
+    :func:`golf.starts.random._try_orbit` takes it (``t = -1``: the orbit ``a -- a + n/2``;
     ``t = -2``: ``u == a``, no orbit)."""
     b = u % m
     t = u // m

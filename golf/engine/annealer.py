@@ -1,6 +1,6 @@
 """Simulated annealing over symmetric swaps, with the propose-evaluate-accept loop compiled.
 
-One step: apply a random symmetric swap (:mod:`golf.moves`), score the graph with the
+One step: apply a random symmetric swap (:mod:`golf.engine.moves`), score the graph with the
 evaluator's compiled kernel, then keep or undo the swap:
 
 * a disconnected result is rejected; so is a higher diameter, and a lower one is taken
@@ -14,7 +14,7 @@ evaluator's compiled kernel, then keep or undo the swap:
   ``dE <= 0`` (plateau moves included);
 * a move is a voltage move with probability ``voltage_moves``, else a near swap (two edges
   two hops apart) with probability ``near_moves``, else a uniform symmetric 2-opt swap
-  (:mod:`golf.moves`);
+  (:mod:`golf.engine.moves`);
 * ``T`` cools geometrically from ``T0`` to ``T1`` over the step budget (without one, over the
   time limit), so that the same seed and backend give the same run on any machine.
 
@@ -38,7 +38,7 @@ from numba import njit
 from golf.kernels.dispatch import call_kernel
 from golf.kernels.merge import OK
 from golf.kernels.rng import rng_random, rng_seed
-from golf.moves import UNDO_SIZE, propose_move, propose_swap, undo_swap
+from golf.engine.moves import UNDO_SIZE, propose_move, propose_swap, undo_swap
 
 __all__ = ["Annealer", "StopReason", "SC", "FL", "P", "TRACE_COLUMNS", "run_chunk", "begin_step",
            "end_step", "accept_move", "reached_limit", "take_move", "trace_row",
@@ -59,9 +59,9 @@ class FL(IntEnum):
 class P(IntEnum):
     """Slots of the int64 parameter array ``params``."""
     STEPS, HILL, ASPL_PRIORITY, TIEBREAK, D_BOUND, TOTAL_BOUND, G, TRACE_EVERY = range(8)
-    VOLTAGE = 8  # voltage moves per 1000 proposals (golf.moves.propose_move)
+    VOLTAGE = 8  # voltage moves per 1000 proposals (golf.engine.moves.propose_move)
     SPEC = 9  # proposal streams (search.speculate; 1: moves and decisions share one stream)
-    NEAR = 10  # near swaps per 1000 proposals (golf.moves.propose_near)
+    NEAR = 10  # near swaps per 1000 proposals (golf.engine.moves.propose_near)
 
 
 class StopReason(IntEnum):
@@ -267,7 +267,7 @@ class Annealer:
     aspl_priority, tiebreak, peripheral_weight : see the module docstring
     voltage_moves : float, the fraction of proposals that are voltage moves (g > 1)
     near_moves : float, the fraction of the other proposals that are near swaps
-        (:func:`golf.moves.propose_near`)
+        (:func:`golf.engine.moves.propose_near`)
     reach : None, or a grid problem's length limit (:meth:`golf.grid.Grid.reach`): every move
         keeps every edge within it
     seed : int

@@ -1,8 +1,9 @@
 """The neighbourhood of one graph: K distinct symmetric swaps, each recorded so that it can be
 applied to the graph (or to a copy of its rows) and reverted, without searching for it again.
 
-A candidate is the swap :func:`golf.moves.propose_swap` draws (or, for a small neighbourhood,
-one of all the swaps :func:`golf.moves.try_swap` accepts), kept as the slots it changes::
+A candidate is the swap :func:`golf.engine.moves.propose_swap` draws (or, for a small
+neighbourhood, one of all the swaps :func:`golf.engine.moves.try_swap` accepts), kept as the
+slots it changes::
 
     move[0]            number of changed slots (at most 4)
     move[1 + 4p : 5 + 4p]   row, slot, old value, new value of changed slot p
@@ -16,7 +17,7 @@ graph unchanged) is left out.
 The neighbourhood is enumerated when it is small: all pairs of slots, rotations and both ways
 of reconnecting, ``(m d)(m d + 1) g`` tries, when that is at most ``ENUMERATE * K``; the
 distinct swaps found are all kept if there are at most ``K`` of them, else ``K`` of them drawn
-at random. Otherwise ``K`` distinct swaps are drawn with :func:`golf.moves.propose_swap` (at
+at random. Otherwise ``K`` distinct swaps are drawn with :func:`golf.engine.moves.propose_swap` (at
 most ``DRAWS * K`` draws; fewer are kept when the draws keep finding the same swaps).
 """
 
@@ -27,7 +28,7 @@ from numba import njit
 
 from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act_inv
-from golf.moves import propose_swap, swap_at, undo_swap
+from golf.engine.moves import propose_swap, swap_at, undo_swap
 
 __all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "orbit_key", "draw_moves", "apply_move",
            "revert_move", "moves_applied", "Neighbourhood"]

@@ -23,6 +23,10 @@ run's own engine and keeps the best.
      that the two differ in shape (``results/quality/``).
    * ``problem.group: cyclic`` with ``g: auto`` keeps the cyclic forms only; a grid problem
      tries the rotations its lattice allows (1, 2 and 4 where they exist).
+   * First of all, where a construction of :mod:`golf.starts.algebraic` lies near ``(n, d)``
+     (dense pairs: ``ER_31`` for (1024, 32)) and ``problem.start`` is random: ``g = 1`` from
+     that construction fitted to the pair, which starts closer to the record than the other
+     forms get in their trials.
 
 2. **Trials held to the clock, by successive halving** (:func:`halving_plan`). The trials
    together get ``search.auto_g_budget`` (default :data:`DEFAULT_BUDGET`, a quarter) of the
@@ -118,30 +122,44 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
 @dataclass(frozen=True)
 class Form:
     """A symmetry form: order ``g`` and ``group`` (a :class:`golf.group.Group`, None for the
-    cyclic ``Z_g``)."""
+    cyclic ``Z_g``); ``construction`` names the algebraic start graph of a ``g = 1`` form that
+    starts from one (``ER_31``: :mod:`golf.starts.algebraic`), None for the config's start."""
 
     g: int
     group: object = None
+    construction: str | None = None
 
     @property
     def spec(self):
         """``problem.group``'s value: ``[a, r]`` or None."""
         return None if self.group is None else self.group.spec
 
+    @property
+    def start(self) -> str | None:
+        """``problem.start``'s value for this form (None: the config's)."""
+        return None if self.construction is None else "algebraic"
+
     def label(self, n: int) -> str:
         m = n // self.g
+        if self.construction is not None:
+            return f"{self.construction} fitted, g=1 (m={m})"
         if self.group is None:
             return f"cyclic g={self.g} (m={m})"
         return f"{self.group.label} (g={self.g}, m={m})"
 
     def record(self, n: int) -> dict:
-        return {"g": self.g, "group": self.spec, "m": n // self.g, "label": self.label(n)}
+        out = {"g": self.g, "group": self.spec, "m": n // self.g, "label": self.label(n)}
+        if self.start is not None:
+            out["start"] = self.start
+        return out
 
     def config(self, cfg: dict) -> dict:
-        """``cfg`` with this form as the problem's symmetry."""
+        """``cfg`` with this form as the problem's symmetry (and start)."""
         out = copy.deepcopy(cfg)
         out["problem"]["g"] = self.g
         out["problem"]["group"] = self.spec
+        if self.start is not None:
+            out["problem"]["start"] = self.start
         return out
 
 
@@ -181,6 +199,8 @@ def _groups_of_order(g: int) -> list:
 def forms(problem: dict) -> tuple[list[Form], str]:
     """The portfolio of a config's ``problem`` section, in the order of priority that a small
     budget cuts (:data:`PRIORITY_M`), and the rule that made it (module docstring)."""
+    from golf.starts.algebraic import construction_for
+
     n, d = problem["n"], problem["d"]
     p = Problem(problem, 1)
     if p.grid is not None:
@@ -199,8 +219,13 @@ def forms(problem: dict) -> tuple[list[Form], str]:
     lead = first[:2] + cyclic[-1:] + first[2:]
     rest = cyclic[1:-1] + [f for m in PRIORITY_M for f in groups.get(m, [])[1:]]
     out = cyclic[:1] + [f for f in lead if f not in cyclic[:1]] + rest
-    return out, rule + (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, "
-                        f"{GROUPS_PER_ORDER} an order (golf.run.symmetry.group_prior)")
+    rule += (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, {GROUPS_PER_ORDER} "
+             f"an order (golf.run.portfolio.group_prior)")
+    found = construction_for(n, d) if problem.get("start") in (None, "random") else None
+    if found is not None:  # first: for a dense pair it starts far closer than any other form
+        out.insert(0, Form(1, None, f"ER_{found[0]}"))
+        rule += f"; first, g=1 from the algebraic start {found[1]}"
+    return out, rule
 
 
 def _affordable(count: int, total: float, least: float) -> int:
@@ -229,7 +254,7 @@ class Choice:
     """What :func:`choose_form` decided: the ``form`` (None when stopped by a signal), the
     winner's best graph (None without trials), the record for summary.json, the seconds it
     took, ``interrupted`` when a signal stopped the trials, and the temperatures the winner
-    sampled (the answer of :meth:`golf.anneal.Annealer.auto_temperatures`, or None)."""
+    sampled (the answer of :meth:`golf.engine.annealer.Annealer.auto_temperatures`, or None)."""
 
     form: Form | None
     graph: object = None
@@ -256,9 +281,9 @@ class _Trial:
         self.rank = None  # the MPI rank that runs it (chains), else None
 
     def build(self, co, start):
-        from golf.anneal import schedule
+        from golf.engine.annealer import schedule
         from golf.evaluators import build_evaluator
-        from golf.population import annealer_for
+        from golf.engine.population import annealer_for
 
         tc = self.form.config(self.cfg)
         s = tc["search"]
@@ -281,12 +306,12 @@ class _Trial:
         self.sampled = tuple(sampled) if sampled else None
 
     def best(self) -> tuple[int, int]:
-        from golf.anneal import SC
+        from golf.engine.annealer import SC
 
         return int(self.ann.sc[SC.BEST_D]), int(self.ann.sc[SC.BEST_TOTAL])
 
     def report(self, n: int) -> dict:
-        from golf.anneal import SC
+        from golf.engine.annealer import SC
 
         rec = {**self.form.record(n), "seconds": round(self.seconds, 3)}
         if self.rank is not None:
@@ -312,7 +337,7 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
     """One slice of ``trial``: ``amount`` seconds (``timed``) or steps, its set-up included;
     returns a stop reason (0: the slice ran out) -- INTERRUPTED, TIME (the trials' deadline) or
     the annealer's own (it reached the bounds)."""
-    from golf.anneal import SC, StopReason
+    from golf.engine.annealer import SC, StopReason
     from golf.run.coordinate import next_chunk
 
     t = time.perf_counter()
@@ -355,7 +380,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     disk after)."""
     from golf.evaluators import build_evaluator, choose_backend
     from golf.group import Group
-    from golf.population import annealer_for
+    from golf.engine.population import annealer_for
 
     p, e = cfg["problem"], cfg["evaluator"]
     if p.get("grid") is not None:
@@ -398,7 +423,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     :class:`golf.run.coordinate.Coordinator`, ``log`` its log, ``stopped()`` says a signal
     came, ``start(form)`` builds the start graph of a form. Every rank returns the same
     :class:`Choice`."""
-    from golf.anneal import StopReason
+    from golf.engine.annealer import StopReason
 
     t = time.perf_counter()
     p, s = cfg["problem"], cfg["search"]

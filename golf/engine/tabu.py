@@ -2,8 +2,8 @@
 
 One step:
 
-1. draw ``K`` distinct valid symmetric swaps of the current graph (:mod:`golf.neighbourhood`:
-   all of them when the neighbourhood is small);
+1. draw ``K`` distinct valid symmetric swaps of the current graph
+   (:mod:`golf.engine.neighbourhood`: all of them when the neighbourhood is small);
 2. score the ``K`` graphs, with the level cap at the current diameter (a swap that raises
    the diameter is stopped early): on a backend that scores a batch in one launch
    (``supports.batched``, the GPU) with ``evaluate_many`` on the ``K`` candidates' rows, on a
@@ -33,11 +33,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from golf.anneal import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, reached_limit,
+from golf.engine.annealer import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, reached_limit,
                          take_move, trace_row)
 from golf.kernels.dispatch import call_kernel
 from golf.kernels.merge import OK
-from golf.neighbourhood import (Neighbourhood, apply_move, draw_moves, moves_applied,
+from golf.engine.neighbourhood import (Neighbourhood, apply_move, draw_moves, moves_applied,
                                 revert_move)
 
 __all__ = ["TabuSearch", "choose_move", "polish_budget"]
@@ -154,7 +154,7 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
                    orbits, table, outs, ring, pool, pool_sc, pool_at, trace, nsteps, reach=None,
                    grp=None):
     """Up to ``nsteps`` tabu steps without leaving compiled code (``kargs`` as in
-    :func:`golf.anneal.run_chunk`). Returns the number of trace rows written."""
+    :func:`golf.engine.annealer.run_chunk`). Returns the number of trace rows written."""
     adj = kargs[0]
     n = kargs[3]
     ntrace = 0
@@ -187,7 +187,7 @@ def polish_budget(steps: int, fraction: float, K: int) -> tuple[int, int]:
 
 class TabuSearch(Annealer):
     """Tabu search over symmetric swaps, with the interface the run driver uses for
-    :class:`golf.anneal.Annealer` (whose state arrays, slots and trace it shares).
+    :class:`golf.engine.annealer.Annealer` (whose state arrays, slots and trace it shares).
 
     Parameters
     ----------

@@ -1,11 +1,11 @@
 """K chains whose steps are scored together, and how they form a population.
 
-Every step each chain proposes a move (:func:`golf.anneal.begin_step`); the K graphs are scored
-together (one ``evaluate_many`` launch on a GPU: the "bulk computation" of Takafuji, Nakano and
-Ito, "Accelerating GPU implementation of All Pairs Shortest Path Algorithm", undated copy, see
+Every step each chain proposes a move (:func:`golf.engine.annealer.begin_step`); the K graphs are
+scored together (one ``evaluate_many`` launch on a GPU: the "bulk computation" of Takafuji, Nakano
+and Ito, "Accelerating GPU implementation of All Pairs Shortest Path Algorithm", undated copy, see
 CITATION.cff; on a compiled CPU backend one compiled loop over the chains) and each chain
-decides on its own (:func:`golf.anneal.end_step`). Every ``population_every`` steps the chains
-interact, by ``search.population``:
+decides on its own (:func:`golf.engine.annealer.end_step`). Every ``population_every`` steps the
+chains interact, by ``search.population``:
 
 * ``tempering`` (parallel tempering, replica exchange): the chains sit on a temperature ladder,
   chain at rung ``r`` (of ``K``) annealing at ``ladder ** (r / (K - 1))`` times the schedule,
@@ -33,11 +33,11 @@ import math
 import numpy as np
 from numba import njit
 
-from golf.anneal import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, begin_step,
+from golf.engine.annealer import (FL, P, SC, TRACE_COLUMNS, Annealer, StopReason, begin_step,
                          chain_streams, end_step, load_state_arrays, state_arrays)
 from golf.kernels.dispatch import call_kernel
 from golf.kernels.rng import rng_random, rng_seed
-from golf.moves import UNDO_SIZE
+from golf.engine.moves import UNDO_SIZE
 
 __all__ = ["BatchAnnealer", "POPULATIONS", "chains_on_device", "annealer_for"]
 
@@ -175,8 +175,8 @@ def batch_chunk(tag, kargs, kind, adjs, bests, sts, scs, fls, params, undos, run
                 every, trace, nsteps, reach=None, grp=None):
     """Up to ``nsteps`` steps of all chains without leaving compiled code (CPU kernels): chain
     by chain, each move scored by the kernel ``tag`` names on that chain's rows (``kargs`` as
-    for :func:`golf.anneal.run_chunk`, its rows unused), then the population's move. The same
-    draws and decisions as the batched path. Returns the number of trace rows written."""
+    for :func:`golf.engine.annealer.run_chunk`, its rows unused), then the population's move. The
+    same draws and decisions as the batched path. Returns the number of trace rows written."""
     ctrl = kargs[1]
     out = kargs[2]
     n = kargs[3]
@@ -217,8 +217,8 @@ def annealer_for(cfg: dict, graph, evaluator, *, steps: int, seed: int, trace_ev
                  bounds=None, reach=None):
     """The annealer a run config asks for (``method`` sa or hill; a tabu run's trials anneal
     with sa): a :class:`BatchAnnealer` of ``search.batch`` chains where the batch is above 1
-    or the evaluator runs the chains itself, else one :class:`golf.anneal.Annealer`."""
-    from golf.anneal import Annealer, search_options
+    or the evaluator runs the chains itself, else one :class:`golf.engine.annealer.Annealer`."""
+    from golf.engine.annealer import Annealer, search_options
 
     s, par = cfg["search"], cfg["parallel"]
     kw = dict(steps=steps, seed=seed, trace_every=trace_every, bounds=bounds, reach=reach,
@@ -233,11 +233,11 @@ def annealer_for(cfg: dict, graph, evaluator, *, steps: int, seed: int, trace_ev
 
 class BatchAnnealer:
     """``K`` chains (seeds ``seed .. seed+K-1``) scored together and forming a population
-    (module docstring). It offers the same interface as :class:`golf.anneal.Annealer` to the
-    run driver; ``sc`` shows the chain that holds the best graph, with the evaluations of all
+    (module docstring). It offers the same interface as :class:`golf.engine.annealer.Annealer` to
+    the run driver; ``sc`` shows the chain that holds the best graph, with the evaluations of all
     chains.
 
-    Parameters beyond :class:`golf.anneal.Annealer`'s: ``K``; ``population`` (one of
+    Parameters beyond :class:`golf.engine.annealer.Annealer`'s: ``K``; ``population`` (one of
     :data:`POPULATIONS`), ``population_every`` (steps between interactions), ``ladder`` (the
     hottest rung's temperature over the coldest's, tempering), ``exchange_every`` and
     ``restart_fraction`` (restarts from the best graph)."""

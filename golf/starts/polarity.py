@@ -1,0 +1,142 @@
+"""Polarity graphs ER_q: diameter 2, degree q + 1, on q^2 + q + 1 vertices.
+
+The Erdős–Rényi graph ``ER_q`` (Brown; Erdős, Rényi and Sós) of a prime power ``q`` has the
+points of the projective plane ``PG(2, q)`` as vertices, and joins two distinct points ``u``
+and ``v`` when ``u . v = u0 v0 + u1 v1 + u2 v2 = 0`` over the field ``GF(q)``: ``v`` lies on
+the polar line of ``u``. Every polar line holds ``q + 1`` points, so every vertex has degree
+``q + 1``, except the ``q + 1`` absolute points (``u . u = 0``, which lie on their own polar
+line) of degree ``q``; it has ``q (q + 1)^2 / 2`` edges. Two points share exactly one polar
+line's worth of common neighbours (the point where their two polar lines meet), so the graph
+has no 4-cycle and diameter 2: within about ``sqrt(n)`` of the Moore bound ``d^2 + 1`` on the
+order of a graph of degree ``d`` and diameter 2, the largest known graphs of that kind for
+most ``d``. For ``q = 31`` it has 993 vertices of degree 32, near the Graph Golf pair
+(1024, 32).
+
+Vertices are numbered by the normalised coordinates of their points, first nonzero coordinate
+1: ``(1, y, z)`` is vertex ``y*q + z``, ``(0, 1, z)`` is ``q^2 + z`` and ``(0, 0, 1)`` is
+``q^2 + q``, with the field's elements numbered as below.
+
+The field ``GF(p^k)``: an element is the polynomial ``c0 + c1 x + ... + c_{k-1} x^{k-1}`` over
+``GF(p)``, numbered ``c0 + c1 p + ... + c_{k-1} p^{k-1}``; products are reduced modulo the
+first monic irreducible polynomial of degree ``k`` in the order of those numbers, so the
+numbering, and the graph, are the same on every machine.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from golf.errors import GolfError
+
+__all__ = ["prime_power", "Field", "polarity_graph", "polarity_edges"]
+
+
+def prime_power(q: int) -> tuple[int, int] | None:
+    """``(p, k)`` with ``q = p^k`` and ``p`` prime, or None when ``q`` is not a prime power."""
+    if q < 2:
+        return None
+    p = next(f for f in range(2, q + 1) if q % f == 0)  # the smallest factor is prime
+    k, r = 0, q
+    while r % p == 0:
+        r //= p
+        k += 1
+    return (p, k) if r == 1 else None
+
+
+def _poly_mod(a: list, f: list, p: int) -> list:
+    """``a`` modulo the monic ``f`` over GF(p) (coefficient lists, lowest degree first)."""
+    a = list(a)
+    k = len(f) - 1
+    for i in range(len(a) - 1, k - 1, -1):
+        c = a[i] % p
+        if c:
+            for j in range(k + 1):
+                a[i - k + j] = (a[i - k + j] - c * f[j]) % p
+    return [c % p for c in a[:k]] + [0] * max(0, k - len(a))
+
+
+def _irreducible(p: int, k: int) -> list:
+    """The first monic irreducible polynomial of degree ``k`` over GF(p), by the number of its
+    lower coefficients: no monic factor of degree 1 .. k//2 divides it."""
+    def monic(deg, number):
+        coef = [(number // p**i) % p for i in range(deg)]
+        return coef + [1]
+
+    for number in range(p**k):
+        f = monic(k, number)
+        if not any(not any(_poly_mod(f, monic(e, m), p)) for e in range(1, k // 2 + 1)
+                   for m in range(p**e)):
+            return f
+    raise AssertionError(f"no irreducible polynomial of degree {k} over GF({p})")
+
+
+class Field:
+    """``GF(q)`` for a prime power ``q``, as addition and multiplication tables over the
+    element numbers ``0 .. q-1`` (module docstring); 0 and 1 are the field's 0 and 1."""
+
+    def __init__(self, q: int):
+        pk = prime_power(q)
+        if pk is None:
+            raise GolfError(f"GF(q) needs a prime power q, got {q}")
+        self.q, (self.p, self.k) = q, pk
+        p, k = pk
+        digits = np.array([[(e // p**i) % p for i in range(k)] for e in range(q)], dtype=np.int64)
+        weights = p ** np.arange(k, dtype=np.int64)
+        self.add = ((digits[:, None, :] + digits[None, :, :]) % p) @ weights
+        f = _irreducible(p, k)
+        mul = np.zeros((q, q), dtype=np.int64)
+        for a in range(q):
+            for b in range(a, q):
+                prod = [0] * (2 * k - 1)
+                for i in range(k):
+                    for j in range(k):
+                        prod[i + j] += int(digits[a, i] * digits[b, j])
+                value = int(np.dot(_poly_mod(prod, f, p), weights))
+                mul[a, b] = mul[b, a] = value
+        self.mul = mul
+        self.neg = np.array([int(np.flatnonzero(self.add[a] == 0)[0]) for a in range(q)])
+
+
+def _points(q: int) -> np.ndarray:
+    """The ``q^2 + q + 1`` normalised points of PG(2, q), in vertex order (module docstring)."""
+    y, z = np.divmod(np.arange(q * q), q)
+    pts = [np.stack([np.ones(q * q, dtype=np.int64), y, z], axis=1),
+           np.stack([np.zeros(q, dtype=np.int64), np.ones(q, dtype=np.int64),
+                     np.arange(q)], axis=1),
+           np.array([[0, 0, 1]])]
+    return np.concatenate(pts).astype(np.int64)
+
+
+@lru_cache(maxsize=8)
+def polarity_edges(q: int) -> np.ndarray:
+    """The edges of ``ER_q`` as an array of shape ``(q (q+1)^2 / 2, 2)``, ``u < v``."""
+    field = Field(q)
+    pts = _points(q)
+    add, mul = field.add, field.mul
+    edges = []
+    for u in range(len(pts)):
+        a, b, c = pts[u]
+        dot = add[add[mul[a, pts[:, 0]], mul[b, pts[:, 1]]], mul[c, pts[:, 2]]]
+        v = np.flatnonzero(dot == 0)
+        v = v[v > u]
+        edges.append(np.stack([np.full(len(v), u), v], axis=1))
+    return np.concatenate(edges)
+
+
+def polarity_graph(q: int, d: int | None = None):
+    """``ER_q`` as a :class:`golf.Graph` (``g = 1``; rows ``d`` wide, default ``q + 1``).
+
+    >>> from golf.starts.polarity import polarity_graph
+    >>> graph = polarity_graph(7)       # 57 vertices of degree 8 (8 of degree 7)
+    >>> import golf
+    >>> golf.evaluate(graph).diameter
+    2
+    """
+    from golf.graph import Graph
+
+    if d is not None and d < q + 1:
+        raise GolfError(f"ER_{q} has degree {q + 1}; rows of {d} slots cannot hold it")
+    return Graph.from_edges(polarity_edges(q), n=q * q + q + 1, d=d or q + 1,
+                            source=f"ER_{q}")

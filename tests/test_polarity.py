@@ -1,0 +1,203 @@
+"""golf.starts.polarity: the finite fields GF(p^k) and the polarity graphs ER_q, checked
+against the literature (order q^2 + q + 1, q (q+1)^2 / 2 edges, q + 1 absolute points of degree
+q and the rest of degree q + 1, diameter 2, no 4-cycle) with SciPy's shortest paths."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import yaml
+from scipy.sparse.csgraph import shortest_path
+
+import golf
+from golf.errors import GolfError
+from golf.starts.polarity import Field, polarity_edges, polarity_graph, prime_power
+
+from naive import apsp_score
+
+
+def test_prime_power_matches_brute_force():
+    def brute(q):
+        for p in range(2, q + 1):
+            if all(p % f for f in range(2, p)):
+                for k in range(1, 20):
+                    if p**k == q:
+                        return (p, k)
+        return None
+
+    for q in range(0, 600):
+        assert prime_power(q) == brute(q), q
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 5, 8, 9, 16, 25, 27])
+def test_field_axioms(q):
+    f = Field(q)
+    add, mul, e = f.add, f.mul, range(q)
+    assert (add[0] == np.arange(q)).all() and (mul[1] == np.arange(q)).all()
+    assert (mul[0] == 0).all()
+    assert (add == add.T).all() and (mul == mul.T).all()
+    for a in range(1, q):  # every nonzero element has an inverse
+        assert (mul[a, 1:] == 1).sum() == 1
+        assert sorted(mul[a, 1:]) == list(range(1, q))
+    for a in range(q):
+        assert sorted(add[a]) == list(e)
+        assert add[a, f.neg[a]] == 0
+    triples = list(itertools.product(e, repeat=3))[:: max(1, q**3 // 3000)]
+    for a, b, c in triples:
+        assert add[add[a, b], c] == add[a, add[b, c]]
+        assert mul[mul[a, b], c] == mul[a, mul[b, c]]
+        assert mul[a, add[b, c]] == add[mul[a, b], mul[a, c]]
+
+
+def test_no_field_of_a_non_prime_power():
+    for q in (1, 6, 10, 12, 15, 36):
+        with pytest.raises(GolfError, match="prime power"):
+            Field(q)
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 5, 7, 8, 9, 11, 13, 16])
+def test_polarity_graph_against_the_literature(q):
+    n = q * q + q + 1
+    e = polarity_edges(q)
+    assert len(e) == q * (q + 1) ** 2 // 2 and (e[:, 0] < e[:, 1]).all()
+    assert len({tuple(x) for x in e}) == len(e)
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert (deg == q).sum() == q + 1 and (deg == q + 1).sum() == n - q - 1
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    a = (a + a.T).tocsr()
+    dist = shortest_path(a, unweighted=True)
+    assert dist.max() == 2
+    common = (a @ a).toarray()
+    np.fill_diagonal(common, 0)
+    assert common.max() == 1  # no 4-cycle: two vertices share at most one neighbour
+
+
+@pytest.mark.parametrize("q", [4, 7, 9])
+def test_every_backend_scores_a_polarity_graph_exactly(q):
+    graph = polarity_graph(q)
+    want = apsp_score(graph.n, polarity_edges(q))
+    for backend in ("bitset", "bfs", "reference"):
+        s = golf.evaluate(graph, backend)
+        assert (s.diameter, s.total, s.peripheral) == want
+
+
+def test_polarity_graph_rows_and_errors():
+    graph = polarity_graph(5, d=8)
+    assert graph.n == 31 and graph.d == 8
+    with pytest.raises(GolfError, match="degree 6"):
+        polarity_graph(5, d=5)
+    with pytest.raises(GolfError, match="prime power"):
+        polarity_graph(6)
+
+
+def _check_fitted(e, n, d):
+    assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e)
+    assert e.max() < n
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert deg.max() <= d
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    dist = shortest_path((a + a.T).tocsr(), unweighted=True)
+    assert np.isfinite(dist).all()  # connected
+    return deg, dist
+
+
+@pytest.mark.parametrize("q,n,d", [(7, 64, 8), (7, 70, 9), (5, 40, 6), (4, 30, 8)])
+def test_fit_adds_vertices_that_keep_the_old_degrees(q, n, d):
+    from golf.starts.fit import fit_edges
+
+    base = polarity_edges(q)
+    big_n = q * q + q + 1
+    e = fit_edges(base, big_n, n, d, seed=3)
+    deg, dist = _check_fitted(e, n, d)
+    old = np.bincount(base.ravel(), minlength=big_n)
+    assert (deg[:big_n] >= old).all()  # splits keep degrees; free slots only add
+    assert (deg[big_n:] >= d - 1).all()  # every new vertex is full, or one short of it
+    assert dist.max() <= 4
+    assert (fit_edges(base, big_n, n, d, seed=3) == e).all()  # the same for a seed
+    assert not np.array_equal(fit_edges(base, big_n, n, d, seed=4), e)
+
+
+@pytest.mark.parametrize("q,n,d", [(7, 50, 8), (8, 64, 9), (5, 25, 6)])
+def test_fit_deletes_vertices_and_rejoins_their_slots(q, n, d):
+    from golf.starts.fit import fit_edges
+
+    big_n = q * q + q + 1
+    e = fit_edges(polarity_edges(q), big_n, n, d, seed=1)
+    deg, _ = _check_fitted(e, n, d)
+    old = np.bincount(polarity_edges(q).ravel(), minlength=big_n)[:n]
+    # the freed slots are joined in pairs: the remaining vertices keep their degrees, but for
+    # the few stubs left without a partner that is not yet a neighbour
+    assert (deg <= old).all() and (old - deg).sum() <= 2
+
+
+def test_fit_refuses_a_construction_above_d():
+    from golf.starts.fit import fit_edges
+
+    with pytest.raises(GolfError, match="degree 8 > d = 7"):
+        fit_edges(polarity_edges(7), 57, 60, 7)
+
+
+def test_construction_for_picks_the_largest_polarity_graph_near_n():
+    from golf.starts.algebraic import construction_for
+
+    assert construction_for(1024, 32)[0] == 31
+    assert construction_for(1560, 40)[0] == 37
+    assert construction_for(3250, 57)[0] == 53
+    assert construction_for(60, 8)[0] == 7
+    assert construction_for(256, 8) is None  # ER_7 has 57 vertices: too far from 256
+    assert construction_for(1024, 3) is None
+
+
+def test_algebraic_start_runs_and_says_what_it_built(tmp_path):
+    from golf.starts.algebraic import algebraic_graph
+
+    graph, note = algebraic_graph(60, 8, seed=2)
+    assert graph.n == 60 and graph.d == 8 and "ER_7" in note and "3 vertices added" in note
+    start = golf.evaluate(graph, "reference")
+    res = golf.search(60, 8, g=1, start="algebraic", steps=3000, seed=2, progress=False,
+                      backend="bitset", threads=1, output=tmp_path / "run")
+    assert res.summary["start"]["total"] == start.total  # the search began at the fitted graph
+    assert res.score.total <= start.total and res.score.diameter <= 3
+    assert "start graph: ER_7" in (res.path / "log.txt").read_text()
+
+
+def test_algebraic_start_refused_where_it_cannot_serve(tmp_path):
+    from golf.config import load_config
+
+    bad = tmp_path / "c.yaml"
+    for problem, why in [("{n: 64, d: 8, g: 4, start: algebraic}", "need problem.g: 1"),
+                         ("{n: 256, d: 8, start: algebraic}", "no construction lies near"),
+                         ("{n: 64, d: 8, g: auto, start: algebraic}", "need problem.g: 1")]:
+        bad.write_text(f"name: x\nproblem: {problem}\nsearch: {{steps: 10}}\n")
+        with pytest.raises(GolfError, match=why) as err:
+            load_config(str(bad))
+        assert "c.yaml:2: problem.start" in str(err.value)  # the file, the line, the key
+
+
+def test_g_auto_tries_the_algebraic_start_first_on_a_dense_pair(tmp_path):
+    """(60, 8) lies near ER_7 (57 vertices): g: auto puts g=1 from the fitted ER_7 first in
+    its portfolio, records it, and a run whose trials pick it starts from it (run.yaml says
+    so, and the log names the construction)."""
+    from golf.run.portfolio import forms
+
+    problem = {"n": 60, "d": 8, "g": "auto", "group": None, "start": None, "grid": None,
+               "r": None, "regular": False}
+    portfolio, rule = forms(problem)
+    assert portfolio[0].start == "algebraic" and portfolio[0].g == 1
+    assert "ER_7" in rule and portfolio[0].label(60) == "ER_7 fitted, g=1 (m=60)"
+    assert forms(dict(problem, start="circulant"))[0][0].start is None
+    assert all(f.start is None for f in forms(dict(problem, n=256))[0])
+
+    res = golf.search(60, 8, g="auto", steps=6000, seed=1, progress=False, backend="bitset",
+                      threads=1, output=tmp_path / "run")
+    auto = res.summary["auto_g"]
+    assert auto["candidates"][0]["start"] == "algebraic"
+    tried = [t for t in auto["trials"] if t.get("start") == "algebraic"]
+    assert len(tried) == 1 and tried[0]["by_round"]
+    run_yaml = yaml.safe_load((res.path / "run.yaml").read_text())
+    if auto["form"].get("start") == "algebraic":
+        assert run_yaml["problem"]["start"] == "algebraic" and run_yaml["problem"]["g"] == 1
+        assert "start graph: ER_7" in (res.path / "log.txt").read_text()
+    else:
+        assert run_yaml["problem"]["start"] in (None, "random")
