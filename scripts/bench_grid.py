@@ -169,7 +169,8 @@ def markdown(record) -> str:
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
     lines += ["", f"Machine: {describe_machine(record['machine'])}; each row's commit is in the "
                   f"JSON (`commit`).", "", verdict(rows, chase), "",
-              "Each row's best graph is in `results/grid/graphs/` (its file: `file` in the JSON)."]
+              f"Each row's best graph is in `{os.path.dirname(rows[0]['file'])}/` (its file: "
+              "`file` in the JSON)."]
     return "\n".join(lines) + "\n"
 
 
@@ -184,10 +185,14 @@ def main(argv=None):
     p.add_argument("--parallel", type=int, default=1, help="problems run at once (each on its "
                    "own RANKS cores; a machine with PARALLEL * RANKS cores)")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "grid", "bench_grid"))
-    p.add_argument("--graphs", default=os.path.join(ROOT, "results", "grid", "graphs"))
+    p.add_argument("--graphs", default=None, help="where the best graphs go (default "
+                   "results/grid/graphs/, with --chase its chase/ folder)")
     p.add_argument("--render", action="store_true", help="rewrite the markdown from the JSON "
                    "record; runs nothing")
     args = p.parse_args(argv)
+    if args.graphs is None:
+        args.graphs = os.path.join(ROOT, "results", "grid", "graphs", *(["chase"] if args.chase
+                                                                         else []))
     if args.render:
         record = load(args.out)
         if record is None:
