@@ -258,7 +258,7 @@ def test_docs_list_every_backend_and_option():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "backends.md").read_text()
-    table = text.split("# Backends", 1)[1].split("\n\n", 2)[1]
+    table = text.split("## The backends", 1)[1].split("\n\n", 2)[1]
     rows = {line.split("|")[1].strip().strip("`"): line for line in table.splitlines()[2:]}
     for name in names():
         assert name in rows, name

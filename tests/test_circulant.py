@@ -151,9 +151,9 @@ def test_config_start_values(tmp_path, monkeypatch):
         assert run.data["problem"]["start"] == (None if value == "null" else value)
     for value, msg in (("missing.edges", "no such edge-list file 'missing.edges'"),
                        ("circulent", "no such edge-list file 'circulent' .expected random, "
-                                     "circulant or an edge-list file"),
+                                     "circulant, algebraic or an edge-list file"),
                        ("./circulant", "no such edge-list file './circulant'"),
-                       ("3", "expected random, circulant or an edge-list file")):
+                       ("3", "expected random, circulant, algebraic or an edge-list file")):
         path.write_text(BASE.format(value))
         with pytest.raises(GolfError, match=r"c\.yaml:6: problem\.start: " + msg):
             load_config(path)

@@ -107,8 +107,8 @@ def test_edge_list_blocks_read(tmp_path):
     for i, (_, text) in enumerate(examples):
         path = tmp_path / f"block{i}.edges"
         path.write_text(text)
-        edges = read_grid_edges(path) if "," in text else read_edges(path)
-        assert len(edges.edges) == len(text.split("\n")) - 1
+        found = read_grid_edges(path).coords if "," in text else read_edges(path).edges
+        assert len(found) == len(text.split("\n")) - 1
 
 
 def test_readme_test_command_is_what_ci_runs():
@@ -118,7 +118,7 @@ def test_readme_test_command_is_what_ci_runs():
 
 
 def test_the_docs_test_refuses_what_does_not_work():
-    for bad in ["golf chase 1024", "golf run", "golf frobnicate", 'pip install -e ".[nope]"',
+    for bad in ["golf chase 1024 8 --minutes ten", "golf run", "golf frobnicate", 'pip install -e ".[nope]"',
                 "bash scripts/no_such.sh", "rm -rf /"]:
         with pytest.raises(BaseException):
             check_command(bad)

@@ -33,7 +33,7 @@ def test_score_topology():
 
 @pytest.mark.slow
 def test_search_30s(tmp_path):
-    out = run_example("search_30s.py", tmp_path / "out", cwd=tmp_path)
+    out = run_example("search_30s.py", tmp_path / "out", "--seconds", 6, cwd=tmp_path)
     assert "best: diameter" in out
     (edges,) = (tmp_path / "out").glob("n256d8k*.edges")
     e = read_edges(edges).edges
