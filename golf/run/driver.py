@@ -285,10 +285,8 @@ class Search:
             self.log(f"{name}: stopped during the g: auto trials, before the first "
                      f"checkpoint; {again}")
             raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
-        self.cfg["problem"]["g"] = choice.form.g
-        self.cfg["problem"]["group"] = choice.form.spec
-        if choice.form.start is not None:
-            self.cfg["problem"]["start"] = choice.form.start
+        for section, key, value in choice.form.changes():
+            self.cfg[section][key] = value
         return choice
 
     def _start_graph(self, form=None):
@@ -303,7 +301,7 @@ class Search:
             g = form or p["g"]
             problem = Problem(p, g)
         else:
-            p = form.config({"problem": self.cfg["problem"]})["problem"]
+            p = form.config(self.cfg)["problem"]
             g = form.g
             problem = Problem(p)
         start = p["start"] or "random"

@@ -153,13 +153,23 @@ class Form:
             out["start"] = self.start
         return out
 
-    def config(self, cfg: dict) -> dict:
-        """``cfg`` with this form as the problem's symmetry (and start)."""
-        out = copy.deepcopy(cfg)
-        out["problem"]["g"] = self.g
-        out["problem"]["group"] = self.spec
+    def changes(self) -> list:
+        """The ``(section, key, value)`` settings of a config that this form sets: the
+        symmetry, and for an algebraic start the start and ``search.method: hill``. From a
+        construction near the Moore bound almost every swap is uphill: annealing at the
+        temperatures sampled from it never went below it on (1024, 32) (12.4 M evaluations
+        in 10 minutes on 2 cores), where hill climbing (plateau moves taken) went from ASPL
+        2.039952 to 2.034921 in 60 s."""
+        out = [("problem", "g", self.g), ("problem", "group", self.spec)]
         if self.start is not None:
-            out["problem"]["start"] = self.start
+            out += [("problem", "start", self.start), ("search", "method", "hill")]
+        return out
+
+    def config(self, cfg: dict) -> dict:
+        """``cfg`` with this form's settings (:meth:`changes`)."""
+        out = copy.deepcopy(cfg)
+        for section, key, value in self.changes():
+            out[section][key] = value
         return out
 
 
