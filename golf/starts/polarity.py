@@ -96,7 +96,6 @@ class Field:
                 value = int(np.dot(_poly_mod(prod, f, p), weights))
                 mul[a, b] = mul[b, a] = value
         self.mul = mul
-        self.neg = np.array([int(np.flatnonzero(self.add[a] == 0)[0]) for a in range(q)])
 
 
 def _points(q: int) -> np.ndarray:
