@@ -10,6 +10,15 @@ With a non-cyclic symmetry group (``group``, a :class:`golf.group.Group` of orde
 same rows hold the graph, and vertex ``k*m + i`` has the neighbours ``adj[i][j]`` moved by the
 group element ``k`` (:meth:`golf.group.Group.act`); the cyclic group is ``group=None``.
 
+**Centre vertices** (``centres = c > 0``): ``n = g*m + c``. The ``g*m`` vertices ``0 .. g*m-1``
+are numbered as above; the ``c`` vertices ``g*m .. n-1`` are *centres*, fixed by every group
+element. A centre is adjacent to whole orbits: when base row ``i`` holds the centre ``z``, every
+vertex ``k*m + i`` is adjacent to ``z`` (``g`` edges, one orbit), so a centre has degree ``g``
+times the number of base rows that hold it, and needs ``g <= d``. Centres have no rows of their
+own (their neighbours follow from the base rows) and no edges between them. This form serves
+orders that no useful ``g`` divides (a prime, twice a prime): ``n = g*m + c`` for a ``g`` of
+``n - c``.
+
 An edge orbit (the ``g`` rotated copies of one edge) appears in the base rows once from each end:
 the edge ``i -- w`` with ``w = k*m + i2`` sits in row ``i`` as ``w`` and in row ``i2`` as
 ``(i - k*m) mod n``. When ``g`` is even, the edge ``i -- i + n/2`` is its own rotation by ``n/2``:
@@ -24,7 +33,7 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["Graph", "rotate_key", "sort_rows", "detect_symmetry", "edge_array", "MAX_ORDER",
+__all__ = ["Graph", "check_form", "rotate_key", "sort_rows", "detect_symmetry", "edge_array", "MAX_ORDER",
            "SPARE_VERTICES", "order_limit", "check_rows"]
 
 # the largest order golf handles: the base rows hold vertex ids as int32
@@ -75,6 +84,20 @@ def check_rows(n: int, d: int, g: int, num_edges: int, source: str = "<edges>") 
             f"({4 * slots / 2**30:.1f} GiB) for {num_edges} edges; expected at most {allowed} "
             f"slots ({ROW_SLOTS_PER_END} per edge end, at least {ROW_SLOTS_FLOOR}): a degree, n "
             f"or d far above what the edges use")
+
+
+def check_form(n: int, g: int, centres: int = 0, source: str = "") -> None:
+    """Refuse a symmetry that does not fit ``n``: ``g`` must divide ``n - centres``, and
+    centres need ``g >= 2`` and ``0 <= centres < n``."""
+    at = f"{source}: " if source else ""
+    if centres < 0 or (centres and centres >= n):
+        raise GolfError(f"{at}centres must be in [0, n={n}), got {centres}")
+    if isinstance(g, bool) or g < 1 or (n - centres) % g:
+        what = f"n={n}" if not centres else f"n - centres = {n - centres}"
+        raise GolfError(f"{at}g must be a positive divisor of {what}, got {g}")
+    if centres and g < 2:
+        raise GolfError(f"{at}centres need a symmetry g >= 2 (with g = 1 every vertex is "
+                        f"already a base vertex)")
 
 
 def rotate_key(u, v, shift, n):
@@ -151,21 +174,23 @@ class Graph:
         the invariants, :meth:`from_edges` to build from an edge list.
     group : golf.group.Group, optional
         The symmetry group, of order ``g`` (default: the cyclic group ``Z_g``).
+    centres : int, default 0
+        Centre vertices ``n - c .. n-1``, fixed by the group (module docstring); ``g`` must
+        then divide ``n - c`` and be at least 2.
     """
 
-    __slots__ = ("n", "d", "g", "group", "_adj")
+    __slots__ = ("n", "d", "g", "group", "centres", "_adj")
 
-    def __init__(self, n: int, d: int, g: int, adj, group=None):
-        n, d, g = int(n), int(d), int(g)
+    def __init__(self, n: int, d: int, g: int, adj, group=None, centres: int = 0):
+        n, d, g, c = int(n), int(d), int(g), int(centres)
         if n < 1:
             raise GolfError(f"n must be >= 1, got {n}")
-        if g < 1 or n % g:
-            raise GolfError(f"g must be a positive divisor of n={n}, got {g}")
+        check_form(n, g, c)
         if d < 0:
             raise GolfError(f"d must be >= 0, got {d}")
         if group is not None and group.g != g:
             raise GolfError(f"the group {group.label} has order {group.g}, not g={g}")
-        self.n, self.d, self.g, self.group = n, d, g, group
+        self.n, self.d, self.g, self.group, self.centres = n, d, g, group, c
         self.adj = adj
 
     @property
@@ -179,65 +204,91 @@ class Graph:
         adj = np.ascontiguousarray(value, dtype=np.int32)
         if not adj.flags.aligned:
             adj = adj.copy()
-        if adj.shape != (self.n // self.g, self.d):
-            raise GolfError(f"base rows must have shape ({self.n // self.g}, {self.d}), got "
+        if adj.shape != (self.m, self.d):
+            raise GolfError(f"base rows must have shape ({self.m}, {self.d}), got "
                             f"{adj.shape}")
         self._adj = adj
 
     # -- basic properties -------------------------------------------------------------------
     @property
     def m(self) -> int:
-        """Number of base vertices (``n // g``)."""
-        return self.n // self.g
+        """Number of base vertices (``(n - centres) // g``)."""
+        return (self.n - self.centres) // self.g
+
+    @property
+    def n_sym(self) -> int:
+        """Vertices moved by the group, ``g*m`` (``n`` without centres); ids from here up are
+        the centres."""
+        return self.n - self.centres
 
     @property
     def base_degrees(self) -> np.ndarray:
         """Degree of each base vertex (every vertex ``k*m + i`` has ``base_degrees[i]``)."""
         return (self.adj >= 0).sum(axis=1)
 
+    def centre_degrees(self) -> np.ndarray:
+        """Degree of each centre, shape ``(centres,)``: ``g`` per base row that holds it."""
+        w = self.adj[self.adj >= self.n_sym].astype(np.int64) - self.n_sym
+        return np.bincount(w, minlength=self.centres)[: self.centres] * self.g
+
     def degrees(self) -> np.ndarray:
         """Degree of every vertex, shape ``(n,)``."""
-        return np.tile(self.base_degrees, self.g)
+        return np.concatenate([np.tile(self.base_degrees, self.g), self.centre_degrees()])
 
     @property
     def max_degree(self) -> int:
-        return int(self.base_degrees.max()) if self.m else 0
+        return int(self.degrees().max()) if self.n else 0
 
     @property
     def num_edges(self) -> int:
-        return int(self.base_degrees.sum()) * self.g // 2
+        return int(self.base_degrees.sum()) * self.g // 2 + int(self.centre_degrees().sum()) // 2
 
     def neighbors(self, v: int) -> np.ndarray:
         """Neighbours of vertex ``v`` (sorted)."""
         if not 0 <= v < self.n:
             raise GolfError(f"vertex {v} out of range [0, {self.n})")
+        if v >= self.n_sym:  # a centre: every vertex of the orbits whose base row holds it
+            rows = np.flatnonzero((self.adj == v).any(axis=1)).astype(np.int64)
+            ks = np.arange(self.g, dtype=np.int64)[:, None]
+            return np.sort((rows[None, :] + ks * self.m).ravel())
         k, i = divmod(int(v), self.m)
         row = self.adj[i]
         return np.sort(self.moved(row[row >= 0].astype(np.int64), k))
 
     def moved(self, w, k):
-        """Vertex ids ``w`` moved by the group element(s) ``k`` (cyclic: ``(w + k*m) mod n``)."""
+        """Vertex ids ``w`` moved by the group element(s) ``k`` (cyclic: ``(w + k*m) mod
+        g*m``); centres stay where they are."""
+        w = np.asarray(w, dtype=np.int64)
+        k = np.asarray(k, dtype=np.int64)
         if self.group is None:
-            return (np.asarray(w, dtype=np.int64) + np.asarray(k, dtype=np.int64) * self.m) % self.n
-        return self.group.act(w, k, self.m)
+            out = (w + k * self.m) % self.n_sym
+        else:
+            out = self.group.act(np.minimum(w, self.n_sym - 1), k, self.m)
+        return np.where(w >= self.n_sym, w, out) if self.centres else out
 
     def with_rows(self, adj) -> "Graph":
         """A graph of this shape and group with other base rows."""
-        return Graph(self.n, np.shape(adj)[1], self.g, adj, self.group)
+        return Graph(self.n, np.shape(adj)[1], self.g, adj, self.group, self.centres)
 
     def copy(self) -> "Graph":
-        return Graph(self.n, self.d, self.g, self.adj.copy(), self.group)
+        return Graph(self.n, self.d, self.g, self.adj.copy(), self.group, self.centres)
+
+    @property
+    def form(self) -> tuple:
+        """``(n, g, group, centres)``: what two graphs must share to be scored alike."""
+        return self.n, self.g, self.group, self.centres
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Graph):
             return NotImplemented
-        return (self.n, self.g, self.group) == (other.n, other.g, other.group) and np.array_equal(
+        return self.form == other.form and np.array_equal(
             np.sort(self.edges(), axis=0), np.sort(other.edges(), axis=0)
         )
 
     def __repr__(self) -> str:
         grp = "" if self.group is None else f", group={self.group.label}"
-        return f"Graph(n={self.n}, d={self.d}, g={self.g}{grp}, edges={self.num_edges})"
+        cen = f", centres={self.centres}" if self.centres else ""
+        return f"Graph(n={self.n}, d={self.d}, g={self.g}{grp}{cen}, edges={self.num_edges})"
 
     # -- expansion --------------------------------------------------------------------------
     def _directed_base(self):
@@ -251,6 +302,9 @@ class Graph:
         ks = np.arange(self.g, dtype=np.int64)[:, None]
         u = (i[None, :] + ks * self.m).ravel()
         v = self.moved(w[None, :], ks).ravel()
+        if self.centres:  # the centres' ends of their orbits
+            at = v >= self.n_sym
+            u, v = np.concatenate([u, v[at]]), np.concatenate([v, u[at]])
         return u, v
 
     def edges(self) -> np.ndarray:
@@ -273,7 +327,8 @@ class Graph:
     # -- construction -----------------------------------------------------------------------
     @classmethod
     def from_edges(cls, edges, n: int | None = None, g: int = 1, d: int | None = None,
-                   source: str = "<edges>", lines=None, group=None) -> "Graph":
+                   source: str = "<edges>", lines=None, group=None,
+                   centres: int = 0) -> "Graph":
         """Build a g-symmetric graph from an undirected edge list.
 
         Parameters
@@ -294,6 +349,9 @@ class Graph:
         group : golf.group.Group, optional
             A non-cyclic symmetry group of order ``g`` to verify and exploit (vertex
             ``h*m + i`` is base vertex ``i`` moved by element ``h``; see :mod:`golf.group`).
+        centres : int, default 0
+            The last ``centres`` vertices are centres, fixed by the symmetry (see the module
+            docstring): ``g`` divides ``n - centres``, and no two centres are adjacent.
 
         Returns
         -------
@@ -361,11 +419,27 @@ class Graph:
                             f"with the group {group.label}")
         if group is not None and g != group.g:
             raise GolfError(f"{source}: the group {group.label} has order {group.g}, not g={g}")
+        centres = int(centres)
+        if g == "auto" and centres:
+            raise GolfError(f"{source}: g: auto finds cyclic symmetry without centres only; "
+                            f"give g")
         if g == "auto":
             g = detect_symmetry(e, n)
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1 or n % g:
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
             raise GolfError(f"{source}: g={g} does not divide n={n}")
+        if g < 1 or (n - centres) % g or centres:
+            if not centres:
+                raise GolfError(f"{source}: g={g} does not divide n={n}")
+            check_form(n, int(g), centres, source)
         g = int(g)
+        n_sym = n - centres
+        if centres and len(e):
+            both = np.flatnonzero((e >= n_sym).all(axis=1))
+            if len(both):
+                k = both[0]
+                raise GolfError(f"{where(k)}: edge '{e[k, 0]} {e[k, 1]}' joins two centres "
+                                f"(vertices >= {n_sym}); centres are adjacent to whole orbits "
+                                f"only")
         u = np.concatenate([e[:, 0], e[:, 1]])
         v = np.concatenate([e[:, 1], e[:, 0]])
         key = u * n + v  # n < 2^31: no overflow
@@ -384,16 +458,23 @@ class Graph:
             v0 = int(ids[np.argmax(deg)])
             raise GolfError(f"{source}: vertex {v0} has degree {maxdeg} > d={d}")
         check_rows(n, int(d), g, len(e), source)
-        m = n // g
+        m = n_sym // g
         # the generators of the group: the rotation by m, or the elements (0, 1) and (1, 0)
         gens = [] if g == 1 else [1] if group is None else [1, group.b]
         for gen in gens if len(e) else []:
             if group is None:
-                rot = rotate_key(u, v, m, n)
-                how = f"rotation v -> v+{m} mod {n}"
+                def move(x):
+                    return (x + m) % n_sym
+                how = f"rotation v -> v+{m} mod {n_sym}"
             else:
-                rot = group.act(u, gen, m) * n + group.act(v, gen, m)
+                def move(x):
+                    return group.act(np.minimum(x, n_sym - 1), gen, m)
                 how = f"element {gen} of {group.label}"
+            if centres:
+                rot = (np.where(u >= n_sym, u, move(u)) * n
+                       + np.where(v >= n_sym, v, move(v)))
+            else:
+                rot = move(u) * n + move(v)
             pos = np.searchsorted(skey, rot)
             pos[pos >= len(skey)] = 0
             missing = np.flatnonzero(skey[pos] != rot)
@@ -414,7 +495,7 @@ class Graph:
         np.cumsum(np.bincount(su, minlength=m), out=start[1:])
         slot = np.arange(len(su)) - start[su]
         adj[su, slot] = sv
-        return cls(n, d, g, adj, group)
+        return cls(n, d, g, adj, group, centres)
 
     @classmethod
     def from_networkx(cls, G, g=1, d: int | None = None) -> "Graph":
@@ -498,7 +579,7 @@ class Graph:
         every slot has its reverse slot (the other end of the orbit), so the expanded graph is
         undirected and g-symmetric.
         """
-        n, m, adj = self.n, self.m, self.adj
+        n, m, adj, n_sym = self.n, self.m, self.adj, self.n_sym
         if ((adj < -1) | (adj >= n)).any():
             i, j = np.argwhere((adj < -1) | (adj >= n))[0]
             raise GolfError(f"row {i} slot {j}: id {adj[i, j]} out of range")
@@ -511,10 +592,17 @@ class Graph:
         if (s[1:] == s[:-1]).any():
             k = int(np.flatnonzero(s[1:] == s[:-1])[0])
             raise GolfError(f"row {s[k] // n}: neighbour {s[k] % n} appears twice")
+        if self.centres:
+            deg = self.centre_degrees()
+            if deg.max() > self.d:
+                z = int(np.argmax(deg))
+                raise GolfError(f"centre {n_sym + z} has degree {deg[z]} > d={self.d}")
+            sym = w < n_sym  # a centre's end of an orbit has no slot of its own
+            i, w = i[sym], w[sym]
         # reverse slot of (i, w = k*m + i2): row i2 holds i moved by k's inverse
         i2 = w % m
         if self.group is None:
-            w2 = (i - (w - i2)) % n
+            w2 = (i - (w - i2)) % n_sym
         else:
             w2 = self.group.act(i, self.group.inv(w // m), m)
         pos = np.searchsorted(s, i2 * n + w2)

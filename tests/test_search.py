@@ -35,7 +35,7 @@ def state(cur_d=5, cur_total=1000, cur_per=8, g=2, t=1.0, hill=0, aspl=0, tiebre
     fl[FL.PW] = pw
     params = np.zeros(len(P), dtype=np.int64)
     params[P.G], params[P.HILL], params[P.ASPL_PRIORITY] = g, hill, aspl
-    params[P.TIEBREAK], params[P.D_BOUND] = tiebreak, d_bound
+    params[P.TIEBREAK], params[P.D_BOUND], params[P.WEIGHT] = tiebreak, d_bound, g
     return sc, fl, params
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import golf
-from golf.engine.annealer import SC, StopReason
+from golf.engine.annealer import P, SC, StopReason
 from golf.errors import GolfError
 from golf.evaluators import backend_class, make_evaluator
 from golf.starts.random import random_graph
@@ -73,8 +73,8 @@ def choice_state(cur=(4, 1000), best=(4, 900), g=2, aspl_priority=0):
     sc = np.zeros(len(SC), dtype=np.int64)
     sc[SC.CUR_D], sc[SC.CUR_TOTAL] = cur
     sc[SC.BEST_D], sc[SC.BEST_TOTAL] = best
-    params = np.zeros(8, dtype=np.int64)
-    params[6], params[2] = g, aspl_priority  # P.G, P.ASPL_PRIORITY
+    params = np.zeros(len(P), dtype=np.int64)
+    params[P.G], params[P.WEIGHT], params[P.ASPL_PRIORITY] = g, g, aspl_priority
     return sc, params
 
 

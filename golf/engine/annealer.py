@@ -62,6 +62,7 @@ class P(IntEnum):
     VOLTAGE = 8  # voltage moves per 1000 proposals (golf.engine.moves.propose_move)
     SPEC = 9  # proposal streams (search.speculate; 1: moves and decisions share one stream)
     NEAR = 10  # near swaps per 1000 proposals (golf.engine.moves.propose_near)
+    WEIGHT = 11  # the kernel's sums to the graph's (golf.evaluators.base.Evaluator.weight)
 
 
 class StopReason(IntEnum):
@@ -106,8 +107,9 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None, grp=None):
     if params[P.SPEC] > 1:  # the move from proposal stream step mod k (chain_streams)
         j = 4 + 4 * (sc[SC.STEP] % params[P.SPEC])
         pst = st[j:j + 4]
-    if not propose_move(adj, n, params[P.G], pst, undo, params[P.VOLTAGE], reach,
-                        params[P.NEAR], grp):
+    # the moves take the vertices the group moves, g*m (n but for centre vertices)
+    if not propose_move(adj, params[P.G] * adj.shape[0], params[P.G], pst, undo,
+                        params[P.VOLTAGE], reach, params[P.NEAR], grp):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -131,11 +133,12 @@ def accept_move(out, st, sc, fl, params):
             return False
         if new_d < cur_d:
             return True
-    de = (g * out[1] // 2 - sc[SC.CUR_TOTAL]) / g
+    w = params[P.WEIGHT]
+    de = (w * out[1] // 2 - sc[SC.CUR_TOTAL]) / g
     if params[P.TIEBREAK] and cur_d > params[P.D_BOUND]:
         # fewer peripheral vertices at equal diameter; the weight fades over the run so that
         # the end polishes the total alone (the bound may be out of reach)
-        de += fl[FL.PW] * (1.0 - fl[FL.FRAC]) * (out[2] - sc[SC.CUR_PER] // g)
+        de += fl[FL.PW] * (1.0 - fl[FL.FRAC]) * ((w * out[2] - sc[SC.CUR_PER]) / g)
     if de <= 0:
         return True
     if params[P.HILL]:
@@ -173,11 +176,11 @@ def reached_limit(sc, params):
 def take_move(out, adj, best_adj, sc, params):
     """The applied move, scored ``out`` by the kernel, makes ``adj`` the current graph:
     count it and keep the best graph."""
-    g = params[P.G]
+    w = params[P.WEIGHT]
     sc[SC.ACCEPTED] += 1
     sc[SC.CUR_D] = out[0]
-    sc[SC.CUR_TOTAL] = g * out[1] // 2
-    sc[SC.CUR_PER] = g * out[2]
+    sc[SC.CUR_TOTAL] = w * out[1] // 2
+    sc[SC.CUR_PER] = w * out[2]
     if (sc[SC.CUR_D] < sc[SC.BEST_D] or (sc[SC.CUR_D] == sc[SC.BEST_D]
                                          and sc[SC.CUR_TOTAL] < sc[SC.BEST_TOTAL])):
         sc[SC.BEST_D] = sc[SC.CUR_D]
@@ -227,14 +230,15 @@ def run_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, trace, nsteps, rea
 
 
 @njit(cache=True)
-def sample_moves(tag, kargs, st, count, undo, dd, de, reach=None, grp=None):
+def sample_moves(tag, kargs, params, st, count, undo, dd, de, reach=None, grp=None):
     """Score ``count`` random swaps from the current graph (each undone): the change of
     diameter and of total per orbit, relative to ``kargs``' graph as evaluated first."""
     adj = kargs[0]
     ctrl = kargs[1]
     out = kargs[2]
-    n = kargs[3]
-    g = n // adj.shape[0]
+    g = params[P.G]
+    n = g * adj.shape[0]  # the vertices the group moves
+    per = params[P.WEIGHT] / (2.0 * g)  # a kernel sum's change in total per orbit
     ctrl[0] = 0
     call_kernel(tag, kargs)
     d0 = out[0]
@@ -248,7 +252,7 @@ def sample_moves(tag, kargs, st, count, undo, dd, de, reach=None, grp=None):
         call_kernel(tag, kargs)
         if out[3] == OK:
             dd[k] = out[0] - d0
-            de[k] = (out[1] - t0) / 2.0  # g * d(dist_sum) / 2 / g
+            de[k] = (out[1] - t0) * per
             k += 1
         undo_swap(adj, undo)
     return k
@@ -295,6 +299,11 @@ class Annealer:
             raise GolfError(f"the evaluator is built for the symmetry group "
                             f"{getattr(evaluator, 'symmetry', None)}, the graph has "
                             f"{graph.group}")
+        if getattr(evaluator, "centres", 0) != graph.centres:
+            from golf.errors import GolfError
+
+            raise GolfError(f"the evaluator is built for {getattr(evaluator, 'centres', 0)} "
+                            f"centre vertices, the graph has {graph.centres}")
         self.sc = np.zeros(len(SC), dtype=np.int64)
         self.fl = np.zeros(len(FL), dtype=np.float64)
         self.params = np.zeros(len(P), dtype=np.int64)
@@ -305,6 +314,7 @@ class Annealer:
         self.params[P.D_BOUND] = self.bounds.diameter if self.bounds.diameter is not None else -1
         self.params[P.TOTAL_BOUND] = self.bounds.total if self.bounds.total is not None else -1
         self.params[P.G] = graph.g
+        self.params[P.WEIGHT] = getattr(evaluator, "weight", graph.g)
         self.params[P.TRACE_EVERY] = max(1, int(trace_every))
         self.params[P.VOLTAGE] = int(round(1000 * float(voltage_moves)))
         self.params[P.SPEC] = int(speculate)
@@ -347,8 +357,8 @@ class Annealer:
         dd = np.zeros(count, dtype=np.int64)
         de = np.zeros(count, dtype=np.float64)
         if self.compiled:
-            k = sample_moves(self.evaluator.tag, self.kargs, st, count, self.undo, dd, de,
-                             self.reach, self.grp)
+            k = sample_moves(self.evaluator.tag, self.kargs, self.params, st, count, self.undo,
+                             dd, de, self.reach, self.grp)
         else:
             k = self._sample_python(st, count, dd, de)
         up = de[:k][(dd[:k] == 0) & (de[:k] > 0)]
@@ -370,7 +380,8 @@ class Annealer:
                         f"dE {np.median(up):.3g}): T0={t0:.4g}, T1={t1:.4g}")
 
     def _sample_python(self, st, count, dd, de):
-        adj, n, g = self.graph.adj, self.graph.n, self.graph.g
+        adj, n, g = self.graph.adj, self.graph.n_sym, self.graph.g
+        per = self.params[P.WEIGHT] / (2.0 * g)
         base = self.evaluator.raw(self.graph)
         k = 0
         for _ in range(count * 4):
@@ -381,7 +392,7 @@ class Annealer:
             out = self.evaluator.raw(self.graph)
             if out[3] == OK:
                 dd[k] = out[0] - base[0]
-                de[k] = (out[1] - base[1]) / 2.0
+                de[k] = (out[1] - base[1]) * per
                 k += 1
             undo_swap(adj, self.undo)
         return k

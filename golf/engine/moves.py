@@ -47,6 +47,10 @@ element ``t``" (left multiplication): the quotient's edges then carry voltages i
 and the same argument holds. Without it (None, the cyclic group) Numba compiles the cyclic
 arithmetic in.
 
+With centre vertices (:mod:`golf.graph`) the moves take ``n`` = ``g*m``, the vertices the
+group moves: a slot that holds a centre (an id ``>= n``) is never picked, so the orbits at the
+centres stay as the start graph laid them and every move is one among the other orbits.
+
 Everything here is a small Numba function over the ``adj`` array; the search calls them from
 its compiled loop. ``undo`` is a scratch int64 array (at least ``UNDO_SIZE``) that records the
 changed slots so that :func:`undo_swap` restores them exactly.
@@ -268,7 +272,7 @@ def swap_at(adj, n, s1, s2, t, flip, undo, reach=None, grp=None):
     m, d = adj.shape
     b = adj[s1 // d, s1 % d]
     e = adj[s2 // d, s2 % d]
-    if b < 0 or e < 0:
+    if b < 0 or e < 0 or b >= n or e >= n:  # an empty slot, or a centre's orbit (fixed)
         return False
     a = np.int64(s1 // d)
     c = np.int64(s2 // d) + t * m
@@ -294,7 +298,7 @@ def propose_voltage(adj, n, g, st, undo, reach=None, tries=64, grp=None):
         j = rng_below(st, d)
         t = 1 + rng_below(st, g - 1)
         b = adj[i, j]
-        if b < 0:
+        if b < 0 or b >= n:
             continue
         a = np.int64(i)
         b = np.int64(b)
@@ -324,14 +328,15 @@ def propose_near(adj, n, st, undo, reach=None, tries=64, grp=None):
         j = rng_below(st, d)
         j2 = rng_below(st, d)
         b = adj[s1 // d, s1 % d]
-        if b < 0:
+        if b < 0 or b >= n:
             continue
         x = adj[b % m, j]
-        if x < 0:
+        if x < 0 or x >= n:
             continue
         c = act(np.int64(x), (b // m) * m, n, grp)  # b's neighbour: b's row moved to b
         y = adj[c % m, j2]
-        if c == s1 // d or y < 0 or act(np.int64(y), (c // m) * m, n, grp) == s1 // d:
+        if c == s1 // d or y < 0 or y >= n or act(np.int64(y), (c // m) * m, n,
+                                                   grp) == s1 // d:
             continue  # c = a, or e = a (the same two edges again)
         if swap_at(adj, n, s1, (c % m) * d + j2, c // m, 0, undo, reach, grp):
             return True

@@ -78,13 +78,13 @@ def choose_move(outs, orbits, k, ring, sc, params):
     or -1: connected, no higher diameter (unless ``aspl_priority``), not tabu unless it beats
     the best graph found; the smallest ``(diameter, total, peripheral)`` wins (the first
     drawn among equals)."""
-    g = params[P.G]
+    w = params[P.WEIGHT]
     free = params[P.ASPL_PRIORITY]
     best, b0, b1, b2 = -1, 0, 0, 0
     for i in range(k):
         if outs[i, 3] != OK or (not free and outs[i, 0] > sc[SC.CUR_D]):
             continue
-        d, total, per = outs[i, 0], g * outs[i, 1] // 2, g * outs[i, 2]
+        d, total, per = outs[i, 0], w * outs[i, 1] // 2, w * outs[i, 2]
         k0 = 0 if free else d
         if best >= 0 and not _before(k0, total, per, b0, b1, b2):
             continue
@@ -141,8 +141,9 @@ def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbit
     if reached_limit(sc, params):
         return -1
     next_start(adj, sc, ring, pool, pool_sc, pool_at)
-    k = draw_moves(adj, n, params[P.G], st, K, enumerate_all, undo, moves, orbits, table,
-                   reach, grp)
+    # the moves take the vertices the group moves, g*m (n but for centre vertices)
+    k = draw_moves(adj, params[P.G] * adj.shape[0], params[P.G], st, K, enumerate_all, undo,
+                   moves, orbits, table, reach, grp)
     if k == 0:
         sc[SC.STOP] = StopReason.STUCK
         return -1
@@ -220,7 +221,7 @@ class TabuSearch(Annealer):
             from golf.errors import GolfError
 
             raise GolfError(f"{evaluator.name}: no compiled kernel to score candidates with")
-        self.hood = Neighbourhood(graph.n, graph.d, graph.g, neighbourhood)
+        self.hood = Neighbourhood(graph.n_sym, graph.d, graph.g, neighbourhood)
         self.ring = np.full(2 * max(0, int(tenure)), -1, dtype=np.int64)
         width = evaluator.batch if evaluator.supports.batched else 32
         self.rows = np.zeros((max(1, min(self.hood.K, width)), graph.m, graph.d),
@@ -237,7 +238,7 @@ class TabuSearch(Annealer):
         self.pool = np.zeros((len(graphs), g0.m, g0.d), dtype=np.int32)
         self.pool_sc = np.zeros((len(graphs), 3), dtype=np.int64)
         for i, graph in enumerate(graphs):
-            if (graph.n, graph.d, graph.g, graph.group) != (g0.n, g0.d, g0.g, g0.group):
+            if (graph.d, graph.form) != (g0.d, g0.form):
                 raise GolfError(f"start graph {i + 1} of the pool is ({graph.n}, {graph.d}, "
                                 f"g={graph.g}), the search's is ({g0.n}, {g0.d}, g={g0.g})")
             score = self.evaluator.evaluate(graph)

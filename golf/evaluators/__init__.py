@@ -86,7 +86,7 @@ def _ms(seconds: float) -> str:
 
 
 def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
-                   ranks: int = 1) -> tuple[str, str]:
+                   ranks: int = 1, centres: int = 0) -> tuple[str, str]:
     """The backend ``auto`` picks for graphs of shape ``(n, d, g)`` and why: the one whose own
     estimate of an evaluation (with ``threads`` CPU threads, split over ``ranks`` MPI ranks)
     is smallest. Returns ``(name, reason)``; the reason gives the winner's estimate and what it
@@ -96,7 +96,8 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
     threads = threads or cpu_threads()
     estimates, others = {}, []
     for name, cls in backends().items():
-        why_not = cls.unavailable()
+        why_not = cls.unavailable() or (
+            "no centre-vertex form" if centres and not cls.takes_centres else None)
         est = None if why_not else cls.estimate(n, d, g, threads=threads, ranks=ranks)
         if est is not None:
             estimates[name] = est
@@ -115,7 +116,7 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
 
 
 def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1,
-                   symmetry=None, **options):
+                   symmetry=None, centres: int = 0, **options):
     """Build the evaluator ``name`` (or ``auto``) for graphs of shape ``(n, d, g)``.
 
     ``comm`` splits the work over the ranks of an MPI communicator; ``batch`` is the number
@@ -123,17 +124,20 @@ def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: i
     ``options``): one it does not take is an error naming it, except under ``auto``, where
     the options of other backends are left out (the evaluator's ``auto_reason`` says what was
     chosen and why, and ``dropped_options`` what was left out). ``symmetry``: a non-cyclic
-    symmetry group of order ``g`` (:class:`golf.group.Group`), None for the cyclic one.
+    symmetry group of order ``g`` (:class:`golf.group.Group`), None for the cyclic one;
+    ``centres``: the centre vertices of the form (:mod:`golf.graph`).
     """
     reason, dropped = None, []
     if name == "auto":
         name, reason = choose_backend(n, d, g, options.get("threads"),
-                                      comm.size if comm is not None else 1)
+                                      comm.size if comm is not None else 1, centres)
         takes = backend_class(name).options
         dropped = sorted(k for k in options if k not in takes)
         options = {k: v for k, v in options.items() if k in takes}
     options = check_options(name, {k: v for k, v in options.items() if v is not None})
-    ev = backend_class(name)(n, d, g, comm=comm, batch=batch, symmetry=symmetry, **options)
+    cls = backend_class(name)
+    ev = (cls(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres, **options)
+          if centres else cls(n, d, g, comm=comm, batch=batch, symmetry=symmetry, **options))
     if reason is not None:
         ev.auto_reason, ev.dropped_options = reason, dropped
     return ev
@@ -156,7 +160,7 @@ def build_evaluator(cfg, comm=None):
 
     symmetry = parse_group(p.get("group"), p["g"], "problem.group")
     return make_evaluator(backend, p["n"], p["d"], p["g"], comm=split, batch=batch,
-                          symmetry=symmetry, **e)
+                          symmetry=symmetry, centres=p.get("centres", 0), **e)
 
 
 _BASE = ("Evaluator", "Score", "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED")

@@ -11,7 +11,9 @@ distances from those sources to all ``n`` vertices, ``n_at_ecc`` how many of tho
 eccentricity ``ecc``, and ``status`` (``OK``, ``DISCONNECTED``, or ``EXCEEDED`` when the caller's
 ``max_level`` cut the search short). :func:`combine` merges such partial results, whether they
 come from threads, chunks or MPI ranks, and :meth:`Evaluator.finish` turns the merged base-source
-sums into the exact score of the whole graph: ``total = g * dist_sum / 2``.
+sums into the exact score of the whole graph: ``total = g * dist_sum / 2`` (with centre vertices,
+:mod:`golf.graph`, the kernels weigh each base source by ``g`` themselves, and the factor is 1:
+:attr:`Evaluator.weight`).
 
 A backend is one class, a subclass of :class:`Evaluator`, that declares in one place:
 
@@ -204,20 +206,31 @@ class Evaluator:
     supports = Capabilities()
     kernel = None
 
+    # whether it scores graphs with centre vertices (golf.graph); the others refuse them
+    takes_centres = True
+
     def __init__(self, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1,
-                 symmetry=None):
-        n, d, g = int(n), int(d), int(g)
-        if n < 1 or d < 0 or g < 1 or n % g:
-            raise GolfError(f"bad problem shape n={n}, d={d}, g={g} (need g | n)")
+                 symmetry=None, centres: int = 0):
+        n, d, g, c = int(n), int(d), int(g), int(centres)
+        if n < 1 or d < 0 or g < 1 or c < 0 or (n - c) % g:
+            raise GolfError(f"bad problem shape n={n}, d={d}, g={g}"
+                            + (f", centres={c} (need g | n - centres)" if c else " (need g | n)"))
         if symmetry is not None and symmetry.g != g:
             raise GolfError(f"the group {symmetry.label} has order {symmetry.g}, not g={g}")
-        self.n, self.d, self.g, self.m = n, d, g, n // g
-        # the symmetry group (golf.group.Group; None: cyclic)
+        if c and not self.takes_centres:
+            raise GolfError(f"{self.name}: no centre-vertex form (centres={c}); use bitset, bfs "
+                            f"or reference")
+        self.n, self.d, self.g, self.m = n, d, g, (n - c) // g
+        # the symmetry group (golf.group.Group; None: cyclic) and the centre vertices
         self.symmetry = symmetry
+        self.centres = c
+        # the factor from the kernels' sums to the graph's: each base source stands for g
+        # vertices; with centres the kernels weigh the sources themselves
+        self.weight = 1 if c else g
         self.comm = comm
         self.batch = max(1, int(batch))
-        self.units = self.m
-        self.unit_range = (0, self.m)
+        self.units = self.m + c
+        self.unit_range = (0, self.units)
         # set by make_evaluator when 'auto' chose this backend: why, and the options of
         # other backends it left out
         self.auto_reason = None
@@ -280,8 +293,8 @@ class Evaluator:
 
         out = np.empty((adjs.shape[0], 4), dtype=np.int64)
         for k, adj in enumerate(adjs):
-            out[k] = self.raw(Graph(self.n, adj.shape[1], self.g, adj, self.symmetry),
-                              levels[k])
+            out[k] = self.raw(Graph(self.n, adj.shape[1], self.g, adj, self.symmetry,
+                                    self.centres), levels[k])
         return out
 
     def batch_rows(self, adjs) -> np.ndarray:
@@ -307,7 +320,7 @@ class Evaluator:
         from golf.graph import Graph
 
         return lambda adj, max_level=0: self.evaluate(
-            Graph(self.n, adj.shape[1], self.g, adj, self.symmetry), max_level)
+            Graph(self.n, adj.shape[1], self.g, adj, self.symmetry, self.centres), max_level)
 
     def finish(self, part) -> Score:
         """The :class:`Score` of a merged result ``[ecc, dist_sum, n_at_ecc, status]``."""
@@ -316,17 +329,18 @@ class Evaluator:
             return Score(self.n, None, None, 0, status)
         if self.n == 1:
             return Score(1, 0, 0, 1, OK)
-        return Score(self.n, ecc, self.g * dist_sum // 2, self.g * n_at, OK)
+        return Score(self.n, ecc, self.weight * dist_sum // 2, self.weight * n_at, OK)
 
     def check_shape(self, graph) -> None:
-        if ((graph.n, graph.g, graph.group) != (self.n, self.g, self.symmetry)
+        if (graph.form != (self.n, self.g, self.symmetry, self.centres)
                 or graph.adj.shape[1] > self.d):
-            def grp(x):
-                return "" if x is None else f" ({x.label})"
+            def grp(x, c):
+                return ("" if x is None else f" ({x.label})") + (f", centres={c}" if c else "")
 
             raise GolfError(f"{self.name}: evaluator built for n={self.n}, d={self.d}, "
-                            f"g={self.g}{grp(self.symmetry)}, got a graph with n={graph.n}, "
-                            f"d={graph.adj.shape[1]}, g={graph.g}{grp(graph.group)}")
+                            f"g={self.g}{grp(self.symmetry, self.centres)}, got a graph with "
+                            f"n={graph.n}, d={graph.adj.shape[1]}, "
+                            f"g={graph.g}{grp(graph.group, graph.centres)}")
 
     def describe(self) -> str:
         """One line on how this evaluator will run (threads, chunks, ...)."""
@@ -367,13 +381,13 @@ class CompiledEvaluator(Evaluator):
 
     supports = Capabilities(compiled=True, mpi_split=True)
 
-    def __init__(self, n, d, g=1, *, comm=None, batch=1, symmetry=None):
+    def __init__(self, n, d, g=1, *, comm=None, batch=1, symmetry=None, centres=0):
         from golf.kernels.dispatch import KernelTag
         from golf.kernels.symmetry import group_scratch
 
-        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres)
         # the kernels' last argument: what they expand the rows with (cyclic: empty arrays)
-        self.sym = group_scratch(symmetry, self.n, self.m, self.d)
+        self.sym = group_scratch(symmetry, self.n, self.m, self.d, self.centres)
         self.ctrl = np.zeros(3, dtype=np.int64)
         self.out = np.zeros(4, dtype=np.int64)
         self.tag = KernelTag(self.name, type(self).kernel)
@@ -394,7 +408,7 @@ class CompiledEvaluator(Evaluator):
         if self.comm is not None or type(graph) is not Graph:
             return self.finish(self.raw(graph, max_level))
         if (graph.n != self.n or graph.g != self.g or graph.adj.shape[1] > self.d
-                or graph.group is not self.symmetry):
+                or graph.group is not self.symmetry or graph.centres != self.centres):
             self.check_shape(graph)
         if self._score is None:
             self._score = self.scorer()
@@ -408,7 +422,7 @@ class CompiledEvaluator(Evaluator):
         C-contiguous, aligned int32) instead of the dispatcher, which would type the 10-odd
         arguments again every time; a Python caller then pays, beyond the kernel, the
         argument conversion, the call and the Score (``golf.evaluate`` uses it directly)."""
-        ctrl, out, n, g, finish = self.ctrl, self.out, self.n, self.g, self.finish
+        ctrl, out, n, g, finish = self.ctrl, self.out, self.n, self.weight, self.finish
         kernel, tail = self.kernel, self.kernel_args(None)[1:]
         call = None
 

@@ -21,7 +21,8 @@ from numba import njit, prange
 from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, THREADS, CompiledEvaluator,
                                   Estimate, cpu_threads)
 from golf.kernels.merge import merge_parts
-from golf.kernels.symmetry import base_of, rotated, twist_rows
+from golf.kernels.symmetry import (base_of, centre_form, centre_weight, expand_rows, rotated,
+                                   twist_rows)
 
 __all__ = ["BfsEvaluator", "bfs_one"]
 
@@ -119,13 +120,39 @@ def score(adj, ctrl, out, n, T, visited, queue, res, sym):
     cyclic group, else the BFS reads the group's twisted rows (:func:`twist_rows`), ``b``
     times as many as the base rows, as the rows of a cyclic graph."""
     maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
+    if centre_form(sym):
+        # renumbered rows (expand_rows): the base sources 0 .. m-1 weigh g each, the centres
+        # m .. m+c-1 one each
+        m = adj.shape[0]
+        g = centre_weight(sym)
+        rows = expand_rows(adj, sym, n)
+        parts = np.zeros((2, 4), dtype=np.int64)
+        _range(rows, n, s0, min(s1, m), T, maxlev, visited, queue, res, parts[0])
+        parts[0, 1] *= g
+        parts[0, 2] *= g
+        _range(rows, n, max(s0, m), s1, T, maxlev, visited, queue, res, parts[1])
+        merge_parts(parts, out)
+        return
     if sym[0].shape[0] > 0:
         adj = twist_rows(adj, sym)
+    _range(adj, n, s0, s1, T, maxlev, visited, queue, res, out)
+
+
+@njit(cache=True)
+def _range(adj, n, s0, s1, T, maxlev, visited, queue, res, out):
+    """The sources ``[s0, s1)`` on ``T`` threads (an empty range gives ``ecc = -1``)."""
+    if s1 <= s0:
+        out[0] = -1
+        out[1] = 0
+        out[2] = 0
+        out[3] = OK
+        return
+    T = min(T, s1 - s0)
     if T == 1:
         _sources(adj, n, s0, s1, 1, maxlev, visited[0], queue[0], out)
         return
-    _sources_parallel(adj, s0, s1, maxlev, n, T, visited, queue, res)
-    merge_parts(res, out)
+    _sources_parallel(adj, s0, s1, maxlev, n, T, visited, queue, res[:T])
+    merge_parts(res[:T], out)
 
 
 class BfsEvaluator(CompiledEvaluator):
@@ -141,8 +168,9 @@ class BfsEvaluator(CompiledEvaluator):
     options = {"threads": THREADS}
     kernel = staticmethod(score)
 
-    def __init__(self, n, d, g=1, *, threads=None, comm=None, batch=1, symmetry=None):
-        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
+    def __init__(self, n, d, g=1, *, threads=None, comm=None, batch=1, symmetry=None,
+                 centres=0):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres)
         self._split_units()
         s0, s1 = self.unit_range
         threads = int(threads or cpu_threads())

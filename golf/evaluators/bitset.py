@@ -34,7 +34,8 @@ from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, EXCEEDED, OK, THREA
                                   CompiledEvaluator, Estimate, cpu_threads, expected_diameter)
 from golf.kernels.bits import aligned_zeros, or_row, popcount
 from golf.kernels.merge import merge_parts
-from golf.kernels.symmetry import base_of, rotated, twist_rows
+from golf.kernels.symmetry import (base_of, centre_form, centre_weight, expand_rows, rotated,
+                                   twist_rows)
 from golf.options import INF, Spec
 
 __all__ = ["BitsetEvaluator", "choose_chunk_words", "cache_bytes"]
@@ -320,6 +321,10 @@ def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res, sym):
     cyclic graph; the sources stay the ``m`` base vertices."""
     maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
     m = adj.shape[0]
+    if centre_form(sym):
+        _score_centres(expand_rows(adj, sym, n), m, centre_weight(sym), ctrl, out, n, cw, bufs,
+                       counts, per_thread, sparse, res)
+        return
     if sym[0].shape[0] > 0:
         adj = twist_rows(adj, sym)
     if bufs.shape[0] == 1:
@@ -328,6 +333,33 @@ def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res, sym):
     else:
         nc = _chunks_parallel(adj, m, w0, w1, maxlev, n, cw, bufs, counts, per_thread, sparse,
                               res)
+    merge_parts(res[:nc], out)
+
+
+@njit(cache=True)
+def _score_centres(rows, m, g, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res):
+    """:func:`score` for a graph with centres, on its renumbered rows (:func:`expand_rows`:
+    sources ``0 .. m+c-1``). Units ``0 .. ceil(m/64)-1`` are the base sources' column words,
+    each source weighing ``g``; the unit after them holds the ``c <= 64`` centres, weighing one
+    each."""
+    maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
+    wb = (m + 63) // 64
+    b1 = min(w1, wb)
+    nc = 0
+    if w0 < b1:
+        if bufs.shape[0] == 1:
+            nc = _chunks_in_order(rows, m, w0, b1, maxlev, n, cw, bufs[0, 0], bufs[0, 1],
+                                  counts, per_thread, _worker(sparse, 0), res)
+        else:
+            nc = _chunks_parallel(rows, m, w0, b1, maxlev, n, cw, bufs, counts, per_thread,
+                                  sparse, res)
+        for r in range(nc):
+            res[r, 1] *= g
+            res[r, 2] *= g
+    if w0 <= wb < w1:
+        _chunk(rows, n, m, m + n - g * m, 1, bufs[0, 0], bufs[0, 1], counts[:1],
+               per_thread[:1], _worker(sparse, 0), maxlev, res[nc])
+        nc += 1
     merge_parts(res[:nc], out)
 
 
@@ -406,9 +438,12 @@ class BitsetEvaluator(CompiledEvaluator):
     kernel = staticmethod(score)
 
     def __init__(self, n, d, g=1, *, threads=None, chunk_words=None, memory=None,
-                 thread_mode=None, comm=None, batch=1, symmetry=None):
-        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
-        self.units = (self.m + 63) // 64
+                 thread_mode=None, comm=None, batch=1, symmetry=None, centres=0):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres)
+        # the base sources' column words, and one unit for the centres (at most 64 of them)
+        if self.centres > 64:
+            raise GolfError(f"bitset: at most 64 centres, got {self.centres}")
+        self.units = (self.m + 63) // 64 + (1 if self.centres else 0)
         self._split_units()
         w0, w1 = self.unit_range
         words = max(1, w1 - w0)
@@ -460,7 +495,7 @@ class BitsetEvaluator(CompiledEvaluator):
                         np.zeros((workers, n), dtype=np.int32),
                         np.zeros((workers, n), dtype=np.uint8),
                         aligned_zeros((workers, max(cw, 8)), np.uint64, align=64))
-        self._res = np.zeros((nchunks, 4), dtype=np.int64)
+        self._res = np.zeros((nchunks + 1, 4), dtype=np.int64)
 
     @classmethod
     def estimate(cls, n, d, g, *, threads, ranks):

@@ -150,6 +150,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
                               "32, 64, 128, 256 or 512, or null"),
     }
     supports = Capabilities(batched=True, mpi_split=True, gpu=True)
+    takes_centres = False  # its kernels know no centre vertices (golf.graph)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
     SM_SHARED_BYTES = 228 * 1024  # a Hopper SM's shared memory, all its blocks together
     DENSE_FRAC = 0.5
@@ -159,8 +160,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
 
     def __init__(self, n, d, g=1, *, device=None, chunk_words=None, batch=1, comm=None,
                  kernel="auto", dense_frac=None, group=None, min_blocks=None, piece=None,
-                 scatter=None, late=None, chains="auto", chain_threads=None, symmetry=None):
-        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
+                 scatter=None, late=None, chains="auto", chain_threads=None, symmetry=None,
+                 centres=0):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres)
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
         self.units = (self.m + 63) // 64

@@ -49,8 +49,9 @@ class ReferenceEvaluator(Evaluator):
     options = {"block": Spec("int", 256, (1, INF), "an integer >= 1 (sources per SciPy call)")}
     supports = Capabilities(mpi_split=True)
 
-    def __init__(self, n, d, g=1, *, block=256, comm=None, batch=1, symmetry=None):
-        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
+    def __init__(self, n, d, g=1, *, block=256, comm=None, batch=1, symmetry=None,
+                 centres=0):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres)
         self.block = max(1, int(block))
         self._split_units()
 
@@ -63,21 +64,28 @@ class ReferenceEvaluator(Evaluator):
         return None
 
     def partial(self, graph, u0, u1, max_level=0):
+        # unit u: base source u (weighing g when there are centres), or centre n - c + u - m
         ecc, dist_sum, n_at = -1, 0, 0
+        m, c = self.m, self.centres
+        w = self.g if c else 1
         for b0 in range(u0, u1, self.block):
-            dist = distance_matrix(graph, np.arange(b0, min(u1, b0 + self.block)))
+            units = np.arange(b0, min(u1, b0 + self.block))
+            sources = np.where(units < m, units, self.n - c + units - m)
+            weights = np.where(units < m, w, 1)
+            dist = distance_matrix(graph, sources)
             if not np.isfinite(dist).all():
                 return np.array([-1, 0, 0, DISCONNECTED], dtype=np.int64)
             rows = dist.max(axis=1).astype(np.int64)
-            dist_sum += int(dist.sum(dtype=np.float64))
+            dist_sum += int((dist.sum(axis=1) * weights).sum(dtype=np.float64))
             top = int(rows.max())
             if 0 < max_level < top:  # as the level-by-level backends report a cap
                 return np.array([max_level, 0, 0, EXCEEDED], dtype=np.int64)
             if top > ecc:
                 ecc, n_at = top, 0
             if top == ecc:
-                n_at += int((rows == ecc).sum())
+                n_at += int(weights[rows == ecc].sum())
         return np.array([ecc, dist_sum, n_at, OK], dtype=np.int64)
 
     def describe(self) -> str:
-        return f"reference: SciPy csgraph BFS from {self.m} base sources"
+        return (f"reference: SciPy csgraph BFS from {self.m} base sources"
+                + (f" and {self.centres} centres" if self.centres else ""))

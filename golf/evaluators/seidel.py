@@ -62,10 +62,11 @@ class SeidelEvaluator(GpuEvaluator):
         "precision": Spec("choice", "auto", ("auto", "fp16", "fp32"), "auto, fp16 or fp32"),
     }
     supports = Capabilities(gpu=True)
+    takes_centres = False  # its kernels know no centre vertices (golf.graph)
 
     def __init__(self, n, d, g=1, *, device=None, precision="auto", comm=None, batch=1,
-                 symmetry=None):
-        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry)
+                 symmetry=None, centres=0):
+        super().__init__(n, d, g, comm=comm, batch=batch, symmetry=symmetry, centres=centres)
         if precision not in ("auto", "fp16", "fp32"):
             raise GolfError(f"seidel: precision must be auto, fp16 or fp32, got {precision!r}")
         self.cp = cupy_or_error()

@@ -4,14 +4,20 @@ group element ``k``, and its neighbours are the base row's ids moved by the same
 
 ``grp`` is None for the cyclic group (the element ``k`` adds ``k*m`` mod ``n``: Numba compiles
 the rotation in and the group code away) or the array of :meth:`golf.group.Group.kernel`
-(``[m, a, b, r^0 .. r^(b-1) mod a]``) for ``Z_a ⋊_r Z_b``."""
+(``[m, a, b, r^0 .. r^(b-1) mod a]``) for ``Z_a ⋊_r Z_b``.
+
+The evaluators' kernels take ``sym = (grp, rows)`` (:func:`group_scratch`) and read, instead of
+the base rows, the rows it says: none for the cyclic group (the base rows, rotated on the fly);
+``b*m`` twisted rows for a group (:func:`twist_rows`); or, for a graph with centre vertices
+(:mod:`golf.graph`), all ``n`` rows of the graph renumbered so that the sources come first
+(:func:`expand_rows`). :func:`centre_form` tells the three apart."""
 
 from __future__ import annotations
 
 from numba import njit
 
 __all__ = ["rotated", "base_of", "group_mul", "group_inv", "act", "act_inv", "twist_rows",
-           "group_scratch"]
+           "group_scratch", "expand_rows", "centre_form", "centre_weight"]
 
 
 @njit(cache=True, inline="always")
@@ -101,13 +107,79 @@ def twist_rows(adj, sym):
     return rows
 
 
-def group_scratch(group, n: int, m: int, d: int):
-    """The ``sym`` argument of the evaluators' kernels, ``(grp, rows)`` for
-    :func:`twist_rows`; for the cyclic group the same tuple of empty arrays (``grp`` of
-    length 0: the kernel reads the base rows). Not None: the search calls a kernel's compiled
-    entry point directly, which takes arrays (:func:`golf.evaluators.base._entry_point`)."""
+@njit(cache=True, inline="always")
+def centre_form(sym) -> bool:
+    """True when ``sym`` is a centre form's (its rows are all ``n`` rows, more than the
+    ``b*m`` twisted rows of a group)."""
+    return sym[0].shape[0] > 0 and sym[1].shape[0] > sym[0][0] * sym[0][2]
+
+
+@njit(cache=True, inline="always")
+def centre_weight(sym) -> int:
+    """The group order ``g``: how many vertices each base source of a centre form stands for."""
+    return sym[0][1] * sym[0][2]
+
+
+@njit(cache=True)
+def expand_rows(adj, sym, n):
+    """Every row of a graph with centres (:mod:`golf.graph`), renumbered for the kernels:
+    the ``m`` base vertices keep their ids ``0 .. m-1``, the centres ``g*m + z`` become
+    ``m + z``, and the other vertices ``v`` become ``v + c``; so the sources the kernels search
+    -- the base vertices (each standing for its orbit of ``g``) and the centres (each for
+    itself) -- are the ids ``0 .. m+c-1``. Renumbering changes no distance. Row ``k*m + i``
+    holds base row ``i`` moved by the element ``k``, a centre's row the ``g`` vertices of every
+    orbit whose base row holds it. ``sym = (grp, rows)`` from :func:`group_scratch`, ``rows``
+    of shape ``(n, d)``; writes and returns ``rows``."""
+    grp, rows = sym
+    m, d = adj.shape
+    g = grp[1] * grp[2]
+    n_sym = g * m
+    c = n - n_sym
+    for k in range(g):
+        for i in range(m):
+            v = k * m + i
+            ev = v if k == 0 else v + c
+            for j in range(d):
+                w = adj[i, j]
+                if w < 0:
+                    rows[ev, j] = -1
+                elif w >= n_sym:
+                    rows[ev, j] = m + (w - n_sym)
+                else:
+                    h = w // m
+                    u = group_mul(k, h, grp) * m + w - h * m
+                    rows[ev, j] = u if u < m else u + c
+    for z in range(m, m + c):
+        for j in range(d):
+            rows[z, j] = -1
+    for i in range(m):
+        for j in range(d):
+            w = adj[i, j]
+            if w >= n_sym:
+                z = m + (w - n_sym)
+                p = 0
+                while rows[z, p] >= 0:
+                    p += 1
+                rows[z, p] = i
+                for k in range(1, g):
+                    rows[z, p + k] = k * m + i + c
+    return rows
+
+
+def group_scratch(group, n: int, m: int, d: int, centres: int = 0):
+    """The ``sym`` argument of the evaluators' kernels, ``(grp, rows)``: for the cyclic group
+    without centres a tuple of empty arrays (``grp`` of length 0: the kernel reads the base
+    rows); for a group, ``grp`` and the ``b*m`` rows of :func:`twist_rows`; with centres, the
+    group (the cyclic ``Z_g`` as ``Z_g ⋊_1 Z_1``) and the ``n`` rows of :func:`expand_rows`.
+    Not None: the search calls a kernel's compiled entry point directly, which takes arrays
+    (:func:`golf.evaluators.base._entry_point`)."""
     import numpy as np
 
+    if centres:
+        g = (n - centres) // m
+        grp = (group.kernel(m) if group is not None
+               else np.array([m, g, 1, 1], dtype=np.int64))
+        return grp, np.full((n, d), -1, dtype=np.int32)
     if group is None:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int32)
     return group.kernel(m), np.full((group.b * m, d), -1, dtype=np.int32)

@@ -333,43 +333,72 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0, attempts: int = 50) 
     return Graph(n, d, g, sort_rows(full))
 
 
-def random_group_graph(n: int, d: int, group, seed: int = 0, attempts: int = 200) -> Graph:
+def random_group_graph(n: int, d: int, group, seed: int = 0, attempts: int = 200,
+                       centres: int = 0, g: int | None = None) -> Graph:
     """A random connected simple graph with the symmetry ``group`` (a
     :class:`golf.group.Group` of order ``g``, ``m = n/g`` base vertices) and degrees
     :func:`target_degrees`: the base slots paired at random, each pair ``i, j`` joined by
     the orbit ``i -- c*m + j`` for a random element ``c`` (row ``j`` gets ``c^-1 * m + i``).
 
-    Raises GolfError when ``g`` does not divide ``n``, no connected graph of that shape
+    With ``centres = c > 0`` (:mod:`golf.graph`; ``group`` None is then the cyclic ``Z_g``)
+    the last ``c`` vertices are centres: each takes ``d // g`` random orbits (degree ``g``
+    times that, at least one orbit), whose base rows give a slot each; the other slots are
+    paired as above. With an odd slot count and no involution in the group, one base row
+    keeps a slot free.
+
+    Raises GolfError when ``g`` does not divide ``n - c``, no connected graph of that shape
     exists, or ``attempts`` draws found none (another seed may)."""
+    from golf.graph import check_form
     from golf.kernels.reach import reached_from
 
-    n, d, g = int(n), int(d), group.g
-    if g < 1 or n % g:
-        raise GolfError(f"the group {group.label} has order {g}, which does not divide n={n}")
-    m = n // g
+    n, d, c = int(n), int(d), int(centres)
+    g = group.g if group is not None else int(g)
+    label = group.label if group is not None else f"Z_{g}"
+    if (n - c) % g:
+        raise GolfError(f"the group {label} has order {g}, which does not divide "
+                        f"{'n' if not c else 'n - centres'}={n - c}")
+    check_form(n, g, c)
+    m = (n - c) // g
     if d <= 1 or d >= n - 1:
-        raise GolfError(f"a random {group.label}-symmetric graph needs 2 <= d < n - 1, got "
+        raise GolfError(f"a random {label}-symmetric graph needs 2 <= d < n - 1, got "
                         f"n={n}, d={d}")
-    cap = target_degrees(n, d, g)
+    per = d // g  # orbits a centre takes
+    if c and (per < 1 or per > m):
+        raise GolfError(f"a centre is adjacent to whole orbits of g={g} vertices: needs "
+                        f"g <= d={d} and at least one orbit per centre (m={m})")
+    if c and c * per > m * d:
+        raise GolfError(f"{c} centres of {per} orbits each need more slots than the {m} base "
+                        f"rows of d={d} hold")
     rng = np.random.default_rng(int(seed))
     elems = np.arange(g, dtype=np.int64)
-    inv = group.inv(elems)
+    inv = group.inv(elems) if group is not None else (-elems) % g
     invol = elems[(inv == elems) & (elems != 0)]
+    n_sym = n - c
     for _ in range(attempts):
         rows = [[] for _ in range(m)]
+        for z in range(c):  # each centre: per distinct orbits with a free slot
+            free = [i for i in range(m) if len(rows[i]) < d]
+            if len(free) < per:
+                break
+            for i in rng.choice(free, per, replace=False).tolist():
+                rows[i].append(n_sym + z)
+        cap = np.array([d - len(r) for r in rows], dtype=np.int64)
+        if not c:
+            cap = target_degrees(n, d, g)
         stubs = rng.permutation(np.repeat(np.arange(m), cap))
         ok = True
         if len(stubs) % 2:  # one orbit of one slot: i -- h*m + i, h an involution
-            if len(invol) == 0:
+            if len(invol) == 0 and not c:
                 break
             i = int(stubs[-1])
-            rows[i].append(int(rng.choice(invol)) * m + i)
+            if len(invol):
+                rows[i].append(int(rng.choice(invol)) * m + i)
             stubs = stubs[:-1]
         for a, b in stubs.reshape(-1, 2).tolist():
             for _try in range(32):
-                c = int(rng.integers(g))
-                val, rev = c * m + b, int(inv[c]) * m + a
-                if (a == b and (c == 0 or val == rev)) or val in rows[a] or rev in rows[b]:
+                k = int(rng.integers(g))
+                val, rev = k * m + b, int(inv[k]) * m + a
+                if (a == b and (k == 0 or val == rev)) or val in rows[a] or rev in rows[b]:
                     continue
                 rows[a].append(val)
                 rows[b].append(rev)
@@ -382,10 +411,10 @@ def random_group_graph(n: int, d: int, group, seed: int = 0, attempts: int = 200
         adj = np.full((m, d), -1, dtype=np.int32)
         for i, r in enumerate(rows):
             adj[i, :len(r)] = r
-        graph = Graph(n, d, g, sort_rows(adj), group)
+        graph = Graph(n, d, g, sort_rows(adj), group, c)
         indptr, indices = graph.csr()
         if reached_from(indptr, indices.astype(np.int64), 0) == n:
             return graph
-    raise GolfError(f"could not build a simple connected {group.label}-symmetric graph with "
-                    f"n={n}, d={d} in {attempts} attempts (seed {seed}); try another seed or "
-                    f"group")
+    raise GolfError(f"could not build a simple connected {label}-symmetric graph with "
+                    f"n={n}, d={d}" + (f", centres={c}" if c else "")
+                    + f" in {attempts} attempts (seed {seed}); try another seed or group")
