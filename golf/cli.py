@@ -133,10 +133,125 @@ def _backend_options(args) -> dict:
     return options
 
 
+def _is_host_switch(args) -> bool:
+    """``--host-switch`` given, or a file whose first line is ORP's header ``hosts switches
+    radix`` (:func:`golf.hostswitch.orp_format.is_orp_file`; never with ``--grid``)."""
+    from golf.hostswitch.orp_format import is_orp_file
+
+    return args.host_switch or (args.grid is None and is_orp_file(args.file))
+
+
+def _refuse_for_host_switch(args, options) -> None:
+    """A GolfError for the first of ``options`` (names of ``args``' attributes) given with a
+    host-switch file: they describe graphs of vertex ids or cells."""
+    defaults = {"g": 1, "backend": "auto"}
+    for name in options:
+        value = getattr(args, name, None)
+        if value is not None and value != defaults.get(name) and value != []:
+            flag = "--" + name.replace("_", "-")
+            if name == "backend":
+                raise GolfError(f"--backend {value}: {args.file} is a host-switch graph, "
+                                f"scored by golf's host-switch scorer (a Numba BFS over the "
+                                f"switches, golf.hostswitch.h_score); leave --backend out")
+            raise GolfError(f"{flag}: does not apply to the host-switch graph {args.file} "
+                            f"(hosts, switches and radix come from its first line)")
+
+
+def load_host_switch(path: str, warn=_warn):
+    """Read a host-switch file (mnakao's ORP format) into a
+    :class:`golf.hostswitch.HostSwitchGraph`; repeated edges are left out with a warning
+    (they still count against the radix)."""
+    from golf.hostswitch.orp_format import read_host_switch
+
+    duplicates: list = []
+    net = read_host_switch(path, duplicates=duplicates)
+    for line, first, u, v in duplicates[:5]:
+        warn(f"{path}:{line}: duplicate edge '{u} {v}' (first on line {first}); ignored")
+    if len(duplicates) > 5:
+        warn(f"{path}: {len(duplicates) - 5} more duplicate edges ignored")
+    return net
+
+
+def _eval_host_switch(args) -> int:
+    """``golf eval`` of a host-switch file: the h-values (host pairs only) and the bounds of
+    the Order/Radix problem."""
+    from golf.hostswitch.h_scoring import h_score
+    from golf.hostswitch.radix_bounds import host_switch_bounds
+
+    _refuse_for_host_switch(args, ["g", "group", "n", "d", "grid", "r", "backend",
+                                   "chunk_words", "opt"])
+    net = load_host_switch(args.file)
+    comm = args.comm
+    rank0 = comm is None or comm.rank == 0
+    if args.explain and rank0:
+        print(f"host-switch scorer: a Numba BFS over the switch graph from each of the "
+              f"{int((net.host_counts > 0).sum())} switches that hold hosts, weighted by "
+              f"their host counts (golf.hostswitch.h_score)", file=sys.stderr)
+    t0 = time.perf_counter()
+    score = h_score(net, threads=args.threads)
+    seconds = time.perf_counter() - t0
+    if args.repeat:
+        t0 = time.perf_counter()
+        for _ in range(args.repeat):
+            score = h_score(net, threads=args.threads)
+        seconds = (time.perf_counter() - t0) / args.repeat
+    if not rank0:
+        return 0
+    b = host_switch_bounds(net.n, net.r)
+    connected = score.connected
+    out = {
+        "file": args.file, "kind": "host-switch",
+        "hosts": net.n, "switches": net.s, "radix": net.r,
+        "edges": net.num_edges, "switch_edges": net.switches.num_edges,
+        "max_ports": int(net.ports_used.max()),
+        "diameter": score.diameter, "total": score.total,
+        "aspl": score.aspl if connected else None,
+        "connected": connected, "peripheral": score.peripheral,
+        "diameter_bound": b.diameter,
+        "aspl_bound": float(b.aspl) if b.aspl is not None else None,
+        "aspl_bound_fraction": str(b.aspl) if b.aspl is not None else None,
+        "diameter_gap": score.diameter - b.diameter if connected else None,
+        "aspl_gap": score.aspl - float(b.aspl) if connected else None,
+        "backend": "hostswitch-bfs", "seconds": seconds, "repeat": args.repeat,
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(format_host_switch_table(out))
+    return 0
+
+
+def format_host_switch_table(o: dict) -> str:
+    """``golf eval``'s text for a host-switch graph (the keys of its JSON)."""
+    lines = [
+        f"file          {o['file']}",
+        f"host-switch   {o['hosts']} hosts, {o['switches']} switches, radix {o['radix']} "
+        f"(at most {o['max_ports']} ports used)",
+        f"edges         {o['edges']} ({o['hosts']} host, {o['switch_edges']} switch-switch)",
+    ]
+    if o["connected"]:
+        lines += [
+            f"h-diameter    {o['diameter']}   bound {o['diameter_bound']}   gap "
+            f"{o['diameter_gap']}",
+            f"h-total       {o['total']}",
+            f"h-ASPL        {o['aspl']:.10f}   bound {o['aspl_bound']:.10f} "
+            f"({o['aspl_bound_fraction']})   gap {o['aspl_gap']:.10f}",
+        ]
+    else:
+        lines += ["h-diameter    inf   (hosts disconnected)",
+                  "h-ASPL        inf   (hosts disconnected)"]
+    timing = f"{o['seconds']:.6g}" + (f" (mean of {o['repeat']} after a warm-up)"
+                                       if o["repeat"] else "")
+    lines += [f"scorer        {o['backend']}", f"seconds       {timing}"]
+    return "\n".join(lines)
+
+
 def cmd_eval(args) -> int:
     from golf.lower_bounds import grid_bounds, moore_bounds
     from golf.evaluators import make_evaluator
 
+    if _is_host_switch(args):
+        return _eval_host_switch(args)
     grid = None
     if _is_grid(args):
         if args.n is not None:
@@ -299,6 +414,10 @@ def cmd_validate(args) -> int:
 
     from golf.kernels.reach import reached_from
 
+    if _is_host_switch(args):
+        return _validate_host_switch(args)
+    if args.d is None:
+        args.validate_parser.error("the following arguments are required: --d")
     problems: list[str] = []
     e, n, name, dup_ends, shape = (_grid_edges if _is_grid(args) else _id_edges)(args, problems)
     d = args.d
@@ -339,6 +458,32 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def _validate_host_switch(args) -> int:
+    """``golf validate`` of a host-switch file: every broken rule (with the file and the
+    line), then whether the hosts reach each other."""
+    from golf.hostswitch.h_scoring import hosts_reached
+    from golf.hostswitch.orp_format import check_host_switch
+
+    _refuse_for_host_switch(args, ["n", "d", "grid", "r"])
+    problems, net = check_host_switch(args.file)
+    if net is not None:
+        reached = hosts_reached(net)
+        if reached < net.n:
+            problems.append(f"{args.file}: disconnected: host 0 (on switch "
+                            f"{net.host_switch[0] + net.n}) reaches {reached} of the n={net.n} "
+                            f"hosts")
+    if problems:
+        for p in problems:
+            print(p, file=sys.stderr)
+        print(f"golf: {args.file}: INVALID ({len(problems)} problem"
+              f"{'s' if len(problems) != 1 else ''})", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"{args.file}: valid host-switch graph: {net.n} hosts, {net.s} switches, radix "
+          f"{net.r}, {net.num_edges} edges; every host on one switch, at most "
+          f"{int(net.ports_used.max())} <= r={net.r} edges a switch, simple, hosts connected")
+    return 0
+
+
 def _two_numbers(args, parser) -> list[int]:
     """The two positional numbers of ``bounds`` and ``chase``: ``n d``, or with ``--grid``
     ``D R``. They stay text until ``--grid`` says what they are; a missing or bad one is a
@@ -346,6 +491,11 @@ def _two_numbers(args, parser) -> list[int]:
     names = ("D", "R") if args.grid is not None else ("n", "d")
     kinds = (_nonneg_int, _positive_int) if args.grid is not None else (_positive_int,
                                                                          _nonneg_int)
+    if getattr(args, "host_switch", False):
+        if args.grid is not None:
+            parser.error("--host-switch and --grid: a host-switch problem has no lattice; "
+                         "give one of them")
+        names, kinds = ("N", "R"), (_positive_int, _positive_int)
     missing = [name for name, text in zip(names, (args.n, args.d)) if text is None]
     if missing:
         parser.error(f"the following arguments are required: {', '.join(missing)}")
@@ -367,6 +517,8 @@ def cmd_bounds(args) -> int:
     from golf.lower_bounds import grid_bounds, moore_bounds
 
     values = _two_numbers(args, args.bounds_parser)
+    if args.host_switch:
+        return _host_switch_bounds(args, *values)
     if args.grid is not None:
         from golf.grid import parse_size
 
@@ -384,6 +536,24 @@ def cmd_bounds(args) -> int:
     else:
         print(f"{label}\ndiameter >= {b.diameter}\n"
               f"ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\ntotal    >= {b.total}")
+    return 0
+
+
+def _host_switch_bounds(args, n: int, r: int) -> int:
+    """``golf bounds --host-switch N R``: the Order/Radix bounds over every number of
+    switches (:func:`golf.hostswitch.radix_bounds.host_switch_bounds`)."""
+    from golf.hostswitch.radix_bounds import host_switch_bounds
+
+    b = host_switch_bounds(n, r)
+    label = f"hosts={n} r={r} (host-switch, any number of switches"
+    if args.json:
+        print(json.dumps(b.as_dict()))
+    elif b.diameter is None:
+        print(f"hosts={n} r={r}: no connected host-switch graph exists")
+    else:
+        print(f"{label}; at least {b.min_switches} connect the hosts)\n"
+              f"h-diameter >= {b.diameter}\n"
+              f"h-ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\nh-total    >= {b.total}")
     return 0
 
 
@@ -519,23 +689,35 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--repeat", type=_nonneg_int, default=0, metavar="N",
                    help="time N more evaluations after a warm-up; report the mean")
     s.add_argument("--explain", action="store_true", help="say which backend and why")
+    s.add_argument("--host-switch", action="store_true", help="read the file as a host-switch "
+                   "graph (ORP's format: first line 'hosts switches radix'; found by itself "
+                   "when the first line holds three integers) and print the h-values")
     s.set_defaults(func=cmd_eval)
 
     s = sub.add_parser("validate", help="check a submission: ids, degree, simple, connected "
                        "(a grid file: cells in the lattice, edge lengths too)")
     s.add_argument("file")
     s.add_argument("--n", type=_positive_int, help="vertex count (files of vertex ids)")
-    s.add_argument("--d", type=_nonneg_int, required=True)
+    s.add_argument("--d", type=_nonneg_int, help="the degree limit (required, but for a "
+                   "host-switch file)")
     s.add_argument("--grid", type=_size, metavar="WxH", help="the lattice of a grid file")
     s.add_argument("--r", type=_positive_int, help="the longest edge of a grid file")
-    s.set_defaults(func=cmd_validate)
+    s.add_argument("--host-switch", action="store_true", help="check the file as a "
+                   "host-switch graph (ORP's format; found by itself when its first line "
+                   "holds three integers): one edge a host, to a switch, <= radix edges a "
+                   "switch, simple, hosts connected")
+    s.set_defaults(func=cmd_validate, validate_parser=s)
 
     s = sub.add_parser("bounds", help="Moore lower bounds on diameter and ASPL (--grid: the "
-                       "lattice bounds of a grid problem)",
+                       "lattice bounds of a grid problem; --host-switch: the Order/Radix "
+                       "bounds)",
                        usage="golf bounds [-h] [--json] n d\n"
-                       "       golf bounds [-h] [--json] --grid WxH D R")
+                       "       golf bounds [-h] [--json] --grid WxH D R\n"
+                       "       golf bounds [-h] [--json] --host-switch N R")
     _pair_arguments(s, "the bounds of the grid problem on a W x H lattice, degree D, edges "
                     "of Manhattan length <= R")
+    s.add_argument("--host-switch", action="store_true", help="the bounds on h-diameter and "
+                   "h-ASPL of N hosts on switches of radix R, over every number of switches")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_bounds, bounds_parser=s)
 

@@ -157,3 +157,59 @@ def random_lift(rng, a, b, r, m, count):
     arbitrary, maybe disconnected)."""
     return lift_edges(a, b, r, m, [(int(rng.integers(m)), int(rng.integers(m)),
                                     int(rng.integers(a * b))) for _ in range(count)])
+
+
+def host_switch_score(n, s, edges):
+    """(h-diameter, h-total, peripheral hosts) of a host-switch graph by BFS over the whole
+    graph (hosts ``0..n-1`` and switches ``n..n+s-1`` alike) with networkx, or None when two
+    hosts cannot reach each other. ``edges`` uses the file's ids; repeats change nothing."""
+    G = nx.Graph()
+    G.add_nodes_from(range(n + s))
+    G.add_edges_from(map(tuple, np.asarray(edges).tolist()))
+    total, ecc = 0, []
+    for x in range(n):
+        dist = nx.single_source_shortest_path_length(G, x)
+        far = [dist.get(y) for y in range(n) if y != x]
+        if any(k is None for k in far):
+            return None
+        total += sum(far)
+        ecc.append(max(far, default=0))
+    diameter = max(ecc)
+    return diameter, total // 2, sum(1 for e in ecc if e == diameter)
+
+
+def host_switch_bounds(n, r):
+    """(h-diameter bound, h-ASPL bound as a Fraction) by trying every way to fill the levels
+    of one host's shortest-path tree: level 1 is its switch; each switch at a level gives
+    ``r - 1`` places at the next, each taken by a host, a switch, or left empty. The least
+    deepest level and the least sum of depths over the other ``n - 1`` hosts, found apart.
+    None, None when the hosts cannot all be placed (tiny n and r only)."""
+    from fractions import Fraction
+    from functools import lru_cache
+
+    if n == 1:
+        return 0, Fraction(0)
+
+    @lru_cache(maxsize=None)
+    def best(places, left, depth):
+        # (least deepest level, least sum of depths) to place `left` hosts in `places` places
+        # at `depth`; None if it cannot be done
+        if left == 0:
+            return depth - 1, 0
+        if places == 0 or depth > 3 * n:
+            return None
+        deep, total = None, None
+        for hosts in range(0, min(places, left) + 1):
+            rest = best(min((places - hosts) * (r - 1), left - hosts), left - hosts, depth + 1)
+            if rest is None:
+                continue
+            d = max(rest[0], depth) if hosts else rest[0]
+            t = rest[1] + hosts * depth
+            deep = d if deep is None else min(deep, d)
+            total = t if total is None else min(total, t)
+        return None if deep is None else (deep, total)
+
+    found = best(min(r - 1, n - 1), n - 1, 2)  # level 1 is the host's switch: its r-1 ports
+    if found is None or r < 1:
+        return None, None
+    return found[0], Fraction(found[1], n - 1)

@@ -1,0 +1,159 @@
+"""Lower bounds on the h-diameter and the h-ASPL of a host-switch graph with ``n`` hosts and
+switches of radix ``r``, whatever the number of switches.
+
+The bound of the Order/Radix problem (R. Yasudo, M. Koibuchi, K. Nakano et al., "Order/Radix
+Problem: towards low end-to-end latency interconnection networks", ICPP 2017; and R. Yasudo,
+M. Koibuchi, K. Nakano, "Designing high-performance interconnection networks with host-switch
+graphs", IEEE TPDS 30(2), 2019): grow the shortest-path tree of one host. Its switch sits one
+hop away; every switch has ``r - 1`` ports besides the one towards the root, so at most
+``(r-1)^(k-1)`` vertices lie ``k`` hops away, and a host ``j < k`` hops away takes the place of
+``(r-1)^(k-j)`` of them. The other ``n - 1`` hosts, placed as near as the ports allow, give
+the bounds. Both are exact (an integer and a :class:`fractions.Fraction`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from golf.errors import GolfError
+
+__all__ = ["HostSwitchBounds", "host_switch_bounds", "fewest_switches"]
+
+
+@dataclass(frozen=True)
+class HostSwitchBounds:
+    """Lower bounds of the host-switch problem ``(n hosts, radix r)``, over every number of
+    switches.
+
+    Attributes
+    ----------
+    n : int
+        The number of hosts.
+    r : int
+        The radix: ports of a switch.
+    diameter : int or None
+        The bound on the h-diameter; None when no connected host-switch graph exists.
+    aspl : Fraction or None
+        The bound on the h-ASPL (the mean distance over the ``n(n-1)/2`` host pairs).
+    min_switches : int or None
+        The fewest switches that connect ``n`` hosts (:func:`fewest_switches`).
+    """
+
+    n: int
+    r: int
+    diameter: int | None
+    aspl: Fraction | None
+    min_switches: int | None
+
+    @property
+    def total(self) -> int | None:
+        """The matching bound on the h-total, the sum over unordered host pairs
+        (``aspl * n(n-1)/2``, rounded up)."""
+        if self.aspl is None:
+            return None
+        t = self.aspl * self.n * (self.n - 1) / 2
+        return -(-t.numerator // t.denominator)
+
+    def as_dict(self) -> dict:
+        return {
+            "kind": "host-switch",
+            "hosts": self.n,
+            "radix": self.r,
+            "diameter_bound": self.diameter,
+            "aspl_bound": float(self.aspl) if self.aspl is not None else None,
+            "aspl_bound_fraction": str(self.aspl) if self.aspl is not None else None,
+            "total_bound": self.total,
+            "min_switches": self.min_switches,
+        }
+
+
+def _check(n: int, r: int) -> tuple[int, int]:
+    n, r = int(n), int(r)
+    if n < 1:
+        raise GolfError(f"the number of hosts must be >= 1, got {n}")
+    if r < 1:
+        raise GolfError(f"the radix must be >= 1, got {r}")
+    return n, r
+
+
+def fewest_switches(n: int, r: int) -> int | None:
+    """The fewest switches of radix ``r`` that connect ``n`` hosts, or None if none do.
+
+    ``s`` connected switches have at least ``s - 1`` switch-switch edges, which take
+    ``2(s - 1)`` of their ``s*r`` ports: at most ``s*r - 2(s - 1) = s(r - 2) + 2`` hosts fit.
+    So ``s >= (n - 2) / (r - 2)`` for ``r >= 3``, and a chain of switches reaches it. With
+    ``r <= 2`` one switch holds every host, or the hosts cannot all be connected.
+
+    Raises
+    ------
+    GolfError
+        If ``n`` or ``r`` is below 1.
+    """
+    n, r = _check(n, r)
+    if n <= r:
+        return 1
+    if r <= 2:
+        return None
+    return -(-(n - 2) // (r - 2))
+
+
+def host_switch_bounds(n: int, r: int) -> HostSwitchBounds:
+    """Lower bounds on the h-diameter and the h-ASPL for ``n`` hosts and radix ``r``.
+
+    From a host ``x``, count the vertices ``k`` hops away: one at ``k = 1`` (the switch of
+    ``x``; a host has one edge and no host-host edges exist), and at most ``r - 1`` times the
+    switches at ``k - 1`` beyond. With every vertex nearer than ``k`` a switch, that is
+    ``(r-1)^(k-1)`` places, and a host ``j < k`` hops away stands where a switch could have
+    led to ``(r-1)^(k-j)`` of them. So at most ``(r-1)^(k-1)`` hosts lie within ``k`` hops of
+    ``x``, and the h-diameter is at least ``D``, the least ``k >= 2`` with
+    ``(r-1)^(k-1) >= n - 1``.
+
+    The sum of the distances from ``x`` is smallest with every other host ``D - 1`` or ``D``
+    hops away and as many as possible at ``D - 1``. With ``a`` hosts and ``b`` switches at
+    ``D - 1`` (``a + b <= (r-1)^(D-2)``) and the other ``n - 1 - a`` hosts behind those
+    switches (``n - 1 - a <= (r-1) b``), the most is
+    ``a = floor(((r-1)^(D-1) - (n-1)) / (r-2))`` (and ``a = 0`` for ``D = 2``: the only vertex
+    one hop away is a switch). Then every host has a distance sum of at least
+    ``W = (n-1) D - a``, the h-ASPL is at least ``W / (n - 1)`` and the h-total at least
+    ``n W / 2``.
+
+    Parameters
+    ----------
+    n : int
+        The number of hosts, >= 1.
+    r : int
+        The radix, >= 1.
+
+    Returns
+    -------
+    HostSwitchBounds
+        ``diameter`` and ``aspl`` (both 0 for one host; both None when no connected graph
+        exists: ``r = 1`` with ``n >= 2``, ``r = 2`` with ``n >= 3``), and the fewest switches
+        that connect the hosts.
+
+    Raises
+    ------
+    GolfError
+        If ``n`` or ``r`` is below 1.
+
+    Examples
+    --------
+    >>> b = host_switch_bounds(32, 4)
+    >>> b.diameter, b.aspl, b.total
+    (5, Fraction(130, 31), 2080)
+    """
+    n, r = _check(n, r)
+    least = fewest_switches(n, r)
+    if n == 1:
+        return HostSwitchBounds(n, r, 0, Fraction(0), least)
+    if least is None:
+        return HostSwitchBounds(n, r, None, None, least)
+    if n == 2 or r == 2:  # one switch holds both hosts (r = 2 reaches here with n = 2 only)
+        return HostSwitchBounds(n, r, 2, Fraction(2), least)
+    D, places = 2, r - 1  # places = (r-1)^(D-1)
+    while places < n - 1:
+        D += 1
+        places *= r - 1
+    near = 0 if D == 2 else (places - (n - 1)) // (r - 2)
+    return HostSwitchBounds(n, r, D, Fraction((n - 1) * D - near, n - 1), least)
