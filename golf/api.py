@@ -117,11 +117,12 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
     """
     if type(graph) is not Graph:
         graph = _as_graph(graph)
-    key = (backend, graph.n, graph.d, graph.g, graph.group, tuple(options.items()))
+    key = (backend, graph.form, graph.d, tuple(options.items()))
     score = _CACHE.get(key)
     if score is None:
         score = _CACHE[key] = make_evaluator(backend, graph.n, graph.d, graph.g,
-                                             symmetry=graph.group, **options).scorer()
+                                             symmetry=graph.group, centres=graph.centres,
+                                             **options).scorer()
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return score(graph.adj, max_level)
@@ -159,7 +160,7 @@ def bounds(n: int, d: int):
     return moore_bounds(n, d)
 
 
-def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None):
+def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None, centres: int = 0):
     """A random simple connected g-symmetric graph, every degree ``d`` (one class of ``g``
     vertices at ``d - 1`` where parity forces it); the same seed gives the same graph.
 
@@ -173,6 +174,9 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None):
         The graph is a function of ``(n, d, g, seed)``, on any machine.
     group : [a, r] or Group, optional
         A non-cyclic symmetry group of order ``g``: ``Z_a ⋊_r Z_(g/a)`` (:mod:`golf.group`).
+    centres : int, optional
+        Centre vertices (:mod:`golf.graph`): the last ``centres`` vertices are fixed by the
+        symmetry, each adjacent to ``d // g`` whole orbits; ``g`` divides ``n - centres``.
 
     Returns
     -------
@@ -181,7 +185,8 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None):
     Raises
     ------
     GolfError
-        ``g`` does not divide ``n``, or no connected graph of that shape exists.
+        ``g`` does not divide ``n`` (``n - centres``), or no connected graph of that shape
+        exists.
 
     Examples
     --------
@@ -195,8 +200,8 @@ def random_graph(n: int, d: int, g: int = 1, seed: int = 0, group=None):
     from golf.group import Group, parse_group
 
     grp = group if isinstance(group, Group) or group is None else parse_group(group, g)
-    if grp is not None:
-        return random_group_graph(n, d, grp, seed)
+    if grp is not None or centres:
+        return random_group_graph(n, d, grp, seed, centres=centres, g=g)
     return build(n, d, g, seed)
 
 

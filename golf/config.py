@@ -71,6 +71,8 @@ SCHEMA = {
                "'auto' (chosen by short trials: golf.run.portfolio)"),
         "group": S("group?", None, None, "'cyclic' or [a, r]: the symmetry group Z_a ⋊_r "
                    "Z_(g/a) of order g (golf.group; null: cyclic)"),
+        "centres": S("int", 0, (0, 64), "an integer from 0 to 64 (vertices fixed by the "
+                     "symmetry; g must divide n - centres)"),
         "regular": S("bool", False, None, "true or false"),
         "start": S("path?", None, None, "random, circulant, algebraic or an edge-list file (a "
                    "file named like one of those is given as ./NAME); null: random"),
@@ -157,6 +159,13 @@ DOCS = {
     "problem.group": "The symmetry group of order ``g``: ``cyclic`` (or null) is the rotation "
                      "``Z_g``; ``[a, r]`` the metacyclic group ``Z_a ⋊_r Z_(g/a)``. With "
                      "``g: auto``, ``cyclic`` keeps the trials to cyclic forms.",
+    "problem.centres": "Centre vertices (:mod:`golf.graph`): ``n = g*m + centres``, the last "
+                       "``centres`` vertices fixed by the symmetry and adjacent to whole "
+                       "orbits (``d // g`` orbits each, laid by the start graph and kept by "
+                       "the moves). For an order that no useful ``g`` divides (a prime, twice "
+                       "a prime): ``g`` then divides ``n - centres``. ``g: auto`` tries this "
+                       "form by itself where it helps. Scored by ``bitset``, ``bfs`` and "
+                       "``reference``.",
     "problem.regular": "Keep every degree exactly ``d`` (the moves keep degrees, so this "
                        "only shapes the start graph). Off, a vertex may end below ``d``.",
     "problem.start": "The start graph: ``random`` (a random connected symmetric graph from "
@@ -507,6 +516,35 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
     return out
 
 
+def _check_centres(p: dict, s: dict, where) -> None:
+    """The rules of ``problem.centres`` (:mod:`golf.graph`): ``g >= 2`` divides ``n -
+    centres``, a centre takes at least one orbit (``g <= d``), the start is random or a file,
+    no grid, a polish at ``g`` or 1, and a regular graph needs ``g | d``."""
+    n, d, g, c = p["n"], p["d"], p["g"], p["centres"]
+    at = f"{where('problem.centres')}: problem.centres"
+    if p["grid"] is not None:
+        raise GolfError(f"{at}: a grid problem has no centre vertices")
+    if g < 2 or (n - c) % g:
+        raise GolfError(f"{at}: {c} centres need a problem.g >= 2 dividing n - centres = "
+                        f"{n - c}, got g={g}")
+    if g > d:
+        raise GolfError(f"{at}: a centre is adjacent to whole orbits of g={g} vertices, so "
+                        f"g must be <= d={d}")
+    if c * (d // g) > (n - c) // g * d:
+        raise GolfError(f"{at}: {c} centres of {d // g} orbits each need more slots than "
+                        f"the {(n - c) // g} base rows hold")
+    if p["start"] in ("circulant", "algebraic"):
+        raise GolfError(f"{where('problem.start')}: problem.start: {p['start']} starts have "
+                        f"no centre vertices; start from random or a file")
+    if s["polish_g"] not in (None, 1, g):
+        raise GolfError(f"{where('search.polish_g')}: search.polish_g: with centres the "
+                        f"polish runs at g={g} or 1, got {s['polish_g']}")
+    if p["regular"] and d % g:
+        raise GolfError(f"{where('problem.regular')}: problem.regular: a centre has degree "
+                        f"g*(d // g) = {g * (d // g)} < d={d}; choose a g dividing d or "
+                        f"regular: false")
+
+
 def _check_relations(out: dict, where) -> None:
     """The rules that tie several keys together."""
     from golf.evaluators import check_options
@@ -514,9 +552,15 @@ def _check_relations(out: dict, where) -> None:
     p, s, e = out["problem"], out["search"], out["evaluator"]
     _check_grid(p, where)
     n, d, g = p["n"], p["d"], p["g"]
+    c = p.get("centres", 0)
     if g == "auto":  # resolved by trials before the run (golf.run.portfolio)
         g = 1
-    if n % g:
+        if c:
+            raise GolfError(f"{where('problem.centres')}: problem.centres: centres need an "
+                            f"integer problem.g (g: auto chooses its own form)")
+    if c:
+        _check_centres(p, s, where)
+    elif n % g:
         raise GolfError(f"{where('problem.g')}: problem.g: {g} does not divide n={n}")
     if p["group"] is not None and p["group"] != "cyclic":
         from golf.group import parse_group
@@ -537,7 +581,7 @@ def _check_relations(out: dict, where) -> None:
     if p["regular"] and (n * d) % 2:
         raise GolfError(f"{where('problem.regular')}: problem.regular: no {d}-regular graph "
                         f"on n={n} vertices exists (n*d is odd); set regular: false")
-    if p["regular"] and g % 2 and (n // g * d) % 2:
+    if p["regular"] and not c and g % 2 and (n // g * d) % 2:
         raise GolfError(f"{where('problem.regular')}: problem.regular: with odd g={g} every "
                         f"class needs an even slot count m*d={n // g * d}; choose another g")
     start = p["start"]

@@ -241,7 +241,7 @@ class Graph:
 
     @property
     def num_edges(self) -> int:
-        return int(self.base_degrees.sum()) * self.g // 2 + int(self.centre_degrees().sum()) // 2
+        return (int(self.base_degrees.sum()) * self.g + int(self.centre_degrees().sum())) // 2
 
     def neighbors(self, v: int) -> np.ndarray:
         """Neighbours of vertex ``v`` (sorted)."""

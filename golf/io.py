@@ -53,16 +53,17 @@ class EdgeList:
     def max_id(self) -> int:
         return int(self.edges.max()) if len(self.edges) else -1
 
-    def graph(self, n: int | None = None, g=1, d: int | None = None, group=None):
+    def graph(self, n: int | None = None, g=1, d: int | None = None, group=None,
+              centres: int = 0):
         """The edges as a :class:`golf.graph.Graph` on ``n`` vertices (default: largest id
         + 1) with symmetry ``g`` (an integer that must hold, or ``"auto"``: the largest that
-        does; ``group``: a non-cyclic group of order ``g`` that must hold, :mod:`golf.group`)
-        and row width ``d`` (default: the largest degree). Errors name the file and line of
-        the offending edge."""
+        does; ``group``: a non-cyclic group of order ``g`` that must hold, :mod:`golf.group`;
+        ``centres``: the last vertices fixed by it, :mod:`golf.graph`) and row width ``d``
+        (default: the largest degree). Errors name the file and line of the offending edge."""
         from golf.graph import Graph
 
         return Graph.from_edges(self.edges, n=n, g=g, d=d, source=self.path, lines=self.lines,
-                                group=group)
+                                group=group, centres=centres)
 
 
 def _open_text(path: str, ascii_only: bool = False):

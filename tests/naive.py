@@ -159,6 +159,30 @@ def random_lift(rng, a, b, r, m, count):
                                     int(rng.integers(a * b))) for _ in range(count)])
 
 
+def centre_lift(rng, g, m, c, count, attach, group=None):
+    """A random graph with ``c`` centre vertices ``g*m .. g*m+c-1``: ``count`` random edge
+    orbits among the ``g*m`` others (cyclic: ``u -- v`` moved by ``k*m`` mod ``g*m``; with
+    ``group = (a, b, r)``: the lift's orbits) and ``attach`` random (centre, orbit) pairs,
+    each joining the centre to all ``g`` vertices of the orbit. Built edge by edge, without
+    golf; degrees arbitrary, maybe disconnected."""
+    n_sym = g * m
+    edges = set()
+    for _ in range(count):
+        i, j, k = int(rng.integers(m)), int(rng.integers(m)), int(rng.integers(g))
+        for h in range(g):
+            if group is None:
+                u, v = h * m + i, ((h + k) % g) * m + j
+            else:
+                u, v = h * m + i, product(*group, h, k) * m + j
+            if u != v:
+                edges.add((min(u, v), max(u, v)))
+    for _ in range(attach):
+        z, i = n_sym + int(rng.integers(c)), int(rng.integers(m))
+        for h in range(g):
+            edges.add((h * m + i, z))
+    return sorted(edges)
+
+
 def host_switch_score(n, s, edges):
     """(h-diameter, h-total, peripheral hosts) of a host-switch graph by BFS over the whole
     graph (hosts ``0..n-1`` and switches ``n..n+s-1`` alike) with networkx, or None when two

@@ -266,11 +266,14 @@ class Search:
         if resume is not None:
             auto = resume["meta"].get("auto_g", {})
             g = auto.get("g")
-            if not isinstance(g, int) or g < 1 or self.cfg["problem"]["n"] % g:
+            c = (auto.get("form") or {}).get("centres", 0)
+            if (not isinstance(g, int) or g < 1 or not isinstance(c, int) or c < 0
+                    or (self.cfg["problem"]["n"] - c) % g):
                 raise GolfError(f"{self.resumed_from}: run.yaml says problem.g: auto and the "
                                 f"checkpoint records no g chosen by the trials")
             self.cfg["problem"]["g"] = g
             self.cfg["problem"]["group"] = auto.get("group")
+            self.cfg["problem"]["centres"] = c
             self._write_run_yaml()  # killed between the first checkpoint and run.yaml
             return None
         from golf.run.portfolio import choose_form
@@ -533,8 +536,8 @@ class Search:
         """The config with ``problem.g`` = ``g`` (None: the config itself)."""
         if g is None or g == self.cfg["problem"]["g"]:
             return self.cfg
-        # another g (the polish phase's, 1 with a group): cyclic
-        return dict(self.cfg, problem=dict(self.cfg["problem"], g=g, group=None))
+        # another g (the polish phase's, 1 with a group or centres): cyclic, no centres
+        return dict(self.cfg, problem=dict(self.cfg["problem"], g=g, group=None, centres=0))
 
     def _checkpoint(self, elapsed: float) -> None:
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),

@@ -90,8 +90,8 @@ def recheck_graph(graph, d, backend) -> dict:
     graph.check()
     name = recheck_backend(graph, backend)
     t = time.perf_counter()
-    score = make_evaluator(name, graph.n, graph.d, graph.g,
-                           symmetry=graph.group).evaluate(graph)
+    score = make_evaluator(name, graph.n, graph.d, graph.g, symmetry=graph.group,
+                           centres=graph.centres).evaluate(graph)
     if not score.connected:
         raise GolfError("internal error: the best graph is disconnected")
     return {"backend": name, "diameter": score.diameter, "total": score.total,

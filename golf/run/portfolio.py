@@ -23,6 +23,11 @@ run's own engine and keeps the best.
      that the two differ in shape (``results/quality/``).
    * ``problem.group: cyclic`` with ``g: auto`` keeps the cyclic forms only; a grid problem
      tries the rotations its lattice allows (1, 2 and 4 where they exist).
+   * Centre-vertex forms (:func:`centre_forms`, :mod:`golf.graph`): ``n = g*m + c`` with
+     ``c`` of :data:`CENTRES` (1, 2) and the largest ``g <= d`` that divides ``n - c``, where
+     that ``g`` exceeds every other form's: for an order that no useful ``g`` divides (a
+     prime; ``n*d`` odd), which otherwise has ``g = 1`` and ``n`` sources to score. (101, 6):
+     ``Z_5`` with one centre (20 orbits) and ``Z_3`` with two, where ``g = 1`` is all else.
    * First of all, where a construction of :mod:`golf.starts.algebraic` lies near ``(n, d)``
      (dense pairs: ``ER_31`` for (1024, 32)) and ``problem.start`` is random: ``g = 1`` from
      that construction fitted to the pair, which starts closer to the record than the other
@@ -74,7 +79,7 @@ from golf.run.problem import Problem
 
 __all__ = ["divisors", "candidates", "forms", "group_prior", "halving_plan", "choose_form",
            "Form", "Choice", "CYCLIC_FORMS", "GROUP_M", "GROUPS_PER_ORDER", "DEFAULT_BUDGET",
-           "M_PER_DEGREE"]
+           "M_PER_DEGREE", "centre_forms", "CENTRES"]
 
 # the floor on m = n/g of a cyclic form, in units of d
 M_PER_DEGREE = 1
@@ -88,6 +93,8 @@ MIN_SLICE_SECONDS = 1.0
 MIN_SLICE_STEPS = 100
 GROUPS_PER_ORDER = 2
 DEFAULT_BUDGET = 0.25
+# the centre counts of the centre-vertex forms (centre_forms)
+CENTRES = (1, 2)
 
 
 def divisors(n: int) -> list[int]:
@@ -123,11 +130,13 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
 class Form:
     """A symmetry form: order ``g`` and ``group`` (a :class:`golf.group.Group`, None for the
     cyclic ``Z_g``); ``construction`` names the algebraic start graph of a ``g = 1`` form that
-    starts from one (``ER_31``: :mod:`golf.starts.algebraic`), None for the config's start."""
+    starts from one (``ER_31``: :mod:`golf.starts.algebraic`), None for the config's start;
+    ``centres`` the centre vertices (:mod:`golf.graph`, ``g`` divides ``n - centres``)."""
 
     g: int
     group: object = None
     construction: str | None = None
+    centres: int = 0
 
     @property
     def spec(self):
@@ -140,17 +149,23 @@ class Form:
         return None if self.construction is None else "algebraic"
 
     def label(self, n: int) -> str:
-        m = n // self.g
+        m = (n - self.centres) // self.g
         if self.construction is not None:
             return f"{self.construction} fitted, g=1 (m={m})"
+        if self.centres:
+            c = self.centres
+            return f"cyclic g={self.g} (m={m}) + {c} centre{'s' if c > 1 else ''}"
         if self.group is None:
             return f"cyclic g={self.g} (m={m})"
         return f"{self.group.label} (g={self.g}, m={m})"
 
     def record(self, n: int) -> dict:
-        out = {"g": self.g, "group": self.spec, "m": n // self.g, "label": self.label(n)}
+        out = {"g": self.g, "group": self.spec, "m": (n - self.centres) // self.g,
+               "label": self.label(n)}
         if self.start is not None:
             out["start"] = self.start
+        if self.centres:
+            out["centres"] = self.centres
         return out
 
     def changes(self) -> list:
@@ -160,16 +175,24 @@ class Form:
         temperatures sampled from it never went below it on (1024, 32) (12.4 M evaluations
         in 10 minutes on 2 cores), where hill climbing (plateau moves taken) went from ASPL
         2.039952 to 2.034921 in 60 s."""
-        out = [("problem", "g", self.g), ("problem", "group", self.spec)]
+        out = [("problem", "g", self.g), ("problem", "group", self.spec),
+               ("problem", "centres", self.centres)]
         if self.start is not None:
             out += [("problem", "start", self.start), ("search", "method", "hill")]
         return out
 
     def config(self, cfg: dict) -> dict:
-        """``cfg`` with this form's settings (:meth:`changes`)."""
+        """``cfg`` with this form's settings (:meth:`changes`); a centre form on a backend
+        that scores no centres (the GPU ones) is scored by the one ``auto`` picks among the
+        others (a CPU backend, host chains)."""
+        from golf.evaluators import backend_class
+
         out = copy.deepcopy(cfg)
         for section, key, value in self.changes():
             out[section][key] = value
+        name = out["evaluator"]["backend"]
+        if self.centres and name != "auto" and not backend_class(name).takes_centres:
+            out["evaluator"]["backend"] = "auto"
         return out
 
 
@@ -231,11 +254,33 @@ def forms(problem: dict) -> tuple[list[Form], str]:
     out = cyclic[:1] + [f for f in lead if f not in cyclic[:1]] + rest
     rule += (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, {GROUPS_PER_ORDER} "
              f"an order (golf.run.portfolio.group_prior)")
+    top = max(f.g for f in out)
+    centred = [Form(g, None, None, c) for g, c in centre_forms(n, d) if g > top]
+    if centred and problem.get("start") in (None, "random"):
+        out = out[:1] + centred + out[1:]
+        rule += (f"; with centres: n - c = g*m for c in {list(CENTRES)}, 2 <= g <= d, m >= d, "
+                 f"the largest g of each c, where it beats every other form's g")
     found = construction_for(n, d) if problem.get("start") in (None, "random") else None
     if found is not None:  # first: for a dense pair it starts far closer than any other form
         out.insert(0, Form(1, None, f"ER_{found[0]}"))
         rule += f"; first, g=1 from the algebraic start {found[1]}"
     return out, rule
+
+
+def centre_forms(n: int, d: int) -> list[tuple[int, int]]:
+    """``(g, c)`` of the centre-vertex forms worth a trial (:mod:`golf.graph`): for each
+    ``c`` in :data:`CENTRES`, the largest ``g`` with ``2 <= g <= d`` (a centre takes whole
+    orbits of ``g`` vertices) dividing ``n - c`` with ``m = (n - c)/g >= d``.
+
+    >>> centre_forms(101, 6)
+    [(5, 1), (3, 2)]
+    """
+    out = []
+    for c in CENTRES:
+        ok = [g for g in divisors(n - c) if 2 <= g <= d and (n - c) // g >= M_PER_DEGREE * d]
+        if ok:
+            out.append((max(ok), c))
+    return out
 
 
 def _affordable(count: int, total: float, least: float) -> int:
@@ -399,10 +444,11 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     for f in portfolio:
         name = e["backend"]
         if name == "auto":
-            name = choose_backend(p["n"], p["d"], f.g, e.get("threads"))[0]
-        kinds.add((name, f.group is not None))
-    for name, grouped in sorted(kinds):
-        form = Form(8, Group(4, 2, 3)) if grouped else Form(4)
+            name = choose_backend(p["n"], p["d"], f.g, e.get("threads"), 1, f.centres)[0]
+        kinds.add((name, f.group is not None, f.centres > 0))
+    for name, grouped, centred in sorted(kinds):
+        form = (Form(8, Group(4, 2, 3)) if grouped else Form(3, None, None, 1) if centred
+                else Form(4))
         tc = form.config(cfg)
         tc["problem"].update(n=16, d=3, start=None, regular=False)
         tc["evaluator"] = dict(e, backend=name)
@@ -561,7 +607,8 @@ def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -
                   evaluations=sum(t.get("evaluations", 0) for t in final))
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
-    graph = Graph(n, p["d"], form.g, sort_rows(best_rows), group=form.group)
+    graph = Graph(n, p["d"], form.g, sort_rows(best_rows), group=form.group,
+                  centres=form.centres)
     return Choice(form, graph, record, seconds, sampled=sampled)
 
 

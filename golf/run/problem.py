@@ -30,8 +30,10 @@ class Problem:
         self.g = g if g is not None else problem["g"]
         # the symmetry group at the config's g (another g, a polish phase's, is cyclic)
         spec = problem.get("group")
-        self.group = (parse_group(spec, self.g, "problem.group")
-                      if self.g == problem["g"] and self.g != "auto" else None)
+        own = self.g == problem["g"] and self.g != "auto"
+        self.group = parse_group(spec, self.g, "problem.group") if own else None
+        # the centre vertices of the form (golf.graph); another g (a polish's) has none
+        self.centres = problem.get("centres", 0) if own else 0
         size = problem.get("grid")
         g_grid = self.g if self.g != "auto" else 1
         self.grid = Grid(size[0], size[1], problem["r"], g_grid) if size is not None else None
@@ -41,7 +43,8 @@ class Problem:
         """``n=.. d=.. g=..``, with the lattice and reach of a grid problem."""
         if self.grid is None:
             grp = "" if self.group is None else f" group {self.group.label}"
-            return f"n={self.n} d={self.d} g={self.g}{grp}"
+            cen = f" centres={self.centres}" if self.centres else ""
+            return f"n={self.n} d={self.d} g={self.g}{grp}{cen}"
         return f"grid {self.grid.label} (n={self.n}) d={self.d} r={self.grid.r} g={self.g}"
 
     def bounds(self):
@@ -58,10 +61,11 @@ class Problem:
 
     def random_graph(self, seed: int):
         """A random connected start graph of the problem for ``g``."""
-        if self.grid is None and self.group is not None:
+        if self.grid is None and (self.group is not None or self.centres):
             from golf.starts.random import random_group_graph
 
-            return random_group_graph(self.n, self.d, self.group, seed=seed)
+            return random_group_graph(self.n, self.d, self.group, seed=seed,
+                                      centres=self.centres, g=self.g)
         if self.grid is None:
             from golf.starts.random import random_graph
 
@@ -82,7 +86,8 @@ class Problem:
                 line, first, u, v = el.duplicates[0]
                 raise GolfError(f"{path}:{line}: duplicate edge '{u} {v}' (first on line "
                                 f"{first})")
-            return el.graph(n=self.n, g=self.g, d=self.d, group=self.group)
+            return el.graph(n=self.n, g=self.g, d=self.d, group=self.group,
+                            centres=self.centres)
         from golf.grid import is_grid_file, read_grid_edges
 
         if not is_grid_file(path):
