@@ -51,7 +51,7 @@ def test_split_evaluation_equals_serial(ranks):
     assert proc.returncode == 0, proc.stderr[-3000:]
     split = cpu_split_backends()
     assert len(split) >= 2  # bitset, bfs (and the SciPy reference where installed)
-    assert f"OK {15 * len(split)} split evaluations over {ranks} ranks" in proc.stdout
+    assert f"OK {18 * len(split)} split evaluations over {ranks} ranks" in proc.stdout
 
 
 @pytest.mark.parametrize("ranks", [2, 3])
@@ -279,3 +279,28 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
     e = read_edges(rd / "best.edges").edges
     assert apsp_score(192, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
     Graph.from_edges(e, n=192, g=48, d=5, group=Group(8, 6, 3))  # raises if not symmetric
+
+
+def test_centre_form_under_mpi(tmp_path):
+    """Centre vertices (problem.centres) under mpiexec: the evaluator split over ranks walks
+    the serial chain (the centres' unit on one rank, the base sources' on the other)."""
+    from golf.graph import Graph
+
+    p = tmp_path / "cen.yaml"
+    p.write_text(f"""name: cen
+problem: {{n: 151, d: 6, g: 6, centres: 1}}
+search: {{steps: 1500, seed: 5}}
+evaluator: {{backend: bitset, chunk_words: 1}}
+parallel: {{mode: evaluator, exchange_every: 500}}
+output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
+""")
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    run_golf("run", p, "--quiet", "--set", "parallel.mode=none", "--set",
+             f"output.dir={tmp_path / 'serial'}", check=True)
+    mpi, serial = tmp_path / "out" / "cen", tmp_path / "serial" / "cen"
+    assert (mpi / "best.edges").read_bytes() == (serial / "best.edges").read_bytes()
+    s = json.loads((mpi / "summary.json").read_text())
+    e = read_edges(mpi / "best.edges").edges
+    assert apsp_score(151, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
+    Graph.from_edges(e, n=151, g=6, d=6, centres=1)  # raises if not of the form

@@ -1,6 +1,6 @@
 """Under mpiexec: split evaluation must equal the serial result, for every CPU backend of the
 registry that splits its work over ranks, on many random graphs (regular and not, symmetric
-and not, disconnected, grid graphs). Any mismatch raises (and the job fails); rank 0 prints
+and not, disconnected, grid graphs, centre forms). Any mismatch raises (and the job fails); rank 0 prints
 the count."""
 
 import sys
@@ -15,7 +15,7 @@ from golf.evaluators import backend_class, make_evaluator  # noqa: E402
 from golf.starts.random import random_graph  # noqa: E402
 from golf.graph import Graph  # noqa: E402
 from golf.grid import Grid  # noqa: E402
-from naive import grid_edges, symmetric_edges  # noqa: E402
+from naive import centre_lift, grid_edges, symmetric_edges  # noqa: E402
 
 comm = MPI.COMM_WORLD
 rng = np.random.default_rng(2024)
@@ -34,12 +34,16 @@ for w, h, r, g in ((10, 10, 3, 4), (9, 7, 2, 1), (12, 5, 4, 2)):  # grid graphs 
     vid = Grid(w, h, r, g).vertex_of()
     e = np.stack([vid[cells[:, 1], cells[:, 0]], vid[cells[:, 3], cells[:, 2]]], axis=1)
     graphs.append(Graph.from_edges(e, n=w * h, g=g))
+for g, m, c in ((5, 30, 1), (6, 25, 2), (3, 70, 1)):  # centre forms (golf.graph)
+    e = centre_lift(rng, g, m, c, 3 * m, 2 * c)
+    graphs.append(Graph.from_edges(e, n=g * m + c, g=g, centres=c))
 checked = 0
 for graph in graphs:
     for backend in cpu_split_backends():
         takes = backend_class(backend).options
         # one thread a rank (two cores here), and 1-word chunks: more work units than ranks
         opts = {k: v for k, v in (("threads", 1), ("chunk_words", 1)) if k in takes}
+        opts["centres"] = graph.centres
         serial = make_evaluator(backend, graph.n, graph.d, graph.g, **opts)
         split = make_evaluator(backend, graph.n, graph.d, graph.g, comm=comm, **opts)
         a, b = serial.evaluate(graph), split.evaluate(graph)
