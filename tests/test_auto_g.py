@@ -118,8 +118,9 @@ def test_portfolio():
     cyc, rule = forms({"n": 1024, "d": 8, "g": "auto", "group": "cyclic", "grid": None,
                        "r": None})
     assert cyc == [Form(128), Form(16), Form(1)] and "problem.group: cyclic" in rule
+    # a prime n: g = 1, and the forms with one and two centre vertices (100 = 4*25, 99 = 3*33)
     assert forms({"n": 101, "d": 4, "g": "auto", "group": None, "grid": None,
-                  "r": None})[0] == [Form(1)]
+                  "r": None})[0] == [Form(1), Form(4, centres=1), Form(3, centres=2)]
     grid, rule = forms({"n": 100, "d": 4, "g": "auto", "group": None, "grid": [10, 10],
                         "r": 3})
     assert [f.g for f in grid] == [1, 2, 4] and all(f.group is None for f in grid)
@@ -192,12 +193,23 @@ def test_the_choice_is_deterministic_explained_and_counted(tmp_path):
     assert outcome(rd)[1] != trials
 
 
-def test_a_prime_order_runs_at_g_1_without_trials(tmp_path):
-    r = golf.search(53, 4, g="auto", steps=3000, seed=1, progress=False)
+def test_a_prime_order_runs_at_g_1_without_trials_where_no_centre_form_fits(tmp_path):
+    # 5 - 1 = 4 and 5 - 2 = 3 (m = 1 < d): no g in [3, d] with m >= d, and no construction
+    r = golf.search(5, 3, g="auto", steps=3000, seed=1, progress=False)
     auto = r.summary["auto_g"]
     assert auto["g"] == 1 and auto["trials"] == [] and len(auto["candidates"]) == 1
     assert ": one form" in auto["reason"] and r.graph.g == 1
-    assert r.summary["evaluations"] > 0 and r.score.diameter == r.summary["best"]["diameter"]
+    assert r.score.diameter == r.summary["best"]["diameter"]
+
+
+def test_a_prime_order_tries_g_1_and_the_centre_forms(tmp_path):
+    r = golf.search(53, 4, g="auto", steps=3000, seed=1, progress=False)
+    auto = r.summary["auto_g"]
+    assert [(t["g"], t.get("centres", 0)) for t in auto["candidates"]] == [(1, 0), (4, 1),
+                                                                           (3, 2)]
+    assert all(t.get("evaluations", 0) > 0 for t in auto["trials"])
+    assert (r.graph.g, r.graph.centres) in {(1, 0), (4, 1), (3, 2)}
+    assert r.score.diameter == r.summary["best"]["diameter"]
 
 
 @pytest.mark.parametrize("batch", [1, 3])

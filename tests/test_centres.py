@@ -89,16 +89,18 @@ def test_every_backend_agrees_with_networkx_on_random_centre_forms(grp_abr, cycl
 
 
 def test_expanded_rows_are_the_graph_renumbered():
-    """expand_rows: base vertices keep their ids, centres come next, the others after them;
-    row v is v's neighbours in that numbering."""
+    """expand_rows: base vertices keep their ids, centres take ``at ..``, the others the ids
+    left; row v is v's neighbours in that numbering."""
     grp = Group(4, 2, 3)
     graph = random_group_graph(8 * 5 + 2, 9, grp, seed=3, centres=2)
     n, m, c = graph.n, graph.m, 2
-    rows = expand_rows(graph.adj, group_scratch(grp, n, m, graph.d, c), n)
-    new = np.array([v if v < m else v + c for v in range(n - c)] + [m, m + 1])
-    for v in range(n):
-        row = rows[new[v]]
-        assert sorted(row[row >= 0].tolist()) == sorted(new[graph.neighbors(v)].tolist())
+    for at in (m, m + 3, n - c):
+        rows = expand_rows(graph.adj, group_scratch(grp, n, m, graph.d, c), n, at)
+        new = np.array([v if v < at else v + c for v in range(n - c)] + [at, at + 1])
+        assert sorted(new.tolist()) == list(range(n))
+        for v in range(n):
+            row = rows[new[v]]
+            assert sorted(row[row >= 0].tolist()) == sorted(new[graph.neighbors(v)].tolist())
 
 
 def test_bad_centre_forms_are_refused():
@@ -122,8 +124,8 @@ def test_bad_centre_forms_are_refused():
     with pytest.raises(GolfError, match="centre 40 has degree 8 > d=4"):
         bad.check()
     with pytest.raises(GolfError, match="no centre-vertex form"):
-        make_evaluator("gpu-bitset", 41, 4, 4, centres=1)
-    assert choose_backend(41, 4, 4, threads=1, centres=1)[0] in ("bitset", "bfs")
+        make_evaluator("seidel", 41, 4, 4, centres=1)
+    assert choose_backend(41, 4, 4, threads=1, centres=1)[0] != "seidel"
 
 
 @pytest.mark.parametrize("grp,n,d,g,c", [(None, 23, 5, 5, 3), (None, 101, 6, 5, 1),
@@ -257,3 +259,58 @@ def test_chase_on_a_prime_order_tries_the_centre_form(tmp_path):
     assert trial["evaluations"] > 0 and trial["best"][0] >= 3
     edges = read_edges(tmp_path / "n101d6" / "best.edges").edges
     assert apsp_score(101, edges)[:2] == (r.score.diameter, r.score.total)
+
+
+# -- on the GPU -----------------------------------------------------------------------------
+def _gpu_reason():
+    from conftest import gpu_skip_reason
+
+    return gpu_skip_reason()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=_gpu_reason() or "")
+def test_gpu_bitset_scores_centre_forms_on_both_kernels(seed):
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for k in range(40):
+        grp_abr = GROUPS[k % len(GROUPS)]
+        cyclic_g = int(rng.integers(2, 8))
+        m = int(rng.integers(8, 120))
+        c = int(rng.integers(1, 4))
+        g, grp, edges = _lift(int(rng.integers(10**6)), cyclic_g, grp_abr, m, c)
+        if (m + 63) // 64 * 64 + c > g * m + c:
+            continue  # the centres need a column word of their own below n
+        graph = Graph.from_edges(edges, n=g * m + c, g=g, group=grp, centres=c)
+        want = make_evaluator("bitset", graph.n, graph.d, g, symmetry=grp, centres=c,
+                              threads=1).evaluate(graph)
+        for opts in ({}, {"kernel": "grid", "chunk_words": 1, "dense_frac": (0, 0.5, 2)[k % 3]}):
+            ev = make_evaluator("gpu-bitset", graph.n, graph.d, g, symmetry=grp, centres=c,
+                                batch=2, **opts)
+            assert ev.evaluate(graph) == want, (graph, opts)
+            rows = ev.evaluate_many(np.stack([graph.adj, graph.adj]))
+            assert ev.finish(rows[0]) == ev.finish(rows[1]) == want
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=_gpu_reason() or "")
+def test_gpu_host_chains_walk_the_cpu_chains_with_centres():
+    from golf.engine.population import BatchAnnealer
+
+    graph = random_group_graph(1009, 7, None, seed=1, centres=1, g=7)
+    out = []
+    for name in ("gpu-bitset", "bitset"):
+        e = make_evaluator(name, 1009, 7, 7, centres=1, batch=6)
+        if name == "gpu-bitset":
+            assert e.chains == "host" and "centre" in e.chains_reason
+        ann = BatchAnnealer(graph, e, 6, population="tempering", population_every=50,
+                            steps=300, seed=2, voltage_moves=0.3, near_moves=0.5)
+        ann.set_temperatures(10.0, 1.0)
+        ann.run(300)
+        out.append((ann.bests.tobytes(), ann.scs.tobytes()))
+    assert out[0] == out[1]
+    with pytest.raises(GolfError, match="no centre vertices"):
+        make_evaluator("gpu-bitset", 1009, 7, 7, centres=1, chains="device")

@@ -125,7 +125,7 @@ def score(adj, ctrl, out, n, T, visited, queue, res, sym):
         # m .. m+c-1 one each
         m = adj.shape[0]
         g = centre_weight(sym)
-        rows = expand_rows(adj, sym, n)
+        rows = expand_rows(adj, sym, n, m)
         parts = np.zeros((2, 4), dtype=np.int64)
         _range(rows, n, s0, min(s1, m), T, maxlev, visited, queue, res, parts[0])
         parts[0, 1] *= g

@@ -322,8 +322,8 @@ def score(adj, ctrl, out, n, cw, bufs, counts, per_thread, sparse, res, sym):
     maxlev, w0, w1 = ctrl[0], ctrl[1], ctrl[2]
     m = adj.shape[0]
     if centre_form(sym):
-        _score_centres(expand_rows(adj, sym, n), m, centre_weight(sym), ctrl, out, n, cw, bufs,
-                       counts, per_thread, sparse, res)
+        _score_centres(expand_rows(adj, sym, n, m), m, centre_weight(sym), ctrl, out, n, cw,
+                       bufs, counts, per_thread, sparse, res)
         return
     if sym[0].shape[0] > 0:
         adj = twist_rows(adj, sym)

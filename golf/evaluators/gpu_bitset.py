@@ -150,7 +150,6 @@ class GpuBitsetEvaluator(GpuEvaluator):
                               "32, 64, 128, 256 or 512, or null"),
     }
     supports = Capabilities(batched=True, mpi_split=True, gpu=True)
-    takes_centres = False  # its kernels know no centre vertices (golf.graph)
     SMEM_BYTES = 200 * 1024  # of the ~227 KB a Hopper block may use
     SM_SHARED_BYTES = 228 * 1024  # a Hopper SM's shared memory, all its blocks together
     DENSE_FRAC = 0.5
@@ -166,6 +165,17 @@ class GpuBitsetEvaluator(GpuEvaluator):
         cp = self.cp = cupy_or_error()
         self.device = select_device(cp, device, comm)
         self.units = (self.m + 63) // 64
+        if self.centres:
+            # centre vertices (golf.graph): the kernels read all n rows, renumbered so that the
+            # base sources are the first m ids and the centres start at the next column word,
+            # a unit of their own (golf.kernels.symmetry.expand_rows)
+            self._at = 64 * self.units
+            if self.centres > 64 or self._at + self.centres > n:
+                raise GolfError(f"gpu-bitset: the centre form needs the {self.centres} centres "
+                                f"(at most 64) in a column word of their own, ids "
+                                f"{self._at}..{self._at + self.centres - 1} < n={n}; use "
+                                f"bitset or bfs")
+            self.units += 1
         self._split_units()
         w0, w1 = self.unit_range
         words = max(1, w1 - w0)
@@ -194,9 +204,10 @@ class GpuBitsetEvaluator(GpuEvaluator):
                            else float(dense_frac))
         self.piece, self.group = self.grid_variant(d, self.cw, self.dense_frac, piece, group)
         self._k_grid = coop.get_function(grid_kernel(self.piece, self.group))
-        self._sym = np.int32(1 if g > 1 else 0)
+        self._sym = np.int32(1 if g > 1 and not self.centres else 0)
         # group-fastest rows for the grid kernel when a warp can take 32 groups of one vertex
-        self._tr = np.int32(1 if self.mode == "grid" and g >= 32 and symmetry is None else 0)
+        self._tr = np.int32(1 if self.mode == "grid" and g >= 32 and symmetry is None
+                            and not self.centres else 0)
         self._allocate(d)
         self.chain_threads = chain_threads
         # where a population's chains run ("device" or "host") and, for auto, why
@@ -247,6 +258,11 @@ class GpuBitsetEvaluator(GpuEvaluator):
             raise GolfError(f"gpu-bitset chains must be auto, host or device, not {chains!r}")
         if chains == "host":
             return "host", ""
+        if self.centres:
+            if chains == "device":
+                raise GolfError("gpu-bitset chains: device runs no centre vertices; use chains: "
+                                "auto or host")
+            return "host", "auto: the device chains run no centre vertices"
         rows = ", and the group's twisted rows," if self.symmetry is not None else ""
         need = (f"the bit matrices of all {self.m} base sources{rows} in one block's shared "
                 f"memory ({self._chain_smem()} of at most {self.SMEM_BYTES} bytes)")
@@ -395,7 +411,13 @@ class GpuBitsetEvaluator(GpuEvaluator):
         else:  # unused: one-element stand-ins (the kernels skip them)
             self._abase = self._ashift = cp.zeros(1, dtype=cp.int32)
         self._mirror = np.full((self.batch, self.m, max(d, 1)), -2, dtype=np.int32)
-        if self.symmetry is not None:  # the twisted rows (b m of them), the powers of r
+        if self.centres:  # all n rows of each graph, renumbered (golf.kernels.symmetry)
+            from golf.kernels.symmetry import group_scratch
+
+            self._full = cp.full((self.batch, n, max(d, 1)), -1, dtype=cp.int32)
+            grp, _ = group_scratch(self.symmetry, n, self.m, max(d, 1), self.centres)
+            self._expand = (grp, np.full((self.batch, n, max(d, 1)), -1, dtype=np.int32))
+        elif self.symmetry is not None:  # the twisted rows (b m of them), the powers of r
             self._twisted = cp.full((self.batch, self.symmetry.b * self.m, max(d, 1)), -1,
                                     dtype=cp.int32)
             self._pw = cp.asarray(self.symmetry.pw)
@@ -483,6 +505,15 @@ class GpuBitsetEvaluator(GpuEvaluator):
         count = changed_slots(adjs, mirror, self._changed)
         if count == 0:
             return self._no_patch
+        if self.centres:  # every row of the graphs, renumbered on the host and uploaded
+            from golf.kernels.symmetry import expand_rows
+
+            mirror[...] = adjs
+            grp, full = self._expand
+            for k in range(K):
+                expand_rows(adjs[k], (grp, full[k]), self.n, self._at)
+            self._full[:K] = self.cp.asarray(full[:K])
+            return self._no_patch
         patch = self._patch(adjs, mirror, count)
         grp = self.symmetry
         if grp is None:
@@ -519,15 +550,35 @@ class GpuBitsetEvaluator(GpuEvaluator):
         return self._no_patch
 
     # -- evaluation -------------------------------------------------------------------------
-    def _run(self, K, w0, w1, maxlevs, patch) -> np.ndarray:
+    def _units(self, K, w0, w1, maxlevs, patch) -> np.ndarray:
+        """:meth:`_run` over the work units ``[w0, w1)``: with centres, the base sources'
+        words (each source weighing ``g``) and the centres' word (one each) launched apart;
+        returns (K, chunks, 4)."""
+        if not self.centres:
+            return self._run(K, w0, w1, maxlevs, patch)
+        wb = self.units - 1
+        parts = []
+        if w0 < min(w1, wb):
+            base = self._run(K, w0, min(w1, wb), maxlevs, patch).copy()
+            base[:, :, 1:3] *= self.g
+            parts.append(base)
+        if w0 <= wb < w1:
+            parts.append(self._run(K, wb, wb + 1, maxlevs, self._no_patch,
+                                   send=self._at + self.centres))
+        return np.concatenate(parts, axis=1)
+
+    def _run(self, K, w0, w1, maxlevs, patch, send=None) -> np.ndarray:
         """Launch for K graphs on the device (``patch``: the slots the first launch writes,
-        from :meth:`_sync_adj`); returns (K, chunks, 4) on the host."""
+        from :meth:`_sync_adj`); returns (K, chunks, 4) on the host. The sources are those
+        of the column words ``[w0, w1)`` below ``send`` (default: the ``m`` base sources)."""
         cp = self.cp
         n, m = self.n, self.m
         d = self._adj.shape[2]
-        send = min(w1 * 64, m)
+        send = min(w1 * 64, m) if send is None else send
         rows, lay = self._adj, m  # the base rows, or a non-cyclic group's twisted rows
-        if self.symmetry is not None:
+        if self.centres:  # or all rows, renumbered
+            rows, lay = self._full, n
+        elif self.symmetry is not None:
             rows, lay = self._twisted, self.symmetry.b * m
         words = w1 - w0
         if self._maxlev_host[:K].tolist() != list(maxlevs):
@@ -571,7 +622,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
         if u1 <= u0:
             return np.array([-1, 0, 0, OK], dtype=np.int64)
         patch = self._sync_adj(graph.adj[None])
-        return self._merge(self._run(1, u0, u1, [max_level], patch))[0]
+        return self._merge(self._units(1, u0, u1, [max_level], patch))[0]
 
     def evaluate_many(self, adjs, max_levels=None) -> np.ndarray:
         """Score K graphs of this shape in one launch: ``adjs`` (K, m, d) base rows; returns
@@ -584,7 +635,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
                             f"with batch={K}")
         levels = self.batch_levels(K, max_levels)
         patch = self._sync_adj(adjs)
-        parts = self._merge(self._run(K, *self.unit_range, levels, patch))
+        parts = self._merge(self._units(K, *self.unit_range, levels, patch))
         if self.comm is not None:
             from golf.parallel import allreduce_parts
 

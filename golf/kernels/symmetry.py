@@ -121,12 +121,14 @@ def centre_weight(sym) -> int:
 
 
 @njit(cache=True)
-def expand_rows(adj, sym, n):
+def expand_rows(adj, sym, n, at):
     """Every row of a graph with centres (:mod:`golf.graph`), renumbered for the kernels:
     the ``m`` base vertices keep their ids ``0 .. m-1``, the centres ``g*m + z`` become
-    ``m + z``, and the other vertices ``v`` become ``v + c``; so the sources the kernels search
-    -- the base vertices (each standing for its orbit of ``g``) and the centres (each for
-    itself) -- are the ids ``0 .. m+c-1``. Renumbering changes no distance. Row ``k*m + i``
+    ``at + z`` (``m <= at <= n - c``), and the other vertices ``v`` keep theirs below ``at``
+    and move up by ``c`` from there; so the sources the kernels search -- the base vertices
+    (each standing for its orbit of ``g``) and the centres (each for itself) -- are the ids
+    ``0 .. m-1`` and ``at .. at+c-1`` (the CPU kernels take ``at = m``, the GPU one the next
+    64-bit column word). Renumbering changes no distance. Row ``k*m + i``
     holds base row ``i`` moved by the element ``k``, a centre's row the ``g`` vertices of every
     orbit whose base row holds it. ``sym = (grp, rows)`` from :func:`group_scratch`, ``rows``
     of shape ``(n, d)``; writes and returns ``rows``."""
@@ -138,31 +140,31 @@ def expand_rows(adj, sym, n):
     for k in range(g):
         for i in range(m):
             v = k * m + i
-            ev = v if k == 0 else v + c
+            ev = v if v < at else v + c
             for j in range(d):
                 w = adj[i, j]
                 if w < 0:
                     rows[ev, j] = -1
                 elif w >= n_sym:
-                    rows[ev, j] = m + (w - n_sym)
+                    rows[ev, j] = at + (w - n_sym)
                 else:
                     h = w // m
                     u = group_mul(k, h, grp) * m + w - h * m
-                    rows[ev, j] = u if u < m else u + c
-    for z in range(m, m + c):
+                    rows[ev, j] = u if u < at else u + c
+    for z in range(at, at + c):
         for j in range(d):
             rows[z, j] = -1
     for i in range(m):
         for j in range(d):
             w = adj[i, j]
             if w >= n_sym:
-                z = m + (w - n_sym)
+                z = at + (w - n_sym)
                 p = 0
                 while rows[z, p] >= 0:
                     p += 1
-                rows[z, p] = i
-                for k in range(1, g):
-                    rows[z, p + k] = k * m + i + c
+                for k in range(g):
+                    v = k * m + i
+                    rows[z, p + k] = v if v < at else v + c
     return rows
 
 

@@ -258,7 +258,7 @@ def forms(problem: dict) -> tuple[list[Form], str]:
     centred = [Form(g, None, None, c) for g, c in centre_forms(n, d) if g > top]
     if centred and problem.get("start") in (None, "random"):
         out = out[:1] + centred + out[1:]
-        rule += (f"; with centres: n - c = g*m for c in {list(CENTRES)}, 2 <= g <= d, m >= d, "
+        rule += (f"; with centres: n - c = g*m for c in {list(CENTRES)}, 3 <= g <= d, m >= d, "
                  f"the largest g of each c, where it beats every other form's g")
     found = construction_for(n, d) if problem.get("start") in (None, "random") else None
     if found is not None:  # first: for a dense pair it starts far closer than any other form
@@ -269,15 +269,16 @@ def forms(problem: dict) -> tuple[list[Form], str]:
 
 def centre_forms(n: int, d: int) -> list[tuple[int, int]]:
     """``(g, c)`` of the centre-vertex forms worth a trial (:mod:`golf.graph`): for each
-    ``c`` in :data:`CENTRES`, the largest ``g`` with ``2 <= g <= d`` (a centre takes whole
-    orbits of ``g`` vertices) dividing ``n - c`` with ``m = (n - c)/g >= d``.
+    ``c`` in :data:`CENTRES`, the largest ``g`` with ``3 <= g <= d`` (a centre takes whole
+    orbits of ``g`` vertices; ``g = 2`` would halve the sources only) dividing ``n - c`` with
+    ``m = (n - c)/g >= d``.
 
     >>> centre_forms(101, 6)
     [(5, 1), (3, 2)]
     """
     out = []
     for c in CENTRES:
-        ok = [g for g in divisors(n - c) if 2 <= g <= d and (n - c) // g >= M_PER_DEGREE * d]
+        ok = [g for g in divisors(n - c) if 3 <= g <= d and (n - c) // g >= M_PER_DEGREE * d]
         if ok:
             out.append((max(ok), c))
     return out
