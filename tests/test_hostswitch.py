@@ -20,7 +20,7 @@ from golf.evaluators.base import DISCONNECTED, OK
 from golf.hostswitch import (HostSwitchGraph, check_host_switch, fewest_switches, h_score,
                              host_switch_bounds, is_orp_file, read_host_switch,
                              write_host_switch)
-from golf.hostswitch.h_scoring import hosts_reached
+from golf.hostswitch.h_scoring import hosts_reached, plan_chunks, switch_sums, weight_runs
 
 SAMPLE = Path(ROOT) / "tests" / "data" / "h32s26r4.edges"
 
@@ -138,6 +138,88 @@ def test_h_score_by_hand():
     assert (h_score(path).diameter, h_score(path).total) == (4, 4)
     cut = HostSwitchGraph.from_edges(2, 2, 2, [(0, 2), (1, 3)])
     assert h_score(cut).status == DISCONNECTED
+
+
+def test_h_score_in_chunks_and_on_threads_matches_a_bfs():
+    """Over 128 switches with hosts: three or more column words, cut into chunks of one or
+    two words or as planned, on one thread or more, connected or not: every way gives the
+    BFS's values over the whole graph."""
+    connected = []
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        s = int(rng.integers(180, 240))
+        r = int(rng.integers(5, 8))
+        n = int(rng.integers(s, 3 * s // 2))
+        edges = random_wiring(rng, n, s, r, full=seed != 3, spare=0.5 if seed == 3 else 0.0)
+        net = HostSwitchGraph.from_edges(n, s, r, edges)
+        assert (net.host_counts > 0).sum() > 128 and (net.host_counts == 0).any()
+        want = naive.host_switch_score(n, s, edges)
+        connected.append(want is not None)
+        for threads, cw in [(1, None), (1, 1), (2, 1), (2, 2), (2, None), (3, 1)]:
+            score = h_score(net, threads=threads, chunk_words=cw)
+            if want is None:
+                assert score.status == DISCONNECTED and score.total is None
+            else:
+                assert (score.diameter, score.total, score.peripheral) == want, (threads, cw)
+    assert set(connected) == {True, False}
+
+
+def test_h_score_equals_the_bfs_kernel_on_a_larger_graph():
+    """s = 900 switches of radix 8, one to four hosts each: the bit matrix in chunks (one
+    thread and two) gives what a BFS from every switch with hosts gives (switch_sums)."""
+    rng = np.random.default_rng(11)
+    s, r = 900, 8
+    counts = rng.integers(1, 5, s)
+    n = int(counts.sum())
+    edges = [(h, n + a) for h, a in enumerate(np.repeat(np.arange(s), counts))]
+    stubs = np.repeat(np.arange(s), r - counts)
+    rng.shuffle(stubs)
+    seen = set()
+    for a, b in stubs[: len(stubs) // 2 * 2].reshape(-1, 2):
+        if a != b and (min(a, b), max(a, b)) not in seen:
+            seen.add((min(a, b), max(a, b)))
+            edges.append((n + a, n + b))
+    net = HostSwitchGraph.from_edges(n, s, r, edges)
+    sources = np.flatnonzero(net.host_counts).astype(np.int64)
+    wsum, far, reached = (np.zeros(len(sources), dtype=np.int64) for _ in range(3))
+    switch_sums(net.switches.adj, net.host_counts, sources, wsum, far, reached)
+    assert (reached == n).all()
+    total = n * (n - 1) + int((net.host_counts[sources] * wsum).sum()) // 2
+    peripheral = int(net.host_counts[sources][far == far.max()].sum())
+    want = (int(far.max()) + 2, total, peripheral)
+    for threads, cw in [(1, None), (2, None), (2, 1), (2, 3)]:
+        score = h_score(net, threads=threads, chunk_words=cw)
+        assert (score.diameter, score.total, score.peripheral) == want
+
+
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=300))
+def test_weight_runs_split_each_word_into_its_runs_of_weights(ws):
+    weights = np.sort(np.array(ws, dtype=np.int64))
+    ptr, mask, weight, word = weight_runs(weights)
+    k = len(weights)
+    assert len(ptr) == (k + 63) // 64 + 1 and ptr[0] == 0 and ptr[-1] == len(mask)
+    for w in range(len(ptr) - 1):
+        runs = range(ptr[w], ptr[w + 1])
+        assert all(word[q] == w for q in runs)
+        got = np.zeros(min(64, k - 64 * w), dtype=np.int64)
+        for q in runs:
+            bits = [b for b in range(64) if int(mask[q]) >> b & 1]
+            assert bits == list(range(bits[0], bits[-1] + 1))  # one run of columns
+            assert (got[bits] == 0).all()  # runs do not overlap
+            got[bits] = weight[q]
+        assert (got == weights[64 * w: 64 * w + len(got)]).all()
+    assert len(mask) <= (k + 63) // 64 + len(set(ws)) - 1
+
+
+def test_plan_chunks_splits_the_words_evenly_over_the_threads():
+    for s, r, k in [(3000, 64, 3000), (5000, 10, 5000), (8192, 64, 8192), (1024, 5, 1024)]:
+        words, cw, workers = plan_chunks(s, r, k, 2)
+        nchunks = -(-words // cw)
+        assert words == -(-k // 64) and workers == 2 and nchunks % 2 == 0
+    assert plan_chunks(330, 48, 330, 2) == (6, 6, 1)  # 6 words: too narrow to split
+    assert plan_chunks(26, 4, 26, 2) == (1, 1, 1)  # small: one thread
+    assert plan_chunks(26, 4, 26, 2, 5) == (1, 1, 1)
+    assert plan_chunks(900, 8, 900, 4, 2) == (15, 2, 4)  # a chunk width given: as it is
 
 
 # -- the model and the file format -----------------------------------------------------

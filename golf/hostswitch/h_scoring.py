@@ -8,31 +8,305 @@ the sum over the ``C(n, 2)`` unordered host pairs is::
     total = 2 * sum_a C(h_a, 2) + sum_{a<b} h_a h_b (dist(a, b) + 2)
           = 2 * C(n, 2) + sum_{a<b} h_a h_b dist(a, b)
 
-since ``sum_a C(h_a, 2) + sum_{a<b} h_a h_b = C(n, 2)``. A BFS from every switch ``a`` that
-holds hosts gives ``W_a = sum_b h_b dist(a, b)`` (switches without hosts weigh nothing), and
-``sum_{a<b} h_a h_b dist(a, b) = (sum_a h_a W_a) / 2``. The h-ASPL is ``total / C(n, 2)``.
+since ``sum_a C(h_a, 2) + sum_{a<b} h_a h_b = C(n, 2)``. The h-ASPL is ``total / C(n, 2)``.
 
-The h-diameter is ``2 +`` the largest ``dist(a, b)`` over switches ``a != b`` that hold hosts
-(2 when every host is on one switch, 0 for a single host). A host's eccentricity over the
-other hosts is ``2 +`` its switch's largest such distance (0 with a second host on the same
-switch); the *peripheral* hosts are those whose eccentricity is the h-diameter. When two
-hosts cannot reach each other the graph is disconnected, reported as every golf evaluator
-reports it: a :class:`golf.evaluators.base.Score` with status ``DISCONNECTED`` and no
-diameter or total. Switches without hosts, connected or not, change nothing but the paths.
+**The weighted bit matrix.** :func:`h_score` finds ``P = sum_{a != b} h_a h_b dist(a, b)``
+(ordered pairs, twice the sum above) with the bit matrix of golf's ``bitset`` backend
+(:mod:`golf.evaluators.bitset`) on the switch graph: bit ``(v, c)`` says "the ``c``-th
+switch with hosts reaches switch ``v`` within ``L`` hops". The rows are all ``s`` switches
+(paths go through switches without hosts), the columns only the ``k`` switches that hold
+hosts, and a level is ``B[v] = A[v] | OR over the neighbours u of v of A[u]``
+(:func:`golf.kernels.bits.or_row`). As ``dist(a, b)`` is the number of levels ``L >= 0``
+after which ``(b, a)`` is still unreached::
 
-Everything is an integer: per-source sums in int64 in the kernel (``W_a < n * s``), the sum
-of ``h_a W_a`` in Python integers.
+    P = sum over L >= 0 of U_L,    U_L = sum over the rows b with hosts of h_b * (H - R_b(L))
+
+where ``H`` is the sum of the columns' host counts and ``R_b(L)`` the host-count-weighted
+popcount of row ``b`` after level ``L``. A row's weight is one multiplication; the columns
+are sorted by host count, so that each 64-bit word holds one run of equal weights (or a
+few), and ``R_b`` is a popcount times a weight per run (:func:`weight_runs`). Rows without
+hosts are ORed but never counted. The columns are cut into chunks of words, each run through
+all its levels on its own; with several threads, each thread takes whole chunks.
+
+The h-diameter is ``2 +`` the largest ``dist(a, b)`` over switches ``a != b`` that hold
+hosts: ``2 +`` the first ``L`` with ``U_L = 0`` over all chunks (2 when every host is on one
+switch, 0 for a single host). A host's eccentricity over the other hosts is ``2 +`` its
+switch's largest such distance (0 with a second host on the same switch), which is one more
+than the last level after which its switch's row is not full, distances being symmetric. The
+*peripheral* hosts are those whose eccentricity is the h-diameter. When a level sets no new
+bit while ``U_L > 0``, two hosts cannot reach each other: the graph is disconnected, reported
+as every golf evaluator reports it, a :class:`golf.evaluators.base.Score` with status
+``DISCONNECTED`` and no diameter or total. Switches without hosts, connected or not, change
+nothing but the paths.
+
+Everything is an integer, in int64: ``U_L <= n^2`` and ``P < n^2 * s``.
+
+:func:`switch_sums` is the plain alternative, one BFS per switch with hosts; it serves
+:func:`hosts_reached` (one BFS).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit, prange
 
-from golf.evaluators.base import DISCONNECTED, OK, Score
+from golf.evaluators.base import DISCONNECTED, OK, Score, cpu_threads
+from golf.evaluators.bitset import choose_chunk_words
 from golf.hostswitch.network import HostSwitchGraph
+from golf.kernels.bits import aligned_zeros, or_row, popcount
 
-__all__ = ["h_score", "hosts_reached", "switch_sums"]
+__all__ = ["h_score", "hosts_reached", "plan_chunks", "switch_sums", "weight_runs"]
+
+# below this many row words x radix per level, one thread: starting a parallel region costs
+# more than the second thread saves
+SMALL_WORK = 1 << 15
+# each thread takes chunks of at least this many words: narrower rows cost more per word
+# than a second thread saves (measured on 2 cores: h8208s330r48, 6 words, 54 us in one
+# chunk, 88 us in two chunks of 3; h1024s1024r5, 16 words, 298 us on one thread, 185 us on
+# two of 8 words each)
+WORDS_PER_THREAD = 8
+
+
+# ------------------------------------------------------------------------------------------
+# kernels
+@njit(cache=True)
+def weight_runs(weights):
+    """The runs of equal weights in each 64-bit word of the columns.
+
+    Parameters
+    ----------
+    weights : int64 ``(k,)``
+        The weight of each column; column ``c`` is bit ``c % 64`` of word ``c // 64``.
+        Sorted, each word holds one run or a few.
+
+    Returns
+    -------
+    ptr : int64 ``(words + 1,)``
+        Word ``w``'s runs are ``ptr[w] .. ptr[w+1] - 1``.
+    mask : uint64 ``(runs,)``
+        The bits of each run within its word.
+    weight : int64 ``(runs,)``
+        The weight of each run's columns.
+    word : int64 ``(runs,)``
+        The word of each run.
+    """
+    k = weights.shape[0]
+    words = (k + 63) // 64
+    ptr = np.zeros(words + 1, dtype=np.int64)
+    mask = np.zeros(k, dtype=np.uint64)
+    weight = np.zeros(k, dtype=np.int64)
+    word = np.zeros(k, dtype=np.int64)
+    runs = 0
+    for w in range(words):
+        c = w * 64
+        end = min(c + 64, k)
+        while c < end:
+            bits = np.uint64(0)
+            e = c
+            while e < end and weights[e] == weights[c]:
+                bits |= np.uint64(1) << np.uint64(e & 63)
+                e += 1
+            mask[runs] = bits
+            weight[runs] = weights[c]
+            word[runs] = w
+            runs += 1
+            c = e
+        ptr[w + 1] = runs
+    return ptr, mask[:runs], weight[:runs], word[:runs]
+
+
+@njit(cache=True)
+def _unreached(M, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc):
+    """``U_L`` of the chunk whose first word is ``w0`` and whose runs are ``[q0, q1)``, ``M``
+    its matrix after level ``L = level``; ``ecc[i]`` (for row ``hrows[i]``) is raised to
+    ``level + 1`` where that row is not full."""
+    total = 0
+    for i in range(hrows.shape[0]):
+        b = hrows[i]
+        got = 0
+        for q in range(q0, q1):
+            got += weight[q] * popcount(M[b, word[q] - w0] & mask[q])
+        if got < full:
+            total += hcount[i] * (full - got)
+            if ecc[i] <= level:
+                ecc[i] = level + 1
+    return total
+
+
+@njit(cache=True)
+def _chunk(adj, cols, w0, w1, runs, hrows, hcount, bufA, bufB, counts, ecc, out):
+    """All levels for the columns of words ``[w0, w1)``.
+
+    ``runs`` is :func:`weight_runs` of the columns' weights; ``bufA``/``bufB`` flat scratch of
+    ``s * (w1 - w0)`` words at least, ``counts`` 8 uint64 of scratch. Writes the chunk's part
+    of ``P`` to ``out[0]`` and the status to ``out[1]``, and raises ``ecc`` to the host rows'
+    eccentricities over the chunk's columns."""
+    ptr, mask, weight, word = runs
+    s = adj.shape[0]
+    k = cols.shape[0]
+    cw = w1 - w0
+    A = bufA[: s * cw].reshape(s, cw)
+    B = bufB[: s * cw].reshape(s, cw)
+    for v in range(s):
+        for w in range(cw):
+            A[v, w] = 0
+    c1 = min(w1 * 64, k)
+    for c in range(w0 * 64, c1):
+        A[cols[c], (c >> 6) - w0] |= np.uint64(1) << np.uint64(c & 63)
+    q0, q1 = ptr[w0], ptr[w1]
+    full = 0
+    for q in range(q0, q1):
+        full += weight[q] * popcount(mask[q])
+    level = 0
+    left = _unreached(A, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc)
+    pairs = left
+    bits = c1 - w0 * 64
+    while left > 0:
+        level += 1
+        now = 0
+        if cw == 1:  # one word a row: a plain loop (LLVM gathers across the neighbours)
+            for v in range(s):
+                acc = A[v, 0]
+                for j in range(adj.shape[1]):
+                    u = adj[v, j]
+                    if u >= 0:
+                        acc |= A[u, 0]
+                B[v, 0] = acc
+                now += popcount(acc)
+        else:
+            for lane in range(8):
+                counts[lane] = 0
+            for v in range(s):
+                or_row(A, B, v, adj, v, 0, s, counts)
+            for lane in range(8):
+                now += np.int64(counts[lane])
+        A, B = B, A
+        if now == bits:  # no new bit while a host pair is unreached
+            out[0] = 0
+            out[1] = DISCONNECTED
+            return
+        bits = now
+        left = _unreached(A, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc)
+        pairs += left
+    out[0] = pairs
+    out[1] = OK
+
+
+@njit(cache=True)
+def _chunks_in_order(adj, cols, words, cw, c_lo, c_hi, runs, hrows, hcount, bufA, bufB,
+                     counts, ecc, res):
+    """Chunks ``[c_lo, c_hi)`` of ``cw`` words one after another; stops at a disconnected
+    one (the rest keep ``res`` as given)."""
+    for c in range(c_lo, c_hi):
+        _chunk(adj, cols, c * cw, min((c + 1) * cw, words), runs, hrows, hcount, bufA, bufB,
+               counts, ecc, res[c])
+        if res[c, 1] != OK:
+            return
+
+
+@njit(cache=True, parallel=True)
+def _chunks_parallel(adj, cols, words, cw, nchunks, runs, hrows, hcount, bufs, counts, ecc,
+                     res):
+    """``T = bufs.shape[0]`` threads, each a contiguous run of chunks with its own buffers,
+    counts and ``ecc[t]``."""
+    T = bufs.shape[0]
+    for t in prange(T):
+        _chunks_in_order(adj, cols, words, cw, nchunks * t // T, nchunks * (t + 1) // T, runs,
+                         hrows, hcount, bufs[t, 0], bufs[t, 1], counts[t], ecc[t], res)
+
+
+@njit(cache=True)
+def _columns(host_switch, s):
+    """The switches with hosts and their host counts, ``(hrows, hcount)`` in switch order,
+    and the columns: those switches sorted by host count (stably, by counting), with their
+    counts, ``(cols, weights)``."""
+    counts = np.zeros(s, dtype=np.int64)
+    for h in range(host_switch.shape[0]):
+        counts[host_switch[h]] += 1
+    k = 0
+    top = 0
+    for a in range(s):
+        if counts[a] > 0:
+            k += 1
+            top = max(top, counts[a])
+    hrows = np.empty(k, dtype=np.int64)
+    hcount = np.empty(k, dtype=np.int64)
+    start = np.zeros(top + 2, dtype=np.int64)
+    i = 0
+    for a in range(s):
+        if counts[a] > 0:
+            hrows[i] = a
+            hcount[i] = counts[a]
+            start[counts[a] + 1] += 1
+            i += 1
+    for c in range(1, top + 2):
+        start[c] += start[c - 1]
+    cols = np.empty(k, dtype=np.int64)
+    weights = np.empty(k, dtype=np.int64)
+    for i in range(k):
+        c = hcount[i]
+        cols[start[c]] = hrows[i]
+        weights[start[c]] = c
+        start[c] += 1
+    return hrows, hcount, cols, weights
+
+
+@njit(cache=True)
+def _balance(words, cw, workers):
+    """Chunks of at most ``cw`` words over ``words`` words, as many as a multiple of
+    ``workers`` where the words allow: ``(chunk width, chunks, workers that get one)``."""
+    cw = max(1, min(cw, words))
+    nchunks = (words + cw - 1) // cw
+    if workers > 1:
+        nchunks = min(words, (nchunks + workers - 1) // workers * workers)
+        cw = (words + nchunks - 1) // nchunks
+        nchunks = (words + cw - 1) // cw
+    return cw, nchunks, min(workers, nchunks)
+
+
+@njit(cache=True)
+def _score(adj, host_switch, cw, balance, bufs, scratch):
+    """The whole scoring of a graph given by its switch rows and each host's switch: the
+    columns (:func:`_columns`), chunks of at most ``cw`` words (evened out over the
+    ``bufs.shape[0]`` workers with ``balance``), and the chunks on those workers. Returns
+    ``(status, P, the largest switch eccentricity, the peripheral hosts)``."""
+    hrows, hcount, cols, weights = _columns(host_switch, adj.shape[0])
+    k = cols.shape[0]
+    words = (k + 63) // 64
+    if balance:
+        cw, nchunks, workers = _balance(words, cw, bufs.shape[0])
+    else:
+        cw = max(1, min(cw, words))
+        nchunks = (words + cw - 1) // cw
+        workers = min(bufs.shape[0], nchunks)
+    runs = weight_runs(weights)
+    ecc = np.zeros((workers, k), dtype=np.int64)
+    res = np.zeros((nchunks, 2), dtype=np.int64)
+    for c in range(nchunks):
+        res[c, 1] = OK
+    if workers == 1:
+        _chunks_in_order(adj, cols, words, cw, 0, nchunks, runs, hrows, hcount, bufs[0, 0],
+                         bufs[0, 1], scratch[0], ecc[0], res)
+    else:
+        _chunks_parallel(adj, cols, words, cw, nchunks, runs, hrows, hcount, bufs[:workers],
+                         scratch[:workers], ecc, res)
+    pairs = 0
+    for c in range(nchunks):
+        if res[c, 1] != OK:
+            return DISCONNECTED, 0, 0, 0
+        pairs += res[c, 0]
+    top = 0
+    for i in range(k):
+        for t in range(1, workers):
+            ecc[0, i] = max(ecc[0, i], ecc[t, i])
+        top = max(top, ecc[0, i])
+    peripheral = 0
+    for i in range(k):
+        if ecc[0, i] == top:
+            peripheral += hcount[i]
+    return OK, pairs, top, peripheral
 
 
 @njit(cache=True, parallel=True)
@@ -82,14 +356,63 @@ def switch_sums(adj, counts, sources, wsum, far, reached):
         reached[t] = hosts
 
 
-def h_score(net: HostSwitchGraph, threads: int | None = None) -> Score:
-    """The exact h-scores of a host-switch graph (module docstring for the formulas).
+# ------------------------------------------------------------------------------------------
+# planning and the call
+@functools.lru_cache(maxsize=64)
+def plan_chunks(s: int, r: int, k: int, threads: int,
+                chunk_words: int | None = None) -> tuple[int, int, int]:
+    """How :func:`h_score` cuts the ``k`` columns over ``s`` rows of radix ``r``.
+
+    Returns
+    -------
+    (words, chunk_words, workers)
+        ``words = ceil(k / 64)``; the chunk width: the cache rule of
+        :func:`golf.evaluators.bitset.choose_chunk_words`, narrowed so that the chunks split
+        evenly over the workers; the threads, each taking whole chunks: ``threads``, but no
+        more than one per ``WORDS_PER_THREAD`` words, and one for a small graph
+        (``s * words * r < SMALL_WORK``). A
+        ``chunk_words`` given is taken as it is (at most ``words``), with ``threads`` capped
+        by the chunks only.
+    """
+    words = max(1, -(-k // 64))
+    threads = max(1, int(threads))
+    if chunk_words is not None:
+        cw = max(1, min(int(chunk_words), words))
+        return words, cw, min(threads, -(-words // cw))
+    workers = max(1, min(threads, words // WORDS_PER_THREAD))
+    if s * words * max(r, 1) < SMALL_WORK:
+        workers = 1
+    cw, _, workers = _balance(words, choose_chunk_words(s, words, workers), workers)
+    return words, int(cw), int(workers)
+
+
+_BUFFERS: dict = {}
+
+
+def _buffers(workers: int, per: int):
+    """Each worker's two matrices (``per`` words each, page-aligned) and its 8 counters
+    (a cache line of its own): kept from the last call of the same shape, as a search scores
+    graph after graph of one size."""
+    key = (workers, per)
+    if key not in _BUFFERS:
+        _BUFFERS.clear()
+        _BUFFERS[key] = (aligned_zeros((workers, 2, per), np.uint64),
+                         aligned_zeros((workers, 8), np.uint64, align=64))
+    return _BUFFERS[key]
+
+
+def h_score(net: HostSwitchGraph, threads: int | None = None,
+            chunk_words: int | None = None) -> Score:
+    """The exact h-scores of a host-switch graph (module docstring for the method).
 
     Parameters
     ----------
     net : HostSwitchGraph
     threads : int, optional
-        Numba threads for the BFS (default: Numba's setting, all usable cores).
+        The most threads (default: ``NUMBA_NUM_THREADS``, else the usable cores); a small
+        graph runs on one.
+    chunk_words : int, optional
+        The column chunk width in 64-bit words (default: :func:`plan_chunks`).
 
     Returns
     -------
@@ -108,31 +431,28 @@ def h_score(net: HostSwitchGraph, threads: int | None = None) -> Score:
     (3, 16, 2.6666666666666665)
     """
     n = net.n
-    counts = net.host_counts
-    sources = np.flatnonzero(counts).astype(np.int64)
-    k = len(sources)
-    wsum, far, reached = (np.zeros(k, dtype=np.int64) for _ in range(3))
-    adj = net.switches.adj
-    if threads is None:
-        switch_sums(adj, counts, sources, wsum, far, reached)
+    if n == 1:
+        return Score(1, 0, 0, 1, OK)
+    # planned for all s switches: the switches with hosts are at most those, and the kernel
+    # evens the chunks out again over its k columns
+    threads = int(threads) if threads is not None else cpu_threads()
+    _, cw, workers = plan_chunks(net.s, net.r, net.s, threads, chunk_words)
+    bufs, scratch = _buffers(workers, -(-net.s * cw // 512) * 512)
+    args = (net.switches.adj, net.host_switch, cw, chunk_words is None, bufs, scratch)
+    if workers == 1:
+        status, pairs, top, peripheral = _score(*args)
     else:
         import numba
 
         before = numba.get_num_threads()
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
         try:
-            switch_sums(adj, counts, sources, wsum, far, reached)
+            status, pairs, top, peripheral = _score(*args)
         finally:
             numba.set_num_threads(before)
-    if n == 1:
-        return Score(1, 0, 0, 1, OK)
-    if (reached != n).any():
+    if status != OK:
         return Score(n, None, None, 0, DISCONNECTED)
-    pair_sum = sum(int(h) * int(w) for h, w in zip(counts[sources], wsum))
-    total = n * (n - 1) + pair_sum // 2
-    top = int(far.max())
-    peripheral = int(counts[sources][far == top].sum())
-    return Score(n, top + 2, total, peripheral, OK)
+    return Score(n, int(top) + 2, n * (n - 1) + int(pairs) // 2, int(peripheral), OK)
 
 
 def hosts_reached(net: HostSwitchGraph) -> int:
