@@ -566,12 +566,14 @@ def cmd_chase(args) -> int:
 
     first, second = _two_numbers(args, args.chase_parser)
     grid = r = None
+    if args.host_switch and args.grid is not None:
+        args.chase_parser.error("--host-switch takes N R (hosts, radix), not --grid")
+    if args.host_switch or args.grid is None:
+        n, d = first, second
     if args.grid is not None:
         from golf.grid import parse_size
 
         grid, (d, r), n = parse_size(args.grid), (first, second), None
-    else:
-        n, d = first, second
     comm = args.comm
     if comm is None and args.ranks != 1:
         gpu = _backend_on_gpu(args.backend)
@@ -581,13 +583,16 @@ def cmd_chase(args) -> int:
             return code
     run = collective(comm, lambda: chase_config(
         n, d, minutes=args.minutes, seed=args.seed, backend=args.backend, out=args.out,
-        grid=grid, r=r, comm=comm, sets=args.set))
+        grid=grid, r=r, comm=comm, sets=args.set, host_switch=args.host_switch))
     summary = Search(run, quiet=args.quiet, comm=comm).start(force=args.force)
     if summary is None:  # an MPI rank other than 0
         return 0
     target, check = export_run(run.path, str(run.path) + os.sep)
     form = (summary.get("auto_g") or {}).get("form", {}).get("label")
-    print(f"golf chase: {run.path}: {form or 'g=' + str(summary['problem']['g'])}; best "
+    p = summary["problem"]
+    if p.get("kind") == "host-switch":
+        form = f"{p['switches']} switches"
+    print(f"golf chase: {run.path}: {form or 'g=' + str(p['g'])}; best "
           f"diameter {check['diameter']}, total {check['total']}; submission file {target}")
     return 0
 
@@ -742,8 +747,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("chase", help="search the best graph of a pair in a given time, the "
                        "symmetry form chosen by trials (golf.run.chase)",
                        usage="golf chase [-h] [options] n d\n"
-                       "       golf chase [-h] [options] --grid WxH D R")
+                       "       golf chase [-h] [options] --grid WxH D R\n"
+                       "       golf chase [-h] [options] --host-switch N R")
     _pair_arguments(s, "a grid problem on a W x H lattice")
+    s.add_argument("--host-switch", action="store_true",
+                   help="a host-switch problem: N hosts, switches of radix R (golf.hostswitch)")
     s.add_argument("--minutes", type=float, default=10.0,
                    help="wall time of the whole chase, trials included (default 10)")
     s.add_argument("--out", default="runs", metavar="DIR",

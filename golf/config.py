@@ -66,7 +66,13 @@ SCHEMA = {
                   "golf.grid)"),
         "r": S("int?", None, (1, INF), "an integer >= 1 (a grid problem's longest edge, in "
                "Manhattan distance)"),
-        "d": S("int", None, (1, INF), "an integer >= 1"),
+        "d": S("int?", None, (1, INF), "an integer >= 1"),
+        "hosts": S("int?", None, (1, 2**31 - 1), "an integer >= 1 (a host-switch problem: "
+                   "golf.hostswitch)"),
+        "radix": S("int?", None, (1, INF), "an integer >= 1 (a host-switch problem's ports a "
+                   "switch)"),
+        "switches": S("int?", None, (1, 2**31 - 1), "an integer >= 1, or null (chosen from "
+                      "the hosts and the radix)"),
         "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n (a grid: 1, 2 or 4), or "
                "'auto' (chosen by short trials: golf.run.portfolio)"),
         "group": S("group?", None, None, "'cyclic' or [a, r]: the symmetry group Z_a ⋊_r "
@@ -159,6 +165,15 @@ DOCS = {
     "problem.group": "The symmetry group of order ``g``: ``cyclic`` (or null) is the rotation "
                      "``Z_g``; ``[a, r]`` the metacyclic group ``Z_a ⋊_r Z_(g/a)``. With "
                      "``g: auto``, ``cyclic`` keeps the trials to cyclic forms.",
+    "problem.hosts": "A host-switch problem (the Order/Radix problem of Graph Golf 2021, "
+                     ":mod:`golf.hostswitch`): ``hosts`` hosts, each on one switch, and "
+                     "switches of ``radix`` ports joined to hosts and to each other; the "
+                     "score is over the host pairs (h-diameter, h-ASPL). Set it with "
+                     "``radix`` instead of ``n`` and ``d``.",
+    "problem.radix": "A host-switch problem's ports a switch (hosts and links alike).",
+    "problem.switches": "A host-switch problem's number of switches; null: the ``s`` whose "
+                        "estimate of the h-ASPL is smallest "
+                        "(:func:`golf.hostswitch.radix_bounds.suggested_switches`).",
     "problem.centres": "Centre vertices (:mod:`golf.graph`): ``n = g*m + centres``, the last "
                        "``centres`` vertices fixed by the symmetry and adjacent to whole "
                        "orbits (``d // g`` orbits each, laid by the start graph and kept by "
@@ -550,7 +565,13 @@ def _check_relations(out: dict, where) -> None:
     from golf.evaluators import check_options
 
     p, s, e = out["problem"], out["search"], out["evaluator"]
+    if p["hosts"] is not None or p["radix"] is not None or p["switches"] is not None:
+        _check_host_switch(p, s, e, out["parallel"], where)
+        _check_search(out, where)
+        return
     _check_grid(p, where)
+    if p["d"] is None:
+        raise GolfError(f"{where('problem')}: missing problem.d: expected an integer >= 1")
     n, d, g = p["n"], p["d"], p["g"]
     c = p.get("centres", 0)
     if g == "auto":  # resolved by trials before the run (golf.run.portfolio)
@@ -598,12 +619,82 @@ def _check_relations(out: dict, where) -> None:
             raise GolfError(f"{where('problem.start')}: problem.start: algebraic: no "
                             f"construction lies near (n={n}, d={d}) (the polarity graphs ER_q, "
                             f"q + 1 <= d, of order within {NEAR:.0%} of n)")
-    if s["steps"] == 0 and s["time_limit"] is None:
-        raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
-                        f"a run with neither would never stop")
     if e["backend"] != "auto":
         check_options(e["backend"], {k: v for k, v in e.items() if k != "backend"},
                       lambda key: where(f"evaluator.{key}"))
+    _check_search(out, where)
+
+
+def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
+    """A host-switch problem (``problem.hosts``, :mod:`golf.hostswitch`): the hosts and the
+    radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
+    group or centres; a random start or an ORP file; annealing (sa or hill) on one process or
+    as chains; the evaluator is golf's host-switch one (``backend: auto``, its threads and
+    chunk_words)."""
+    at = where("problem")
+    if p["hosts"] is None:
+        raise GolfError(f"{at}: problem.radix and problem.switches belong to a host-switch "
+                        f"problem: set problem.hosts too")
+    r = p["radix"] if p["radix"] is not None else p["d"]
+    if r is None:
+        raise GolfError(f"{at}: missing problem.radix: a host-switch problem needs the ports "
+                        f"a switch (an integer >= 1)")
+    if p["d"] is not None and p["d"] != r:
+        raise GolfError(f"{where('problem.d')}: problem.d: a host-switch problem's degree is "
+                        f"its radix ({r}); leave d out")
+    if p["n"] is not None:  # a validated config (run.yaml) holds n = switches too
+        if p["switches"] is not None and p["n"] != p["switches"]:
+            raise GolfError(f"{where('problem.n')}: problem.n: a host-switch problem's n is "
+                            f"its number of switches ({p['switches']}); leave n out")
+        p["switches"] = p["n"]
+    for key, bad in (("grid", p["grid"] is not None),
+                     ("group", p["group"] not in (None, "cyclic")), ("centres", p["centres"]),
+                     ("g", p["g"] not in (1, "auto")), ("regular", p["regular"])):
+        if bad:
+            raise GolfError(f"{where('problem.' + key)}: problem.{key}: not for a host-switch "
+                            f"problem (problem.hosts, radix and switches set it)")
+    from golf.hostswitch.radix_bounds import fewest_switches, suggested_switches
+
+    n = p["hosts"]
+    least = fewest_switches(n, r)
+    if least is None:
+        raise GolfError(f"{at}: no switches of radix {r} connect {n} hosts")
+    sw = p["switches"] if p["switches"] is not None else suggested_switches(n, r)
+    if sw < least or (sw == 1 and n > r) or (sw > 1 and (-(-n // sw) >= r
+                                                        or sw * r - n < 2 * (sw - 1))):
+        raise GolfError(f"{where('problem.switches')}: problem.switches: {sw} switches of "
+                        f"radix {r} cannot connect {n} hosts (at least {least}, with a port "
+                        f"for a link on each)")
+    p.update(n=sw, d=r, g=1, radix=r, switches=sw)
+    start = p["start"]
+    if start not in (None, "random"):
+        if start in START_KINDS:
+            raise GolfError(f"{where('problem.start')}: problem.start: a host-switch problem "
+                            f"starts from random or an ORP file, not {start}")
+        _check_start(start, where)
+    if s["method"] == "tabu" or s["polish"] > 0:
+        key = "method" if s["method"] == "tabu" else "polish"
+        raise GolfError(f"{where('search.' + key)}: search.{key}: a host-switch problem "
+                        f"anneals (sa or hill); the tabu search takes no host moves")
+    if e["backend"] != "auto":
+        raise GolfError(f"{where('evaluator.backend')}: evaluator.backend: a host-switch "
+                        f"problem is scored by golf.hostswitch's evaluator; leave backend: "
+                        f"auto")
+    extra = sorted(k for k in e if k not in ("backend", "threads", "chunk_words"))
+    if extra:
+        raise GolfError(f"{where('evaluator.' + extra[0])}: evaluator.{extra[0]}: the "
+                        f"host-switch evaluator takes threads and chunk_words only")
+    if par["mode"] == "evaluator":
+        raise GolfError(f"{where('parallel.mode')}: parallel.mode: a host-switch evaluation "
+                        f"is not split over ranks; use chains or none")
+
+
+def _check_search(out: dict, where) -> None:
+    """The rules of the search and parallel sections."""
+    p, s = out["problem"], out["search"]
+    if s["steps"] == 0 and s["time_limit"] is None:
+        raise GolfError(f"{where('search')}: search: set steps (> 0) or time_limit (or both); "
+                        f"a run with neither would never stop")
     par = out["parallel"]
     if s["batch"] > 1 and par["mode"] == "chains" and par["replica_exchange"]:
         raise GolfError(f"{where('parallel.replica_exchange')}: parallel.replica_exchange "
@@ -810,11 +901,14 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
 
 
 def _default_name(problem) -> str:
-    """A problem's folder name when the config gives none: ``n{n}d{d}``, or for a grid
-    ``w{w}h{h}d{d}r{r}`` (the competition's names)."""
+    """A problem's folder name when the config gives none: ``n{n}d{d}``, for a grid
+    ``w{w}h{h}d{d}r{r}``, for a host-switch problem ``h{hosts}r{radix}`` (the competition's
+    names)."""
     from golf.grid import parse_size
 
     p = problem if isinstance(problem, dict) else {}
+    if p.get("hosts") is not None:
+        return f"h{p['hosts']}r{p.get('radix', p.get('d'))}"
     if p.get("grid") is not None:
         try:
             w, h = parse_size(p["grid"])

@@ -106,11 +106,12 @@ def rotate_key(u, v, shift, n):
 
 
 def sort_rows(adj) -> np.ndarray:
-    """Base rows in canonical form: each row's neighbours ascending, empty slots (-1) last."""
+    """Base rows in canonical form: each row's neighbours ascending, empty slots (-1) last
+    (other negative marks, a host-switch graph's host ports, just before them)."""
     a = np.asarray(adj, dtype=np.int64)
     big = np.iinfo(np.int64).max
-    s = np.sort(np.where(a < 0, big, a), axis=1)
-    return np.ascontiguousarray(np.where(s == big, -1, s).astype(np.int32))
+    s = np.sort(np.where(a < 0, big + a + 1, a), axis=1)
+    return np.ascontiguousarray(np.where(s > big - 64, s - big - 1, s).astype(np.int32))
 
 
 def edge_array(edges, source: str = "<edges>") -> np.ndarray:

@@ -63,6 +63,7 @@ class P(IntEnum):
     SPEC = 9  # proposal streams (search.speculate; 1: moves and decisions share one stream)
     NEAR = 10  # near swaps per 1000 proposals (golf.engine.moves.propose_near)
     WEIGHT = 11  # the kernel's sums to the graph's (golf.evaluators.base.Evaluator.weight)
+    HOSTS = 12  # host moves per 1000 proposals (golf.engine.moves.propose_host)
 
 
 class StopReason(IntEnum):
@@ -109,7 +110,7 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None, grp=None):
         pst = st[j:j + 4]
     # the moves take the vertices the group moves, g*m (n but for centre vertices)
     if not propose_move(adj, params[P.G] * adj.shape[0], params[P.G], pst, undo,
-                        params[P.VOLTAGE], reach, params[P.NEAR], grp):
+                        params[P.VOLTAGE], reach, params[P.NEAR], grp, params[P.HOSTS]):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -272,6 +273,8 @@ class Annealer:
     voltage_moves : float, the fraction of proposals that are voltage moves (g > 1)
     near_moves : float, the fraction of the other proposals that are near swaps
         (:func:`golf.engine.moves.propose_near`)
+    host_moves : float, the fraction of proposals that move a host (host-switch graphs,
+        :func:`golf.engine.moves.propose_host`)
     reach : None, or a grid problem's length limit (:meth:`golf.grid.Grid.reach`): every move
         keeps every edge within it
     seed : int
@@ -281,7 +284,8 @@ class Annealer:
 
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
                  tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, near_moves=0.0,
-                 speculate=1, seed=0, bounds=None, trace_every=1000, reach=None):
+                 speculate=1, seed=0, bounds=None, trace_every=1000, reach=None,
+                 host_moves=0.0):
         from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()
@@ -319,6 +323,7 @@ class Annealer:
         self.params[P.VOLTAGE] = int(round(1000 * float(voltage_moves)))
         self.params[P.SPEC] = int(speculate)
         self.params[P.NEAR] = int(round(1000 * float(near_moves)))
+        self.params[P.HOSTS] = int(round(1000 * float(host_moves)))
         self.fl[FL.PW] = float(peripheral_weight) * graph.m / 8.0
         self.best_adj = self.graph.adj.copy()
         if self.compiled:

@@ -47,6 +47,13 @@ element ``t``" (left multiplication): the quotient's edges then carry voltages i
 and the same argument holds. Without it (None, the cyclic group) Numba compiles the cyclic
 arithmetic in.
 
+A fourth kind, the **host move** (:func:`propose_host`), is for host-switch graphs
+(:mod:`golf.hostswitch`), whose rows are the switches' ports: a slot ``HOST_PORT`` holds a
+host, -1 is a free port, and an id a link to another switch. It moves one host to another
+switch: onto a free port, or onto a port that holds a link ``b -- c``, which then becomes
+``a -- c`` (the port the host left). Every switch keeps its number of used ports, so the radix
+holds; the swaps above never pick a host's slot, so they rewire the links alone.
+
 With centre vertices (:mod:`golf.graph`) the moves take ``n`` = ``g*m``, the vertices the
 group moves: a slot that holds a centre (an id ``>= n``) is never picked, so the orbits at the
 centres stay as the start graph laid them and every move is one among the other orbits.
@@ -64,8 +71,14 @@ from numba import njit
 from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act, act_inv
 
-__all__ = ["UNDO_SIZE", "propose_swap", "propose_voltage", "propose_near", "propose_move",
-           "swap_at", "undo_swap", "try_swap", "new_undo"]
+__all__ = ["UNDO_SIZE", "HOST_PORT", "HOST_MOVES", "propose_swap", "propose_voltage", "propose_near",
+           "propose_host", "propose_move", "swap_at", "undo_swap", "try_swap", "new_undo"]
+
+# a slot of a host-switch graph's switch rows that holds a host (golf.hostswitch.ports): not an
+# edge to another switch, so no swap ever picks it; only propose_host moves it
+HOST_PORT = -2
+# the fraction of a host-switch search's proposals that are host moves (propose_host)
+HOST_MOVES = 0.3
 
 # undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
 UNDO_SIZE = 48
@@ -344,11 +357,57 @@ def propose_near(adj, n, st, undo, reach=None, tries=64, grp=None):
 
 
 @njit(cache=True)
+def propose_host(adj, st, undo, tries=64):
+    """Apply one random valid **host move** (module docstring) to the switch rows ``adj``: a
+    random host port ``(a, j)`` and a random port ``(b, k)`` of another switch; a free port
+    takes the host, a port that holds the link ``b -- c`` gives it to the host and the link
+    becomes ``a -- c`` (rejected where ``c`` is ``a`` or already a neighbour of ``a``); a port
+    holding a host changes nothing and is drawn again. Returns False if ``tries`` draws in a
+    row were all invalid (nothing changed)."""
+    s, d = adj.shape
+    if s < 2 or d == 0:
+        return False
+    for _ in range(tries):
+        a = rng_below(st, s)
+        j = rng_below(st, d)
+        if adj[a, j] != HOST_PORT:
+            continue
+        b = rng_below(st, s)
+        k = rng_below(st, d)
+        c = adj[b, k]
+        if b == a or c == HOST_PORT:
+            continue
+        if c < 0:  # a free port
+            undo[0] = 2
+            undo[1], undo[2], undo[3] = a, j, HOST_PORT
+            undo[4], undo[5], undo[6] = b, k, -1
+            adj[a, j] = -1
+            adj[b, k] = HOST_PORT
+            return True
+        if c == a or _find(adj, a, c) >= 0:
+            continue
+        p = _find(adj, c, b)
+        undo[0] = 3
+        undo[1], undo[2], undo[3] = a, j, HOST_PORT
+        undo[4], undo[5], undo[6] = b, k, c
+        undo[7], undo[8], undo[9] = c, p, b
+        adj[a, j] = c
+        adj[b, k] = HOST_PORT
+        adj[c, p] = a
+        return True
+    return False
+
+
+@njit(cache=True)
 def propose_move(adj, n, g, st, undo, voltage_permille, reach=None, near_permille=0,
-                 grp=None):
-    """A voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a
-    near swap with probability ``near_permille / 1000``, else a uniform swap; with both 0 it
+                 grp=None, host_permille=0):
+    """A host move with probability ``host_permille / 1000`` (host-switch graphs), else a
+    voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a near
+    swap with probability ``near_permille / 1000``, else a uniform swap; with all three 0 it
     draws exactly what :func:`propose_swap` draws."""
+    if host_permille > 0 and rng_below(st, 1000) < host_permille:
+        if propose_host(adj, st, undo, 64):
+            return True
     if voltage_permille > 0 and g > 1 and rng_below(st, 1000) < voltage_permille:
         if propose_voltage(adj, n, g, st, undo, reach, 64, grp):
             return True

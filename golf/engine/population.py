@@ -223,6 +223,10 @@ def annealer_for(cfg: dict, graph, evaluator, *, steps: int, seed: int, trace_ev
     s, par = cfg["search"], cfg["parallel"]
     kw = dict(steps=steps, seed=seed, trace_every=trace_every, bounds=bounds, reach=reach,
               **search_options(s))
+    if cfg["problem"].get("hosts") is not None:  # a host-switch problem moves hosts too
+        from golf.engine.moves import HOST_MOVES
+
+        kw["host_moves"] = HOST_MOVES
     if s["batch"] > 1 or chains_on_device(evaluator):
         return BatchAnnealer(graph, evaluator, s["batch"], population=s["population"],
                              population_every=s["population_every"], ladder=s["ladder"],

@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from golf.errors import GolfError
 
-__all__ = ["HostSwitchBounds", "host_switch_bounds", "fewest_switches"]
+__all__ = ["HostSwitchBounds", "host_switch_bounds", "fewest_switches", "suggested_switches"]
 
 
 @dataclass(frozen=True)
@@ -157,3 +157,34 @@ def host_switch_bounds(n: int, r: int) -> HostSwitchBounds:
         places *= r - 1
     near = 0 if D == 2 else (places - (n - 1)) // (r - 2)
     return HostSwitchBounds(n, r, D, Fraction((n - 1) * D - near, n - 1), least)
+
+
+def suggested_switches(n: int, r: int) -> int | None:
+    """The number of switches a host-switch search starts with: the ``s`` whose estimate
+    ``2 + L(s, k)`` of the h-ASPL is smallest, ``L`` the Moore bound on the ASPL of a graph
+    of ``s`` vertices and degree ``k = r - ceil(n/s)`` (the ports a switch keeps for links
+    with the hosts spread evenly), from the fewest switches that connect the hosts
+    (:func:`fewest_switches`) up to ``n``. Fewer switches leave each fewer links, more make
+    the switch graph larger; the estimate weighs the two. None where no graph connects the
+    hosts.
+
+    >>> suggested_switches(32, 4), suggested_switches(1024, 10)
+    (32, 342)
+    """
+    from golf.lower_bounds import moore_bounds
+
+    n, r = _check(n, r)
+    least = fewest_switches(n, r)
+    if least is None or least == 1:
+        return least
+    best, best_s = None, least
+    for s in range(least, n + 1):
+        k = r - -(-n // s)
+        if k < 1 or (k < 2 and s > 2):
+            continue
+        b = moore_bounds(s, min(k, s - 1))
+        if b.aspl is None:
+            continue
+        if best is None or b.aspl < best:
+            best, best_s = b.aspl, s
+    return best_s

@@ -65,11 +65,14 @@ def chase_settings(backend: str = "auto") -> dict:
 
 
 def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "auto",
-                 out=None, grid=None, r=None, comm=None, settings=None, sets=()):
+                 out=None, grid=None, r=None, comm=None, settings=None, sets=(),
+                 host_switch: bool = False):
     """The :class:`golf.config.RunConfig` of a chase (module docstring), its run folder
     ``<out>/<name>`` (``out`` None: no folder, nothing written). ``settings`` are
     :func:`golf.search` keywords over :func:`chase_settings`; ``sets`` ``KEY=VALUE``
-    overrides applied last (as ``golf run --set``)."""
+    overrides applied last (as ``golf run --set``). ``host_switch``: ``n`` hosts on switches
+    of radix ``d`` (:mod:`golf.hostswitch`; the number of switches from
+    :func:`golf.hostswitch.radix_bounds.suggested_switches`), scored on the CPU."""
     from pathlib import Path
 
     from golf.config import (RunConfig, _check_output, _default_name, _merge, keywords_config,
@@ -82,8 +85,13 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         kw.update(grid=list(grid), r=r)
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
-    raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed, chase_backend(backend),
-                          out is not None, kw)
+    if host_switch:
+        kw.pop("voltage_moves", None)
+        backend = "auto"
+    raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed,
+                          "auto" if host_switch else chase_backend(backend), out is not None, kw)
+    if host_switch:
+        raw["problem"] = {"hosts": n, "radix": d}
     raw["name"] = _default_name(raw["problem"])
     if out is not None:
         raw["output"]["dir"] = str(out)

@@ -467,7 +467,7 @@ class Search:
                 rate = self.co.rate((evals - evals0) / max(now - t_rate, 1e-9))
                 evals0, t_rate, last_prog = evals, now, now
                 self.log.progress(progress_line(
-                    ann.sc, float(ann.fl[FL.T]), int(ann.params[P.STEPS]), ann.graph.n,
+                    ann.sc, float(ann.fl[FL.T]), int(ann.params[P.STEPS]), self.problem.order,
                     self.bounds, rate, now - t_start, tlimit))
         elapsed = time.perf_counter() - t_start
         if self.dirty:  # not when nothing ran since the last one (a signal before any step)
@@ -515,7 +515,7 @@ class Search:
         self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta, graph=graph,
                                       pool=starts[1:])
         sc = self.ann.sc
-        pairs = self.ann.graph.n * (self.ann.graph.n - 1) // 2
+        pairs = self.problem.order * (self.problem.order - 1) // 2
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
                  f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
@@ -642,7 +642,7 @@ class Search:
                             f"kept from the last checkpoint")
         from golf.evaluators.base import Score
 
-        self.best_score = Score(best.n, best_d, best_total, best_per)
+        self.best_score = Score(self.problem.order, best_d, best_total, best_per)
         summary = self._summary(stop, elapsed, evals, (best_d, best_total), best_rank, recheck)
         if "auto_g" in self.meta:
             summary["auto_g"] = self.meta["auto_g"]
@@ -654,7 +654,8 @@ class Search:
         if rd is not None:
             from golf.io import atomic_write
 
-            summary["plot"] = (plot_trace(rd.file("convergence.png"), self.trace_rows, best.n)
+            summary["plot"] = (plot_trace(rd.file("convergence.png"), self.trace_rows,
+                                          self.problem.order)
                                if self.cfg["output"]["plot"] else "plot disabled in the config")
             atomic_write(rd.file("summary.json"), json.dumps(summary, indent=1) + "\n")
         self._say_done(summary)
@@ -663,13 +664,19 @@ class Search:
     def _summary(self, stop, elapsed, evals, best, best_rank, recheck) -> dict:
         cfg, ann, b, meta = self.cfg, self.ann, self.bounds, self.meta
         p = cfg["problem"]
-        n = p["n"]
+        n = self.problem.order
         pairs = n * (n - 1) // 2
         best_d, best_total = best
+        if p.get("hosts") is not None:
+            problem = {"kind": "host-switch", "hosts": n, "radix": p["d"],
+                       "switches": p["n"]}
+        elif p.get("grid") is None:
+            problem = {"n": n, "d": p["d"], "g": p["g"]}
+        else:
+            problem = {"grid": p["grid"], "n": n, "d": p["d"], "r": p["r"], "g": p["g"]}
         return {
             "name": self.run.name,
-            "problem": {"n": n, "d": p["d"], "g": p["g"]} if p.get("grid") is None else
-            {"grid": p["grid"], "n": n, "d": p["d"], "r": p["r"], "g": p["g"]},
+            "problem": problem,
             "seed": cfg["search"]["seed"],
             "method": cfg["search"]["method"],
             "backend": self.ev.name,

@@ -85,6 +85,16 @@ def recheck_graph(graph, d, backend) -> dict:
     :func:`recheck_backend`) and apply the validation rules; raise on any problem."""
     from golf.evaluators import make_evaluator
 
+    if hasattr(graph, "hosts"):  # a host-switch graph (golf.hostswitch.ports.PortGraph)
+        from golf.hostswitch.h_evaluator import recheck
+
+        graph.check()
+        t = time.perf_counter()
+        diameter, total = recheck(graph.net())
+        if diameter is None:
+            raise GolfError("internal error: the best host-switch graph is disconnected")
+        return {"backend": "switch BFS", "diameter": diameter, "total": total,
+                "seconds": round(time.perf_counter() - t, 3)}
     if graph.max_degree > d:
         raise GolfError(f"internal error: best graph has degree {graph.max_degree} > d={d}")
     graph.check()

@@ -27,6 +27,8 @@ class Problem:
         from golf.group import parse_group
 
         self.n, self.d = problem["n"], problem["d"]
+        # a host-switch problem (golf.hostswitch): n switches of radix d holding these hosts
+        self.hosts = problem.get("hosts")
         self.g = g if g is not None else problem["g"]
         # the symmetry group at the config's g (another g, a polish phase's, is cyclic)
         spec = problem.get("group")
@@ -39,8 +41,16 @@ class Problem:
         self.grid = Grid(size[0], size[1], problem["r"], g_grid) if size is not None else None
 
     @property
+    def order(self) -> int:
+        """The vertices whose pairs the score averages over: the hosts of a host-switch
+        problem, else all ``n``."""
+        return self.hosts if self.hosts is not None else self.n
+
+    @property
     def label(self) -> str:
         """``n=.. d=.. g=..``, with the lattice and reach of a grid problem."""
+        if self.hosts is not None:
+            return f"host-switch: {self.hosts} hosts, {self.n} switches of radix {self.d}"
         if self.grid is None:
             grp = "" if self.group is None else f" group {self.group.label}"
             cen = f" centres={self.centres}" if self.centres else ""
@@ -51,6 +61,10 @@ class Problem:
         """The lower bounds: Moore's, or the lattice bound of a grid problem."""
         from golf.lower_bounds import grid_bounds, moore_bounds
 
+        if self.hosts is not None:
+            from golf.hostswitch.radix_bounds import host_switch_bounds
+
+            return host_switch_bounds(self.hosts, self.d)
         if self.grid is None:
             return moore_bounds(self.n, self.d)
         return grid_bounds(self.grid.w, self.grid.h, self.d, self.grid.r)
@@ -61,6 +75,10 @@ class Problem:
 
     def random_graph(self, seed: int):
         """A random connected start graph of the problem for ``g``."""
+        if self.hosts is not None:
+            from golf.hostswitch.ports import PortGraph, random_ports
+
+            return PortGraph(self.hosts, random_ports(self.hosts, self.n, self.d, seed))
         if self.grid is None and (self.group is not None or self.centres):
             from golf.starts.random import random_group_graph
 
@@ -78,6 +96,16 @@ class Problem:
         """The graph of an edge file (``problem.start``, a run's best.edges) for ``g``: the
         competition's format for the problem's kind, every rule checked, errors naming the
         file and line."""
+        if self.hosts is not None:
+            from golf.hostswitch.orp_format import read_host_switch
+            from golf.hostswitch.ports import PortGraph, to_ports
+
+            net = read_host_switch(path)
+            if (net.n, net.s, net.r) != (self.hosts, self.n, self.d):
+                raise GolfError(f"{path}: a host-switch graph of {net.n} hosts, {net.s} "
+                                f"switches, radix {net.r}; this problem has {self.hosts}, "
+                                f"{self.n}, {self.d}")
+            return PortGraph(self.hosts, to_ports(net))
         if self.grid is None:
             from golf.io import read_edges
 
@@ -101,7 +129,11 @@ class Problem:
 
     def write(self, path, graph) -> None:
         """Write ``graph`` in the problem's edge-file format, atomically."""
-        if self.grid is None:
+        if self.hosts is not None:
+            from golf.hostswitch.orp_format import write_host_switch
+
+            write_host_switch(path, graph.net())
+        elif self.grid is None:
             from golf.io import write_edges
 
             write_edges(path, graph.edges())
@@ -111,12 +143,19 @@ class Problem:
             write_grid_edges(path, graph, self.grid)
 
     def submission_name(self, diameter: int, total: int) -> str:
-        """The competition's file name for a result."""
+        """The competition's file name for a result (a host-switch problem's:
+        ``h{hosts}r{radix}k{h-diameter}l{floor(100 h-ASPL)}.edges``)."""
+        if self.hosts is not None:
+            n = self.hosts
+            return f"h{n}r{self.d}k{diameter}l{200 * int(total) // (n * (n - 1))}.edges"
         return submission_name(self.n, self.d, diameter, total, self.grid)
 
     def check(self, graph) -> None:
         """The rules a result must keep beyond :meth:`golf.graph.Graph.check`: on a grid,
-        every edge within the length limit."""
+        every edge within the length limit; a host-switch graph, every rule of its ports."""
+        if self.hosts is not None:
+            graph.check()
+            return
         if self.grid is None:
             return
         lengths = self.grid.lengths(graph.edges())

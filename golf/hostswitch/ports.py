@@ -1,0 +1,170 @@
+"""A host-switch graph as the search holds it: one row of ``r`` ports a switch.
+
+The search (:mod:`golf.engine`) walks rows of slots, so a host-switch graph (:mod:`golf.
+hostswitch.network`) is held as the ``s x r`` int32 array of its switches' ports:
+
+``>= 0``                  a link to that switch (local ids ``0 .. s-1``), in both rows
+``HOST_PORT`` (-2)        a port that holds a host
+``-1``                    a free port
+
+The hosts are interchangeable for every score, so the rows keep how many each switch holds,
+not which: :func:`to_graph` numbers them switch by switch (hosts ``0 .. h_0-1`` on the first
+switch, and so on). The swaps of :mod:`golf.engine.moves` read host ports as no link and
+never pick them, so they rewire links alone and keep every switch's used ports;
+:func:`golf.engine.moves.propose_host` moves hosts.
+
+:func:`random_ports` lays a random connected start: the hosts spread evenly (``n // s`` or
+one more a switch), a random spanning tree over the switches (those with more free ports
+first), then the free ports paired at random.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golf.engine.moves import HOST_PORT
+from golf.errors import GolfError
+from golf.graph import Graph
+from golf.hostswitch.network import HostSwitchGraph
+
+__all__ = ["HOST_PORT", "PortGraph", "to_ports", "to_graph", "host_counts", "random_ports",
+           "check_ports"]
+
+
+def host_counts(ports) -> np.ndarray:
+    """Hosts on each switch of the rows ``ports``, int64 ``(s,)``."""
+    return (np.asarray(ports) == HOST_PORT).sum(axis=1).astype(np.int64)
+
+
+def to_ports(net: HostSwitchGraph) -> np.ndarray:
+    """The ``s x r`` port rows of ``net`` (links first, then hosts, then free ports)."""
+    rows = net.switches.adj.copy()
+    links = (rows >= 0).sum(axis=1)
+    cols = np.arange(net.r)[None, :]
+    hosts = net.host_counts[:, None]
+    rows[(cols >= links[:, None]) & (cols < links[:, None] + hosts)] = HOST_PORT
+    return np.ascontiguousarray(rows, dtype=np.int32)
+
+
+def to_graph(n: int, r: int, ports) -> HostSwitchGraph:
+    """The host-switch graph of the port rows (hosts numbered switch by switch)."""
+    ports = np.asarray(ports, dtype=np.int32)
+    s = ports.shape[0]
+    counts = host_counts(ports)
+    if counts.sum() != n:
+        raise GolfError(f"the port rows hold {counts.sum()} hosts, expected n={n}")
+    links = np.where(ports >= 0, ports, -1).astype(np.int32)
+    links = -np.sort(-links, axis=1)  # links first, descending, then -1
+    links = np.where(links >= 0, links, -1)
+    host_switch = np.repeat(np.arange(s, dtype=np.int32), counts)
+    return HostSwitchGraph(n, s, r, Graph(s, r, 1, links), host_switch)
+
+
+def check_ports(ports, n: int, r: int) -> None:
+    """Every rule of a host-switch graph on the rows: through :func:`to_graph` and
+    :meth:`HostSwitchGraph.check` (links in both rows, no loop or repeat, ``n`` hosts, at most
+    ``r`` ports a switch by construction)."""
+    ports = np.asarray(ports)
+    if ports.ndim != 2 or ports.shape[1] != r or (ports < HOST_PORT).any():
+        raise GolfError(f"port rows must be (s, r={r}) of ids, -1 or {HOST_PORT}")
+    to_graph(n, r, ports).check()
+
+
+def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> np.ndarray:
+    """Random connected port rows for ``n`` hosts on ``s`` switches of radix ``r`` (module
+    docstring); the same seed gives the same rows.
+
+    Raises
+    ------
+    GolfError
+        When no connected graph of that shape exists: a switch with no port left for links
+        while ``s > 1``, or fewer free ports than a tree over the switches needs
+        (``s*r - n < 2(s-1)``), or hosts beyond the ports (``n > s*r``).
+    """
+    n, s, r = int(n), int(s), int(r)
+    if n < 1 or s < 1 or r < 1:
+        raise GolfError(f"hosts, switches and radix must be >= 1, got n={n}, s={s}, r={r}")
+    hosts = np.full(s, n // s, dtype=np.int64)
+    hosts[: n % s] += 1
+    free = r - hosts
+    if (free < 0).any() or (s > 1 and ((free < 1).any() or free.sum() < 2 * (s - 1))):
+        raise GolfError(f"no connected host-switch graph has n={n} hosts on s={s} switches "
+                        f"of radix r={r}: {n // s}-{-(-n // s)} hosts a switch leave "
+                        f"{int(free.sum())} ports for links, a tree over {s} switches needs "
+                        f"{2 * (s - 1)} and each switch one")
+    rng = np.random.default_rng(int(seed))
+    for _ in range(attempts):
+        links = [set() for _ in range(s)]
+        left = free.copy()
+        # a random tree: each new switch joins one already placed that has a port left, the
+        # switches with more free ports placed first
+        order = rng.permutation(s)
+        order = order[np.argsort(-free[order], kind="stable")]
+        placed = [int(order[0])]
+        ok = True
+        for a in order[1:].tolist():
+            open_ = [b for b in placed if left[b] > 0]
+            if not open_:
+                ok = False
+                break
+            b = open_[int(rng.integers(len(open_)))]
+            links[a].add(b)
+            links[b].add(a)
+            left[a] -= 1
+            left[b] -= 1
+            placed.append(a)
+        if not ok:
+            continue
+        # the free ports paired at random (a pair that would repeat a link or loop is dropped)
+        stubs = rng.permutation(np.repeat(np.arange(s), left))
+        for a, b in stubs[: len(stubs) // 2 * 2].reshape(-1, 2).tolist():
+            if a != b and b not in links[a]:
+                links[a].add(b)
+                links[b].add(a)
+        rows = np.full((s, r), -1, dtype=np.int32)
+        for a in range(s):
+            row = sorted(links[a])
+            rows[a, : len(row)] = row
+            rows[a, len(row): len(row) + hosts[a]] = HOST_PORT
+        return rows
+    raise GolfError(f"could not lay a connected host-switch graph with n={n}, s={s}, r={r} "
+                    f"in {attempts} attempts (seed {seed})")
+
+
+class PortGraph(Graph):
+    """The port rows of a host-switch graph as the search's graph: a
+    :class:`golf.graph.Graph` on the ``s`` switches (``g = 1``, rows of width ``r``) whose rows
+    also hold host ports, with the number of ``hosts``. :meth:`net` is the host-switch graph
+    (:func:`to_graph`), :meth:`check` checks every rule."""
+
+    __slots__ = ("hosts",)
+
+    def __init__(self, hosts: int, ports):
+        ports = np.asarray(ports, dtype=np.int32)
+        super().__init__(ports.shape[0], ports.shape[1], 1, ports)
+        self.hosts = int(hosts)
+
+    def net(self) -> HostSwitchGraph:
+        return to_graph(self.hosts, self.d, self.adj)
+
+    def with_rows(self, adj) -> "PortGraph":
+        return PortGraph(self.hosts, adj)
+
+    def copy(self) -> "PortGraph":
+        return PortGraph(self.hosts, self.adj.copy())
+
+    def check(self) -> None:
+        check_ports(self.adj, self.hosts, self.d)
+
+    def edges(self) -> np.ndarray:
+        """Every edge with the ORP file's ids (hosts, then switches)."""
+        return self.net().edges()
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PortGraph):
+            return NotImplemented
+        return self.net() == other.net()
+
+    def __repr__(self) -> str:
+        return (f"PortGraph(hosts={self.hosts}, switches={self.n}, radix={self.d}, "
+                f"links={int((self.adj >= 0).sum()) // 2})")

@@ -1,0 +1,185 @@
+"""The search on host-switch graphs (golf.hostswitch): port rows, host moves that keep every
+rule and undo exactly, the search's evaluator against a BFS over the whole graph, runs from
+YAML that write ORP files and resume, golf chase --host-switch and golf export's names."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from golf.config import validate
+from golf.engine.annealer import SC, Annealer
+from golf.engine.moves import HOST_PORT, new_undo, propose_host, propose_move, undo_swap
+from golf.errors import GolfError
+from golf.hostswitch.h_evaluator import HostSwitchEvaluator, recheck
+from golf.hostswitch.orp_format import read_host_switch
+from golf.hostswitch.ports import (PortGraph, check_ports, host_counts, random_ports, to_graph,
+                                   to_ports)
+from golf.hostswitch.radix_bounds import host_switch_bounds, suggested_switches
+from golf.kernels.rng import rng_seed
+from golf.run import resume_run, run_config
+
+from conftest import run_golf
+from naive import host_switch_score
+
+SHAPES = [(32, 26, 4), (32, 16, 4), (80, 40, 6), (128, 8, 24), (200, 60, 8), (9, 3, 5)]
+
+
+def _score(graph):
+    ev = HostSwitchEvaluator(graph.hosts, graph.n, graph.d, threads=1)
+    s = ev.evaluate(graph)
+    return None if not s.connected else (s.diameter, s.total, s.peripheral)
+
+
+@given(st.sampled_from(SHAPES), st.integers(0, 10**6), st.integers(0, 400))
+@settings(max_examples=40, deadline=None)
+def test_moves_keep_every_rule_and_the_evaluator_matches_a_bfs(shape, seed, steps):
+    n, s, r = shape
+    ports = random_ports(n, s, r, seed=seed)
+    graph = PortGraph(n, ports)
+    graph.check()
+    assert _score(graph) == host_switch_score(n, s, graph.edges())
+    rng, undo = rng_seed(seed), new_undo()
+    for step in range(steps):
+        before = graph.adj.copy()
+        if not propose_move(graph.adj, s, 1, rng, undo, 0, None, 300, None, 500):
+            continue
+        graph.check()
+        assert host_counts(graph.adj).sum() == n
+        if step % 4 == 0:
+            undo_swap(graph.adj, undo)
+            assert np.array_equal(graph.adj, before)
+    assert _score(graph) == host_switch_score(n, s, graph.edges())
+    assert (recheck(graph.net()) == (None, None)) == (_score(graph) is None)
+    if _score(graph) is not None:
+        assert recheck(graph.net()) == _score(graph)[:2]
+
+
+def test_host_moves_take_free_ports_and_links():
+    ports = random_ports(80, 40, 6, seed=3)
+    rng, undo = rng_seed(1), new_undo()
+    kinds = set()
+    for _ in range(500):
+        before = ports.copy()
+        assert propose_host(ports, rng, undo, 64)
+        kinds.add(int(undo[0]))  # 2 slots: onto a free port; 3: a link handed over
+        changed = np.argwhere(ports != before)
+        assert len(changed) == undo[0]
+        assert (host_counts(ports) - host_counts(before)).tolist().count(0) >= 40 - 2
+        check_ports(ports, 80, 6)
+    assert kinds == {2, 3}
+    full = random_ports(8, 2, 5, seed=1)  # no two switches: a host has nowhere else to go
+    assert host_counts(full).tolist() == [4, 4]
+
+
+def test_port_rows_round_trip_an_orp_file(tmp_path):
+    from pathlib import Path
+
+    net = read_host_switch(Path(__file__).parent / "data" / "h32s26r4.edges", duplicates=[])
+    graph = PortGraph(net.n, to_ports(net))
+    graph.check()
+    back = to_graph(net.n, net.r, graph.adj)
+    assert host_switch_score(32, 26, back.edges()) == host_switch_score(32, 26, net.edges())
+    assert _score(graph)[:2] == (11, 2960)  # ORP's published values for this sample
+    assert np.array_equal(to_ports(back), to_ports(to_graph(32, 4, to_ports(back))))
+
+
+def test_random_ports_are_connected_even_and_seeded():
+    for n, s, r in SHAPES:
+        ports = random_ports(n, s, r, seed=5)
+        counts = host_counts(ports)
+        assert counts.max() - counts.min() <= 1 and counts.sum() == n
+        assert host_switch_score(n, s, PortGraph(n, ports).edges()) is not None
+        assert np.array_equal(random_ports(n, s, r, seed=5), ports)
+    with pytest.raises(GolfError, match="no connected host-switch graph"):
+        random_ports(30, 10, 3)  # 3 hosts a switch leave no port for a link
+    assert suggested_switches(32, 4) == 32 and suggested_switches(128, 24) == 8
+
+
+def test_annealing_lowers_the_h_total_and_keeps_the_rules():
+    n, s, r = 80, 40, 6
+    graph = PortGraph(n, random_ports(n, s, r, seed=2))
+    ev = HostSwitchEvaluator(n, s, r, threads=1)
+    ann = Annealer(graph, ev, steps=3000, seed=1, host_moves=0.3, near_moves=0.5,
+                   bounds=host_switch_bounds(n, r))
+    ann.set_temperatures(*ann.auto_temperatures(100)[:2])
+    ann.run(3000)
+    best = ann.best_graph()
+    best.check()
+    want = host_switch_score(n, s, best.edges())
+    assert want[:2] == (ann.sc[SC.BEST_D], ann.sc[SC.BEST_TOTAL])
+    assert ann.sc[SC.BEST_TOTAL] < ann.start_score.total
+    assert (host_counts(best.adj) != host_counts(graph.adj)).any()  # hosts moved
+
+
+def _cfg(folder, problem="hosts: 80, radix: 6, switches: 40", steps=3000, extra=""):
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / "h.yaml"
+    p.write_text(f"""name: h
+problem: {{{problem}}}
+search: {{steps: {steps}, seed: 3{extra}}}
+evaluator: {{threads: 1}}
+output: {{dir: {folder / 'out'}, checkpoint_every: 0.05, trace_every: 200, plot: false}}
+""")
+    return p, folder / "out" / "h"
+
+
+@pytest.mark.parametrize("extra", ["", ", batch: 3, population: tempering"])
+def test_run_writes_an_orp_file_resumes_and_exports(tmp_path, extra):
+    p, rd = _cfg(tmp_path, extra=extra)
+    want = run_config(p, quiet=True)[0]
+    assert want["problem"] == {"kind": "host-switch", "hosts": 80, "radix": 6, "switches": 40}
+    net = read_host_switch(rd / "best.edges")
+    assert (net.n, net.s, net.r) == (80, 40, 6)
+    assert host_switch_score(80, 40, net.edges())[:2] == (want["best"]["diameter"],
+                                                          want["best"]["total"])
+    assert want["bounds"]["diameter"] == host_switch_bounds(80, 6).diameter
+    assert abs(want["best"]["aspl"] - want["best"]["total"] / (80 * 79 / 2)) < 1e-12
+    # a resume from the last checkpoint but one ends where the run ended
+    (rd / "summary.json").unlink()
+    (rd / "checkpoint.npz").unlink()
+    (rd / "checkpoint.prev.npz").rename(rd / "checkpoint.npz")
+    got = resume_run(rd, quiet=True)
+    assert got["best"] == want["best"] and got["steps"] == want["steps"]
+    out = run_golf("export", rd, "-o", str(tmp_path) + "/", check=True).stdout
+    d, total = want["best"]["diameter"], want["best"]["total"]
+    name = f"h80r6k{d}l{200 * total // (80 * 79)}.edges"
+    assert name in out and (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("problem,match", [
+    ({"hosts": 32}, "missing problem.radix"),
+    ({"radix": 4}, "set problem.hosts too"),
+    ({"hosts": 32, "radix": 4, "d": 5}, "degree is its radix"),
+    ({"hosts": 32, "radix": 4, "grid": [4, 8]}, "problem.grid: not for a host-switch"),
+    ({"hosts": 32, "radix": 4, "switches": 10}, "cannot connect 32 hosts"),
+    ({"hosts": 32, "radix": 4, "start": "circulant"}, "random or an ORP file"),
+])
+def test_config_refuses_a_bad_host_switch_problem(problem, match):
+    with pytest.raises(GolfError, match=match):
+        validate({"name": "h", "problem": problem, "search": {"steps": 10}}, lambda k: "h.yaml")
+
+
+@pytest.mark.parametrize("section,match", [
+    ({"search": {"steps": 10, "method": "tabu"}}, "anneals"),
+    ({"search": {"steps": 10}, "evaluator": {"backend": "bitset"}}, "leave backend: auto"),
+    ({"search": {"steps": 10}, "parallel": {"mode": "evaluator"}}, "not split over ranks"),
+])
+def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
+    with pytest.raises(GolfError, match=match):
+        validate({"name": "h", "problem": {"hosts": 32, "radix": 4}, **section},
+                 lambda k: "h.yaml")
+
+
+def test_chase_host_switch_from_the_command_line(tmp_path):
+    out = run_golf("chase", "--host-switch", 32, 4, "--minutes", 0.05, "--out", tmp_path,
+                   "--ranks", 1, "--quiet", check=True).stdout
+    rd = tmp_path / "h32r4"
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["problem"]["kind"] == "host-switch" and "32 switches" in out
+    net = read_host_switch(rd / "best.edges")
+    assert host_switch_score(32, net.s, net.edges())[:2] == (s["best"]["diameter"],
+                                                            s["best"]["total"])
+    assert list(rd.glob("h32r4k*.edges"))
