@@ -151,8 +151,9 @@ def _refuse_for_host_switch(args, options) -> None:
             flag = "--" + name.replace("_", "-")
             if name == "backend":
                 raise GolfError(f"--backend {value}: {args.file} is a host-switch graph, "
-                                f"scored by golf's host-switch scorer (a Numba BFS over the "
-                                f"switches, golf.hostswitch.h_score); leave --backend out")
+                                f"scored by golf's host-switch scorer (the bit matrix over the "
+                                f"switches, weighted by host counts: golf.hostswitch.h_score); "
+                                f"leave --backend out")
             raise GolfError(f"{flag}: does not apply to the host-switch graph {args.file} "
                             f"(hosts, switches and radix come from its first line)")
 
@@ -184,9 +185,9 @@ def _eval_host_switch(args) -> int:
     comm = args.comm
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:
-        print(f"host-switch scorer: a Numba BFS over the switch graph from each of the "
-              f"{int((net.host_counts > 0).sum())} switches that hold hosts, weighted by "
-              f"their host counts (golf.hostswitch.h_score)", file=sys.stderr)
+        print(f"host-switch scorer: the bit matrix over the {net.s} switches, one column for "
+              f"each of the {int((net.host_counts > 0).sum())} that hold hosts, the level "
+              f"sums weighted by host counts (golf.hostswitch.h_score)", file=sys.stderr)
     t0 = time.perf_counter()
     score = h_score(net, threads=args.threads)
     seconds = time.perf_counter() - t0
@@ -212,7 +213,7 @@ def _eval_host_switch(args) -> int:
         "aspl_bound_fraction": str(b.aspl) if b.aspl is not None else None,
         "diameter_gap": score.diameter - b.diameter if connected else None,
         "aspl_gap": score.aspl - float(b.aspl) if connected else None,
-        "backend": "hostswitch-bfs", "seconds": seconds, "repeat": args.repeat,
+        "backend": "h-bitset", "seconds": seconds, "repeat": args.repeat,
     }
     if args.json:
         print(json.dumps(out))

@@ -71,8 +71,8 @@ SCHEMA = {
                    "golf.hostswitch)"),
         "radix": S("int?", None, (1, INF), "an integer >= 1 (a host-switch problem's ports a "
                    "switch)"),
-        "switches": S("int?", None, (1, 2**31 - 1), "an integer >= 1, or null (chosen from "
-                      "the hosts and the radix)"),
+        "switches": S("int|auto?", None, (1, 2**31 - 1), "an integer >= 1, 'auto' (chosen "
+                      "by trials) or null (the estimate's choice)"),
         "g": S("int|auto", 1, (1, INF), "an integer >= 1 dividing n (a grid: 1, 2 or 4), or "
                "'auto' (chosen by short trials: golf.run.portfolio)"),
         "group": S("group?", None, None, "'cyclic' or [a, r]: the symmetry group Z_a ⋊_r "
@@ -173,7 +173,9 @@ DOCS = {
     "problem.radix": "A host-switch problem's ports a switch (hosts and links alike).",
     "problem.switches": "A host-switch problem's number of switches; null: the ``s`` whose "
                         "estimate of the h-ASPL is smallest "
-                        "(:func:`golf.hostswitch.radix_bounds.suggested_switches`).",
+                        "(:func:`golf.hostswitch.radix_bounds.suggested_switches`); ``auto``: "
+                        "that one and four around it tried by short trials, as ``g: auto`` "
+                        "tries symmetries (:func:`golf.run.portfolio.switch_forms`).",
     "problem.centres": "Centre vertices (:mod:`golf.graph`): ``n = g*m + centres``, the last "
                        "``centres`` vertices fixed by the symmetry and adjacent to whole "
                        "orbits (``d // g`` orbits each, laid by the start graph and kept by "
@@ -642,6 +644,9 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     if p["d"] is not None and p["d"] != r:
         raise GolfError(f"{where('problem.d')}: problem.d: a host-switch problem's degree is "
                         f"its radix ({r}); leave d out")
+    trials = p["switches"] == "auto" or (p["switches"] is None and p["g"] == "auto")
+    if trials:  # chosen by trials (golf.run.portfolio.switch_forms); n the first guess
+        p["switches"], p["n"] = None, None
     if p["n"] is not None:  # a validated config (run.yaml) holds n = switches too
         if p["switches"] is not None and p["n"] != p["switches"]:
             raise GolfError(f"{where('problem.n')}: problem.n: a host-switch problem's n is "
@@ -665,7 +670,8 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
         raise GolfError(f"{where('problem.switches')}: problem.switches: {sw} switches of "
                         f"radix {r} cannot connect {n} hosts (at least {least}, with a port "
                         f"for a link on each)")
-    p.update(n=sw, d=r, g=1, radix=r, switches=sw)
+    p.update(n=sw, d=r, g="auto" if trials else 1, radix=r,
+             switches="auto" if trials else sw)
     start = p["start"]
     if start not in (None, "random"):
         if start in START_KINDS:

@@ -178,8 +178,35 @@ def test_chase_host_switch_from_the_command_line(tmp_path):
                    "--ranks", 1, "--quiet", check=True).stdout
     rd = tmp_path / "h32r4"
     s = json.loads((rd / "summary.json").read_text())
-    assert s["problem"]["kind"] == "host-switch" and "32 switches" in out
+    assert s["problem"]["kind"] == "host-switch" and f"{s['problem']['switches']} switches" in out
+    tried = [t["switches"] for t in s["auto_g"]["candidates"]]
+    assert tried[0] == suggested_switches(32, 4) and s["problem"]["switches"] in tried
     net = read_host_switch(rd / "best.edges")
     assert host_switch_score(32, net.s, net.edges())[:2] == (s["best"]["diameter"],
                                                             s["best"]["total"])
     assert list(rd.glob("h32r4k*.edges"))
+
+
+def test_switch_forms_try_the_estimate_first_and_only_what_connects():
+    from golf.run.portfolio import switch_forms
+
+    forms, rule = switch_forms(80, 6)
+    assert [f.switches for f in forms] == [40, 32, 50, 26, 62]
+    assert "suggested_switches" in rule
+    forms, _ = switch_forms(32, 4)  # 26 switches of 4 ports hold 32 hosts with links
+    assert all(-(-32 // f.switches) < 4 for f in forms) and forms[0].switches == 32
+    assert forms[0].label(32) == "32 switches" and forms[0].record(32)["switches"] == 32
+
+
+def test_a_run_with_switches_auto_tries_them_and_resumes(tmp_path):
+    p, rd = _cfg(tmp_path, problem="hosts: 80, radix: 6, switches: auto", steps=4000)
+    want = run_config(p, quiet=True)[0]
+    auto = want["auto_g"]
+    assert want["problem"]["switches"] == auto["form"]["switches"]
+    assert len(auto["trials"]) >= 2 and all(t["evaluations"] > 0 for t in auto["trials"])
+    assert "switches: " + str(want["problem"]["switches"]) in (rd / "run.yaml").read_text()
+    (rd / "summary.json").unlink()
+    (rd / "checkpoint.npz").unlink()
+    (rd / "checkpoint.prev.npz").rename(rd / "checkpoint.npz")
+    got = resume_run(rd, quiet=True)
+    assert got["best"] == want["best"] and got["problem"] == want["problem"]

@@ -71,8 +71,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     ``<out>/<name>`` (``out`` None: no folder, nothing written). ``settings`` are
     :func:`golf.search` keywords over :func:`chase_settings`; ``sets`` ``KEY=VALUE``
     overrides applied last (as ``golf run --set``). ``host_switch``: ``n`` hosts on switches
-    of radix ``d`` (:mod:`golf.hostswitch`; the number of switches from
-    :func:`golf.hostswitch.radix_bounds.suggested_switches`), scored on the CPU."""
+    of radix ``d`` (:mod:`golf.hostswitch`; the number of switches chosen by trials,
+    :func:`golf.run.portfolio.switch_forms`), scored on the CPU."""
     from pathlib import Path
 
     from golf.config import (RunConfig, _check_output, _default_name, _merge, keywords_config,
@@ -91,7 +91,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed,
                           "auto" if host_switch else chase_backend(backend), out is not None, kw)
     if host_switch:
-        raw["problem"] = {"hosts": n, "radix": d}
+        raw["problem"] = {"hosts": n, "radix": d, "switches": "auto"}
     raw["name"] = _default_name(raw["problem"])
     if out is not None:
         raw["output"]["dir"] = str(out)

@@ -274,6 +274,9 @@ class Search:
             self.cfg["problem"]["g"] = g
             self.cfg["problem"]["group"] = auto.get("group")
             self.cfg["problem"]["centres"] = c
+            sw = (auto.get("form") or {}).get("switches")
+            if sw:  # a host-switch problem's number of switches
+                self.cfg["problem"].update(switches=sw, n=sw)
             self._write_run_yaml()  # killed between the first checkpoint and run.yaml
             return None
         from golf.run.portfolio import choose_form

@@ -77,7 +77,7 @@ from dataclasses import dataclass, field
 from golf.errors import GolfError
 from golf.run.problem import Problem
 
-__all__ = ["divisors", "candidates", "forms", "group_prior", "halving_plan", "choose_form",
+__all__ = ["divisors", "candidates", "forms", "switch_forms", "SWITCH_FACTORS", "group_prior", "halving_plan", "choose_form",
            "Form", "Choice", "CYCLIC_FORMS", "GROUP_M", "GROUPS_PER_ORDER", "DEFAULT_BUDGET",
            "M_PER_DEGREE", "centre_forms", "CENTRES"]
 
@@ -95,6 +95,8 @@ GROUPS_PER_ORDER = 2
 DEFAULT_BUDGET = 0.25
 # the centre counts of the centre-vertex forms (centre_forms)
 CENTRES = (1, 2)
+# the numbers of switches a host-switch problem tries, relative to the suggested one
+SWITCH_FACTORS = (0.8, 1.25, 0.64, 1.56)
 
 
 def divisors(n: int) -> list[int]:
@@ -131,12 +133,15 @@ class Form:
     """A symmetry form: order ``g`` and ``group`` (a :class:`golf.group.Group`, None for the
     cyclic ``Z_g``); ``construction`` names the algebraic start graph of a ``g = 1`` form that
     starts from one (``ER_31``: :mod:`golf.starts.algebraic`), None for the config's start;
-    ``centres`` the centre vertices (:mod:`golf.graph`, ``g`` divides ``n - centres``)."""
+    ``centres`` the centre vertices (:mod:`golf.graph`, ``g`` divides ``n - centres``);
+    ``switches`` the number of switches of a host-switch problem (:mod:`golf.hostswitch`;
+    0 for the others)."""
 
     g: int
     group: object = None
     construction: str | None = None
     centres: int = 0
+    switches: int = 0
 
     @property
     def spec(self):
@@ -150,6 +155,8 @@ class Form:
 
     def label(self, n: int) -> str:
         m = (n - self.centres) // self.g
+        if self.switches:
+            return f"{self.switches} switches"
         if self.construction is not None:
             return f"{self.construction} fitted, g=1 (m={m})"
         if self.centres:
@@ -166,6 +173,8 @@ class Form:
             out["start"] = self.start
         if self.centres:
             out["centres"] = self.centres
+        if self.switches:
+            out.update(switches=self.switches, m=self.switches)
         return out
 
     def changes(self) -> list:
@@ -177,6 +186,8 @@ class Form:
         2.039952 to 2.034921 in 60 s."""
         out = [("problem", "g", self.g), ("problem", "group", self.spec),
                ("problem", "centres", self.centres)]
+        if self.switches:
+            out += [("problem", "switches", self.switches), ("problem", "n", self.switches)]
         if self.start is not None:
             out += [("problem", "start", self.start), ("search", "method", "hill")]
         return out
@@ -235,6 +246,8 @@ def forms(problem: dict) -> tuple[list[Form], str]:
     from golf.starts.algebraic import construction_for
 
     n, d = problem["n"], problem["d"]
+    if problem.get("hosts") is not None:
+        return switch_forms(problem["hosts"], d)
     p = Problem(problem, 1)
     if p.grid is not None:
         gs, rule = p.trial_candidates(None)
@@ -265,6 +278,26 @@ def forms(problem: dict) -> tuple[list[Form], str]:
         out.insert(0, Form(1, None, f"ER_{found[0]}"))
         rule += f"; first, g=1 from the algebraic start {found[1]}"
     return out, rule
+
+
+def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
+    """The numbers of switches a host-switch problem tries (:mod:`golf.hostswitch`): the one
+    of :func:`golf.hostswitch.radix_bounds.suggested_switches` first, then that one times
+    :data:`SWITCH_FACTORS`, each rounded, those that can connect the hosts (a port for a link
+    on every switch), each once."""
+    from golf.hostswitch.radix_bounds import fewest_switches, suggested_switches
+
+    best = suggested_switches(hosts, r)
+    least = fewest_switches(hosts, r)
+    out: list[int] = []
+    for f in (1.0, *SWITCH_FACTORS):
+        sw = max(least, int(round(best * f)))
+        fits = sw == 1 or (-(-hosts // sw) < r and sw * r - hosts >= 2 * (sw - 1))
+        if fits and sw not in out and sw <= hosts:
+            out.append(sw)
+    rule = (f"switches: {best} (the smallest estimate of the h-ASPL: golf.hostswitch."
+            f"radix_bounds.suggested_switches), and times {', '.join(map(str, SWITCH_FACTORS))}")
+    return [Form(1, switches=sw) for sw in out], rule
 
 
 def centre_forms(n: int, d: int) -> list[tuple[int, int]]:
@@ -484,7 +517,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
 
     t = time.perf_counter()
     p, s = cfg["problem"], cfg["search"]
-    n = p["n"]
+    n = _order(p)
     portfolio, rule = forms(p)
     timed = bool(s["time_limit"])
     total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
@@ -599,7 +632,7 @@ def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -
     from golf.graph import Graph, sort_rows
 
     p = cfg["problem"]
-    n = p["n"]
+    n = _order(p)
     win = next(t for t in final if t["label"] == form.label(n))
     reason = _reason(final, win, plan)
     log(f"g: auto chose {form.label(n)} because {reason}")
@@ -608,9 +641,20 @@ def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -
                   evaluations=sum(t.get("evaluations", 0) for t in final))
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
-    graph = Graph(n, p["d"], form.g, sort_rows(best_rows), group=form.group,
-                  centres=form.centres)
+    if form.switches:
+        from golf.hostswitch.ports import PortGraph
+
+        graph = PortGraph(p["hosts"], sort_rows(best_rows))
+    else:
+        graph = Graph(n, p["d"], form.g, sort_rows(best_rows), group=form.group,
+                      centres=form.centres)
     return Choice(form, graph, record, seconds, sampled=sampled)
+
+
+def _order(p: dict) -> int:
+    """The vertices whose pairs a score averages over: a host-switch problem's hosts, else
+    ``n``."""
+    return p["hosts"] if p.get("hosts") is not None else p["n"]
 
 
 def _single(record: dict, form: Form, why: str, log, n: int) -> Choice:
