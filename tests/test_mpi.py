@@ -304,3 +304,26 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
     e = read_edges(mpi / "best.edges").edges
     assert apsp_score(151, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
     Graph.from_edges(e, n=151, g=6, d=6, centres=1)  # raises if not of the form
+
+
+def test_host_switch_chains_under_mpi(tmp_path):
+    """A host-switch problem (golf.hostswitch) as chains on two ranks: the best graph, an ORP
+    file, scores as the summary says."""
+    from golf.hostswitch.orp_format import read_host_switch
+    from naive import host_switch_score
+
+    p = tmp_path / "hs.yaml"
+    p.write_text(f"""name: hs
+problem: {{hosts: 80, radix: 6, switches: 40}}
+search: {{steps: 3000, seed: 3}}
+parallel: {{mode: chains, exchange_every: 500}}
+output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
+""")
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    rd = tmp_path / "out" / "hs"
+    s = json.loads((rd / "summary.json").read_text())
+    net = read_host_switch(rd / "best.edges")
+    assert host_switch_score(80, 40, net.edges())[:2] == (s["best"]["diameter"],
+                                                         s["best"]["total"])
+    assert s["mpi"]["ranks"] == 2 and s["problem"]["kind"] == "host-switch"
