@@ -110,6 +110,11 @@ def test_bundled_configs_are_valid(name):
         for r in runs:  # m = n/g comfortably above d
             p = r.data["problem"]
             assert p["n"] // p["g"] > p["d"]
+    if name == "graphgolf2021.yaml":  # the general pairs of Graph Golf 2021, all g: auto
+        pairs = [(r.data["problem"]["n"], r.data["problem"]["d"]) for r in runs]
+        assert sorted(pairs) == [(40, 5), (432, 12), (512, 18), (1024, 5), (3602, 24),
+                                 (65536, 64), (100000, 128), (158976, 10)]
+        assert all(r.data["problem"]["g"] == "auto" for r in runs)
 
 
 def test_evaluator_options_come_from_the_registry(tmp_path):
