@@ -448,15 +448,20 @@ def cmd_validate(args) -> int:
         problems.append(f"{args.file}: disconnected: {name(0)} reaches {reached} of n={n} "
                         f"vertices{extra}")
     if problems:
-        for p in problems:
-            print(p, file=sys.stderr)
-        print(f"golf: {args.file}: INVALID ({len(problems)} problem"
-              f"{'s' if len(problems) != 1 else ''})", file=sys.stderr)
-        return EXIT_ERROR
+        return _invalid(args.file, problems)
     top = int(deg.max()) if len(deg) else 0
     print(f"{args.file}: valid: {shape}, {len(e)} edges, max degree {top} <= d={d}, "
           f"simple, connected")
     return 0
+
+
+def _invalid(path, problems: list) -> int:
+    """Print every problem of ``golf validate`` and the verdict (stderr); the exit code."""
+    for p in problems:
+        print(p, file=sys.stderr)
+    print(f"golf: {path}: INVALID ({len(problems)} problem{'s' if len(problems) != 1 else ''})",
+          file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _validate_host_switch(args) -> int:
@@ -474,11 +479,7 @@ def _validate_host_switch(args) -> int:
                             f"{net.host_switch[0] + net.n}) reaches {reached} of the n={net.n} "
                             f"hosts")
     if problems:
-        for p in problems:
-            print(p, file=sys.stderr)
-        print(f"golf: {args.file}: INVALID ({len(problems)} problem"
-              f"{'s' if len(problems) != 1 else ''})", file=sys.stderr)
-        return EXIT_ERROR
+        return _invalid(args.file, problems)
     print(f"{args.file}: valid host-switch graph: {net.n} hosts, {net.s} switches, radix "
           f"{net.r}, {net.num_edges} edges; every host on one switch, at most "
           f"{int(net.ports_used.max())} <= r={net.r} edges a switch, simple, hosts connected")

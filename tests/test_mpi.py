@@ -249,6 +249,26 @@ def test_tabu_polish_under_mpi(tmp_path, polish_g):
     assert apsp_score(240, e)[:2] == (c["best"]["diameter"], c["best"]["total"])
 
 
+def split_walks_serial(tmp_path, name, problem, evaluator):
+    """Run the problem with its evaluations split over 2 ranks and on one process: the same
+    best graph (the same chain). Returns the config's path."""
+    p = tmp_path / f"{name}.yaml"
+    p.write_text(f"""name: {name}
+problem: {problem}
+search: {{steps: 1500, seed: 5}}
+evaluator: {evaluator}
+parallel: {{mode: evaluator, exchange_every: 500}}
+output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
+""")
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    run_golf("run", p, "--quiet", "--set", "parallel.mode=none", "--set",
+             f"output.dir={tmp_path / 'serial'}", check=True)
+    mpi, serial = tmp_path / "out" / name, tmp_path / "serial" / name
+    assert (mpi / "best.edges").read_bytes() == (serial / "best.edges").read_bytes()
+    return p
+
+
 @pytest.mark.parametrize("backend", ["bfs", "bitset"])
 def test_group_symmetry_under_mpi(tmp_path, backend):
     """A metacyclic symmetry group (problem.group) under mpiexec: the evaluator split over
@@ -257,20 +277,8 @@ def test_group_symmetry_under_mpi(tmp_path, backend):
     from golf.graph import Graph
     from golf.group import Group
 
-    p = tmp_path / "grp.yaml"
-    p.write_text(f"""name: grp
-problem: {{n: 192, d: 5, g: 48, group: [8, 3]}}
-search: {{steps: 1500, seed: 5}}
-evaluator: {{backend: {backend}}}
-parallel: {{mode: evaluator, exchange_every: 500}}
-output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
-""")
-    proc = golf(2, "run", p, "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    run_golf("run", p, "--quiet", "--set", "parallel.mode=none", "--set",
-             f"output.dir={tmp_path / 'serial'}", check=True)
-    mpi, serial = tmp_path / "out" / "grp", tmp_path / "serial" / "grp"
-    assert (mpi / "best.edges").read_bytes() == (serial / "best.edges").read_bytes()
+    p = split_walks_serial(tmp_path, "grp", "{n: 192, d: 5, g: 48, group: [8, 3]}",
+                           f"{{backend: {backend}}}")
     proc = golf(2, "run", p, "--quiet", "--set", "parallel.mode=chains", "--set",
                 f"output.dir={tmp_path / 'chains'}")
     assert proc.returncode == 0, proc.stderr
@@ -286,20 +294,9 @@ def test_centre_form_under_mpi(tmp_path):
     the serial chain (the centres' unit on one rank, the base sources' on the other)."""
     from golf.graph import Graph
 
-    p = tmp_path / "cen.yaml"
-    p.write_text(f"""name: cen
-problem: {{n: 151, d: 6, g: 6, centres: 1}}
-search: {{steps: 1500, seed: 5}}
-evaluator: {{backend: bitset, chunk_words: 1}}
-parallel: {{mode: evaluator, exchange_every: 500}}
-output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
-""")
-    proc = golf(2, "run", p, "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    run_golf("run", p, "--quiet", "--set", "parallel.mode=none", "--set",
-             f"output.dir={tmp_path / 'serial'}", check=True)
-    mpi, serial = tmp_path / "out" / "cen", tmp_path / "serial" / "cen"
-    assert (mpi / "best.edges").read_bytes() == (serial / "best.edges").read_bytes()
+    split_walks_serial(tmp_path, "cen", "{n: 151, d: 6, g: 6, centres: 1}",
+                       "{backend: bitset, chunk_words: 1}")
+    mpi = tmp_path / "out" / "cen"
     s = json.loads((mpi / "summary.json").read_text())
     e = read_edges(mpi / "best.edges").edges
     assert apsp_score(151, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
