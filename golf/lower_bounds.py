@@ -19,7 +19,16 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["Bounds", "GridBounds", "moore_bounds", "grid_bounds"]
+__all__ = ["Bounds", "GridBounds", "moore_bounds", "grid_bounds", "pair_total"]
+
+
+def pair_total(aspl, n: int) -> int | None:
+    """The bound on the sum over the ``n(n-1)/2`` unordered pairs that an ASPL bound ``aspl``
+    (a Fraction, or None) gives: ``aspl * n(n-1)/2`` rounded up (totals are integers)."""
+    if aspl is None:
+        return None
+    t = aspl * n * (n - 1) / 2
+    return -(-t.numerator // t.denominator)
 
 
 @dataclass(frozen=True)
@@ -43,10 +52,7 @@ class Bounds:
 
     @property
     def total(self) -> int | None:
-        if self.aspl is None:
-            return None
-        t = self.aspl * self.n * (self.n - 1) / 2
-        return -(-t.numerator // t.denominator)
+        return pair_total(self.aspl, self.n)
 
     def as_dict(self) -> dict:
         return {

@@ -50,10 +50,9 @@ class HostSwitchBounds:
     def total(self) -> int | None:
         """The matching bound on the h-total, the sum over unordered host pairs
         (``aspl * n(n-1)/2``, rounded up)."""
-        if self.aspl is None:
-            return None
-        t = self.aspl * self.n * (self.n - 1) / 2
-        return -(-t.numerator // t.denominator)
+        from golf.lower_bounds import pair_total
+
+        return pair_total(self.aspl, self.n)
 
     def as_dict(self) -> dict:
         return {
