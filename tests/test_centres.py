@@ -297,20 +297,32 @@ def test_gpu_bitset_scores_centre_forms_on_both_kernels(seed):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(_gpu_reason() is not None, reason=_gpu_reason() or "")
-def test_gpu_host_chains_walk_the_cpu_chains_with_centres():
+@pytest.mark.parametrize("chains", ["host", "auto"])
+def test_gpu_chains_walk_the_cpu_chains_with_centres(chains):
+    """gpu-bitset's chains of a centre form, scored a launch a step (host) or run on the
+    device (auto, where a chain fits a block), walk the CPU chains."""
     from golf.engine.population import BatchAnnealer
 
     graph = random_group_graph(1009, 7, None, seed=1, centres=1, g=7)
     out = []
     for name in ("gpu-bitset", "bitset"):
-        e = make_evaluator(name, 1009, 7, 7, centres=1, batch=6)
+        e = make_evaluator(name, 1009, 7, 7, centres=1, batch=6,
+                           **({"chains": chains} if name == "gpu-bitset" else {}))
         if name == "gpu-bitset":
-            assert e.chains == "host" and "centre" in e.chains_reason
+            assert e.chains == ("host" if chains == "host" else "device")
+            assert chains == "host" or "1 centre, and the centres' rows" in e.chains_reason
         ann = BatchAnnealer(graph, e, 6, population="tempering", population_every=50,
                             steps=300, seed=2, voltage_moves=0.3, near_moves=0.5)
         ann.set_temperatures(10.0, 1.0)
         ann.run(300)
         out.append((ann.bests.tobytes(), ann.scs.tobytes()))
     assert out[0] == out[1]
-    with pytest.raises(GolfError, match="no centre vertices"):
-        make_evaluator("gpu-bitset", 1009, 7, 7, centres=1, chains="device")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=_gpu_reason() or "")
+def test_gpu_chains_of_a_centre_form_too_big_for_a_block_stay_on_the_host():
+    e = make_evaluator("gpu-bitset", 10007, 10, 10, centres=7)
+    assert e.chains == "host" and "1000 base sources and 7 centres" in e.chains_reason
+    with pytest.raises(GolfError, match="shared memory"):
+        make_evaluator("gpu-bitset", 10007, 10, 10, centres=7, chains="device")

@@ -1,7 +1,8 @@
 """Annealing chains on the device (``golf/evaluators/cuda/anneal.cu``) against the CPU search:
 a chain there must walk exactly the chain of :class:`golf.engine.population.BatchAnnealer` on the
 CPU backend with the same seed -- the same graphs, best graphs, RNG states, counters, temperatures
-and trace -- under the cyclic group and under metacyclic groups (:mod:`golf.group`).
+and trace -- under the cyclic group and under metacyclic groups (:mod:`golf.group`), with and
+without centre vertices (:mod:`golf.graph`).
 
 Two ways to run the same source: a host build (the step functions are ``__host__
 __device__``; one "thread" a block) compiled with nvcc and called through ctypes, which needs
@@ -39,9 +40,10 @@ struct Spec {  // the speculating chains' workspace in global memory (anneal.cu 
         : ws((size_t)C * WS_N), cand((size_t)C * K * CAND_N), cst((size_t)C * K * 4),
           cadj((size_t)C * K * md) {}
 };
-// a block's twisted row slots for the group grp (none for the cyclic group, null)
-static size_t twisted_ints(const i64* grp, int m, int d) {
-    return grp ? (size_t)grp[2] * m * d : 0;
+// a block's row slots besides the graph: the group grp's twisted rows (none for the cyclic
+// group, null), the cen centres' rows
+static size_t twisted_ints(const i64* grp, int m, int d, int cen) {
+    return (size_t)tw_ints(grp, m, d, cen);
 }
 extern "C" void spec_sizes(i64* out) {
     out[0] = WS_N;
@@ -50,24 +52,25 @@ extern "C" void spec_sizes(i64* out) {
 }
 """
 HOST_ENTRY = HOST_WORK + r"""
-// grp: a non-cyclic group (golf.group.Group.kernel), or null for the cyclic group
+// grp: a non-cyclic group (golf.group.Group.kernel), or null for the cyclic group; cen: the
+// centre vertices (0: none)
 extern "C" void host_steps(int K, int* adjs, int* bests, u64* sts, i64* scs, double* fls,
-        const i64* params, const int* reach, const i64* grp, int m, int d, int n, int W,
-        i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+        const i64* params, const int* reach, const i64* grp, int m, int d, int n, int cen,
+        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     std::vector<u64> A((size_t)n * W), B((size_t)n * W), red(1);
-    std::vector<int> adj((size_t)m * d), tw(twisted_ints(grp, m, d));
+    std::vector<int> adj((size_t)m * d), tw(twisted_ints(grp, m, d, cen));
     ChainState cs;
     if (params[P_SPEC] > 1) {  // the speculating chains' grid as one block
         Spec sp(K, (int)params[P_SPEC], m * d);
         std::vector<i64> dec(params[P_SPEC] * DEC_N);
-        spec_chains(0, 1, 0, 1, K, adjs, bests, sts, scs, fls, params, reach, grp, m, d, n, W,
-                    nsteps, trace, ntrace, cap, sp.ws.data(), sp.cand.data(),
+        spec_chains(0, 1, 0, 1, K, adjs, bests, sts, scs, fls, params, reach, grp, m, d, n,
+                    cen, W, nsteps, trace, ntrace, cap, sp.ws.data(), sp.cand.data(),
                     sp.cst.data(), sp.cadj.data(), sp.count, A.data(), B.data(), red.data(),
                     adj.data(), tw.data(), dec.data(), cs);
         return;
     }
     for (int k = 0; k < K; k++)
-        chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, grp, m, d, n, W,
+        chain_steps(k, 0, 1, adjs, bests, sts, scs, fls, params, reach, grp, m, d, n, cen, W,
                     nsteps, trace, ntrace, cap, A.data(), B.data(), red.data(), adj.data(),
                     tw.data(), cs);
 }
@@ -105,7 +108,7 @@ struct Block {  // what a GPU block has in shared memory
 // grid of G blocks of nt threads
 extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, u64* sts,
         i64* scs, double* fls, const i64* params, const int* reach, const i64* grp, int m,
-        int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
+        int d, int n, int cen, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap) {
     bool spec = params[P_SPEC] > 1;
     Spec sp(spec ? K : 0, (int)params[P_SPEC], m * d);
     int blocks = spec ? G : 1;
@@ -113,7 +116,7 @@ extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, 
     for (int k = 0; k < (spec ? 1 : K); k++) {
         std::vector<Block*> grid;
         for (int b = 0; b < blocks; b++)
-            grid.push_back(new Block(n, W, nt, m * d, twisted_ints(grp, m, d),
+            grid.push_back(new Block(n, W, nt, m * d, twisted_ints(grp, m, d, cen),
                                      (int)params[P_SPEC]));
         std::vector<std::thread> team;
         for (int b = 0; b < blocks; b++)
@@ -123,14 +126,14 @@ extern "C" void host_steps_threads(int nt, int G, int K, int* adjs, int* bests, 
                     golf_block_barrier = &bl.barrier;
                     if (spec)
                         spec_chains(b, blocks, t, nt, K, adjs, bests, sts, scs, fls, params,
-                                    reach, grp, m, d, n, W, nsteps, trace, ntrace, cap,
+                                    reach, grp, m, d, n, cen, W, nsteps, trace, ntrace, cap,
                                     sp.ws.data(), sp.cand.data(), sp.cst.data(),
                                     sp.cadj.data(), sp.count, bl.A.data(), bl.B.data(),
                                     bl.red.data(), bl.adj.data(), bl.tw.data(), bl.dec.data(),
                                     bl.cs);
                     else
                         chain_steps(k, t, nt, adjs, bests, sts, scs, fls, params, reach, grp,
-                                    m, d, n, W, nsteps, trace, ntrace, cap, bl.A.data(),
+                                    m, d, n, cen, W, nsteps, trace, ntrace, cap, bl.A.data(),
                                     bl.B.data(), bl.red.data(), bl.adj.data(), bl.tw.data(),
                                     bl.cs);
                 });
@@ -184,11 +187,29 @@ GROUPS = [
     (1, 4, (8, 4, 3), {"method": "hill", "speculate": 6}),
     (4, 6, (4, 4, 1), {"aspl_priority": True, "speculate": 3}),
 ]
+# (n, d, g or the group's (a, b, r), centres, options of the search): centre forms (n = g m +
+# c) under Z_g and metacyclic groups, one to three centres, one to three base words a row
+# (1009 = 7 * 144 + 1: the portfolio's form for that prime order), with voltage and near
+# moves, ASPL priority, hill climbing, the tiebreak off with a time-fraction schedule, and
+# speculating chains
+CENTRES = [
+    (101, 6, 5, 1, {}),
+    (1009, 7, 7, 1, {"voltage_moves": 0.3, "near_moves": 0.5}),
+    (203, 6, 5, 3, {"voltage_moves": 0.3}),
+    (151, 6, 6, 1, {"aspl_priority": True}),
+    (151, 6, 6, 1, {"method": "hill", "near_moves": 0.5}),
+    (101, 6, 5, 1, {"tiebreak": False, "steps": 0, "time_frac": 0.4}),
+    (82, 9, (4, 2, 3), 2, {"voltage_moves": 0.3, "near_moves": 0.5}),
+    (421, 6, (3, 2, 2), 1, {"voltage_moves": 0.3}),
+    (101, 6, 5, 1, {"near_moves": 0.5, "speculate": 4}),
+    (82, 9, (4, 2, 3), 2, {"voltage_moves": 0.3, "speculate": 5}),
+]
 STEPS = 1200
 
 
 def _batch(graph, backend, K, population="none", steps=STEPS, reach=None, **opts):
     ev = make_evaluator(backend, graph.n, graph.d, graph.g, symmetry=graph.group,
+                        centres=graph.centres,
                         **({"threads": 1} if backend == "bitset" else {"chains": "device"}))
     b = BatchAnnealer(graph, ev, K, population=population, population_every=50,
                       exchange_every=0, steps=steps, seed=11, reach=reach, **opts)
@@ -234,10 +255,24 @@ def _group_problems():
         yield f"m{m}d{d}a{a}b{b}r{r}{sorted(opts)}", graph, STEPS, 0.0, None, dict(opts)
 
 
+def _centre_problems():
+    for n, d, g, c, opts in CENTRES:
+        opts = dict(opts)
+        steps = opts.pop("steps", STEPS)
+        frac = opts.pop("time_frac", 0.0)
+        grp = Group(*g) if isinstance(g, tuple) else None
+        graph = random_group_graph(n, d, grp, seed=3, centres=c,
+                                   g=None if grp is not None else g)
+        form = f"g{g}" if grp is None else "a{}b{}r{}".format(*g)
+        yield f"n{n}d{d}{form}c{c}{sorted(opts)}", graph, steps, frac, None, opts
+
+
 PROBLEMS = list(_problems())
 SPEC = [p for p in PROBLEMS if "speculate" in p[5]]  # k proposal streams
 GROUP_PROBLEMS = list(_group_problems())
 GROUP_SPEC = [p for p in GROUP_PROBLEMS if "speculate" in p[5]]
+CENTRE_PROBLEMS = list(_centre_problems())
+CENTRE_SPEC = [p for p in CENTRE_PROBLEMS if "speculate" in p[5]]
 
 
 def _build(folder, name, text):
@@ -291,9 +326,10 @@ class HostChains:
         m, d = adjs.shape[1:]
         grp = self._ev.symmetry
         kern = None if grp is None else grp.kernel(m)
+        cen = self._ev.centres  # a centre form: the centres' column word after the sources'
         args = (adjs.shape[0], ptr(a32), ptr(b32), ptr(sts), ptr(scs), ptr(fls), ptr(params),
                 None if rc is None else ptr(rc), None if kern is None else ptr(kern), m, d,
-                self._ev.n, (m + 63) // 64,
+                self._ev.n, cen, (m + 63) // 64 + (cen > 0),
                 ctypes.c_longlong(nsteps), ptr(rows), ptr(ntrace), ctypes.c_longlong(len(trace)))
         if self._threads is None:
             self._lib.host_steps(*args)
@@ -318,8 +354,11 @@ def _host_steps(lib, b, steps, frac, threads=None):
     return out, trace[:rows]
 
 
-@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", PROBLEMS + GROUP_PROBLEMS,
-                         ids=[p[0] for p in PROBLEMS + GROUP_PROBLEMS])
+HOST_BUILD = PROBLEMS + GROUP_PROBLEMS + CENTRE_PROBLEMS
+
+
+@pytest.mark.parametrize("name,graph,steps,frac,reach,opts", HOST_BUILD,
+                         ids=[p[0] for p in HOST_BUILD])
 def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, reach, opts):
     """Without a population (the host does the interactions), each chain of the host build
     equals the CPU chain of the same seed, step for step."""
@@ -332,7 +371,8 @@ def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, r
 
 NEAR = [p for p in PROBLEMS if "near_moves" in p[5]]
 THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1], SPEC[4],
-            *NEAR, GROUP_PROBLEMS[1], GROUP_PROBLEMS[3], GROUP_PROBLEMS[6], *GROUP_SPEC[:2]]
+            *NEAR, GROUP_PROBLEMS[1], GROUP_PROBLEMS[3], GROUP_PROBLEMS[6], *GROUP_SPEC[:2],
+            CENTRE_PROBLEMS[2], CENTRE_PROBLEMS[6], CENTRE_PROBLEMS[7], *CENTRE_SPEC]
 
 
 @pytest.mark.parametrize("threads", [(4, 3), (8, 16)], ids=["4x3", "8x16"])
@@ -352,7 +392,7 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
     _same(got, ref, trace, want)
 
 
-WARPS = SPEC[:2] + GROUP_SPEC[:1]
+WARPS = SPEC[:2] + GROUP_SPEC[:1] + CENTRE_SPEC[:1]
 
 
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", WARPS, ids=[p[0] for p in WARPS])
@@ -377,7 +417,8 @@ def test_host_build_has_the_speculating_workspace_sizes(host_build):
     assert tuple(out) == (SPEC_WS, SPEC_CAND, SPEC_DEC)
 
 
-POPULATION = [PROBLEMS[1], PROBLEMS[-1], SPEC[0], GROUP_PROBLEMS[1], GROUP_SPEC[0]]
+POPULATION = [PROBLEMS[1], PROBLEMS[-1], SPEC[0], GROUP_PROBLEMS[1], GROUP_SPEC[0],
+              CENTRE_PROBLEMS[1], CENTRE_PROBLEMS[6], CENTRE_SPEC[1]]
 
 
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
@@ -388,7 +429,8 @@ def test_population_with_chains_on_the_device_side(host_build, name, graph, step
     """BatchAnnealer's device path (launches between the population's interactions, which
     run on the host) with the host build for the kernel equals the CPU's compiled loop."""
     cpu = _batch(graph, "bitset", 6, population, steps=steps, reach=reach, **opts)
-    ev = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1, symmetry=graph.group)
+    ev = make_evaluator("bitset", graph.n, graph.d, graph.g, threads=1, symmetry=graph.group,
+                        centres=graph.centres)
     dev = BatchAnnealer(graph, HostChains(host_build, ev), 6, population=population,
                         population_every=50, exchange_every=0, steps=steps, seed=11,
                         reach=reach, **opts)
@@ -403,7 +445,7 @@ REASON = gpu_skip_reason()
 
 
 ON_GPU = (PROBLEMS[:4] + PROBLEMS[-2:] + SPEC + [p for p in NEAR if p not in SPEC]
-          + GROUP_PROBLEMS)
+          + GROUP_PROBLEMS + CENTRE_PROBLEMS)
 
 
 @pytest.mark.gpu
@@ -472,17 +514,19 @@ def test_device_chains_refuse_more_candidates_than_shared_memory_holds():
         b.run(10)
 
 
-def _placed(n, d, g, chains="auto", group=None, split=False):
+def _placed(n, d, g, chains="auto", group=None, split=False, centres=0):
     """gpu-bitset's placement of the chains for these sizes, without a GPU: the evaluator's
     fields that :meth:`GpuBitsetEvaluator._place_chains` reads (``split``: the evaluations
-    are split over 2 MPI ranks, this one taking the first ``split`` column words)."""
+    are split over 2 MPI ranks, this one taking the first ``split`` column words; ``centres``:
+    a centre form, whose centres take a column word of their own)."""
     from types import SimpleNamespace
 
     from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
 
     ev = GpuBitsetEvaluator.__new__(GpuBitsetEvaluator)
-    ev.n, ev.d, ev.m, ev.symmetry, ev.chain_threads = n, d, n // g, group, None
-    ev.units = (ev.m + 63) // 64
+    ev.n, ev.d, ev.m, ev.symmetry, ev.chain_threads = n, d, (n - centres) // g, group, None
+    ev.centres = centres
+    ev.units = (ev.m + 63) // 64 + (centres > 0)
     ev.comm = SimpleNamespace(rank=0, size=2) if split is not False else None
     ev.unit_range = (0, ev.units if split is False else split)
     return ev._place_chains(chains)
@@ -490,9 +534,9 @@ def _placed(n, d, g, chains="auto", group=None, split=False):
 
 def test_chains_auto_places_them_where_a_chain_fits_a_block():
     """``chains: auto`` (gpu-bitset's default) puts the chains on the device where a block
-    holds a whole chain -- the matrices of all base sources, a group's twisted rows -- and
-    the evaluator is not split, else on the host, and says why; ``device`` refuses what does
-    not fit, ``host`` stays there."""
+    holds a whole chain -- the matrices of all base sources and centres, a group's twisted
+    rows, the centres' rows -- and the evaluator is not split, else on the host, and says why;
+    ``device`` refuses what does not fit, ``host`` stays there."""
     from golf.errors import GolfError
     from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
 
@@ -517,6 +561,17 @@ def test_chains_auto_places_them_where_a_chain_fits_a_block():
         _placed(4096, 8, 64, "device", split=1)
     with pytest.raises(GolfError, match="auto, host or device"):
         _placed(1024, 8, 128, "gpu")
+    # centre forms: the centres' column word and rows count (m = 64: a word of base sources
+    # fits, a second one for the centre does not)
+    where, why = _placed(1009, 7, 7, centres=1)
+    assert where == "device" and "144 base sources and 1 centre, and the centres' rows" in why
+    where, why = _placed(82, 9, 8, group=Group(4, 2, 3), centres=2)
+    assert where == "device" and "twisted rows and the centres' rows" in why
+    assert _placed(6400, 100, 100)[0] == "device"
+    where, why = _placed(6401, 100, 100, centres=1)
+    assert where == "host" and "1 centre" in why and "shared memory" in why
+    with pytest.raises(GolfError, match="shared memory.*use chains: auto or host"):
+        _placed(10007, 10, 10, "device", centres=7)
 
 
 @pytest.mark.gpu

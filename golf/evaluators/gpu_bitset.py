@@ -30,8 +30,10 @@ tests compare it with them on many graphs.
 With ``chains: device`` a population's chains (:class:`golf.engine.population.BatchAnnealer`) run
 on the GPU between the population's interactions: ``cuda/anneal.cu``, one block a chain, the
 move, the score in shared memory, the decision and the undo of every step without the host,
-under the cyclic group or a metacyclic one (:mod:`golf.group`). The chains are those of the
-CPU search with the same seeds, step for step (the tests compare the two). ``chains: auto``
+under the cyclic group or a metacyclic one (:mod:`golf.group`), with or without centre vertices
+(:mod:`golf.graph`; the block scores the base sources and the centres together, on the graph's
+own numbering, and the moves leave the centres' orbits). The chains are those of the CPU search
+with the same seeds, step for step (the tests compare the two). ``chains: auto``
 (the default) puts them there wherever a chain fits one block (:meth:`chains_fit`), else on
 the host.
 """
@@ -62,9 +64,11 @@ GPU_FIXED_SECONDS = 1e-4
 # the sources of the two modules (golf/evaluators/cuda/), headers first
 BLOCK_FILES = ("common.cuh", "bitset_block.cu")  # normal launches
 ANNEAL_FILES = ("common.cuh", "anneal.cu")  # annealing chains on the device
-# anneal.cu's kernels by (speculating, non-cyclic group)
-ANNEAL_KERNELS = {(False, False): "anneal_chains", (True, False): "anneal_spec",
-                  (False, True): "anneal_chains_group", (True, True): "anneal_spec_group"}
+# anneal.cu's kernels by (speculating, form): the cyclic group, a non-cyclic group, centres
+ANNEAL_KERNELS = {(False, "cyclic"): "anneal_chains", (True, "cyclic"): "anneal_spec",
+                  (False, "group"): "anneal_chains_group", (True, "group"): "anneal_spec_group",
+                  (False, "centres"): "anneal_chains_centres",
+                  (True, "centres"): "anneal_spec_centres"}
 # anneal.cu's WS_N, CAND_N, DEC_N: i64 words a speculating chain's round, a candidate's score
 # (global memory), a candidate's decision (shared memory)
 SPEC_WS, SPEC_CAND, SPEC_DEC = 7, 5, 9
@@ -126,8 +130,8 @@ class GpuBitsetEvaluator(GpuEvaluator):
         ``"host"`` (a population's step is one launch that scores every chain's move, the
         moves and decisions on the host) or ``"device"`` (one block a chain runs many steps a
         launch, moves and decisions included: ``cuda/anneal.cu``; needs the matrices of all
-        base sources, and a group's twisted rows, in one block's shared memory, and no split
-        over MPI ranks)
+        base sources (and centres), a group's twisted rows and the centres' rows in one
+        block's shared memory, and no split over MPI ranks)
     chain_threads : int, optional — threads of a chain's block with ``chains: device`` (a
         power of two up to 512; default about one a row word, 32 to 256)
     """
@@ -227,14 +231,17 @@ class GpuBitsetEvaluator(GpuEvaluator):
         return nt
 
     def _chain_ints(self) -> int:
-        """Ints of a chain's block: the graph's m d slots, and a non-cyclic group's b m d
-        twisted row slots (the rows its score reads, :func:`golf.kernels.symmetry.twist_rows`)."""
+        """Ints of a chain's block: the graph's m d slots, a non-cyclic group's b m d
+        twisted row slots (the rows its score reads, :func:`golf.kernels.symmetry.twist_rows`)
+        and the centres' rows, d slots each (anneal.cu's ``tw_ints``)."""
         grp = self.symmetry
-        return self.m * self.d * (1 + (grp.b if grp is not None else 0))
+        return (self.m * self.d * (1 + (grp.b if grp is not None else 0))
+                + self.centres * self.d)
 
     def _chain_smem(self) -> int:
-        """Shared bytes of a chain's block: two matrices of all m base sources, the
-        reduction words, the graph (and a group's twisted rows)."""
+        """Shared bytes of a chain's block: two matrices of all m base sources (and of the
+        centres' column word), the reduction words, the graph (and a group's twisted rows, the
+        centres' rows)."""
         return 16 * self.n * self.units + 8 * self._chain_threads() + 4 * self._chain_ints()
 
     def _split(self) -> bool:
@@ -245,9 +252,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
                 or tuple(self.unit_range) != (0, self.units))
 
     def chains_fit(self) -> bool:
-        """True when a block can run a whole chain: the matrices of all base sources (and a
-        group's twisted rows) fit its shared memory and this evaluator is not split over MPI
-        ranks."""
+        """True when a block can run a whole chain: the matrices of all base sources and
+        centres (and a group's twisted rows, the centres' rows) fit its shared memory and this
+        evaluator is not split over MPI ranks."""
         return not self._split() and self._chain_smem() <= self.SMEM_BYTES
 
     def _place_chains(self, chains: str) -> tuple[str, str]:
@@ -258,14 +265,14 @@ class GpuBitsetEvaluator(GpuEvaluator):
             raise GolfError(f"gpu-bitset chains must be auto, host or device, not {chains!r}")
         if chains == "host":
             return "host", ""
-        if self.centres:
-            if chains == "device":
-                raise GolfError("gpu-bitset chains: device runs no centre vertices; use chains: "
-                                "auto or host")
-            return "host", "auto: the device chains run no centre vertices"
-        rows = ", and the group's twisted rows," if self.symmetry is not None else ""
-        need = (f"the bit matrices of all {self.m} base sources{rows} in one block's shared "
-                f"memory ({self._chain_smem()} of at most {self.SMEM_BYTES} bytes)")
+        c = self.centres
+        sources = f"{self.m} base sources" + (f" and {c} centre{'s' * (c > 1)}" if c else "")
+        rows = " and ".join(r for r, on in (("the group's twisted rows",
+                                             self.symmetry is not None),
+                                            ("the centres' rows", c > 0)) if on)
+        need = (f"the bit matrices of all {sources}{f', and {rows},' if rows else ''} in one "
+                f"block's shared memory ({self._chain_smem()} of at most {self.SMEM_BYTES} "
+                f"bytes)")
         if self.chains_fit():
             return "device", (f"auto: {need}" if chains == "auto" else "")
         why = ("the evaluation is split over MPI ranks" if self._split()
@@ -275,10 +282,17 @@ class GpuBitsetEvaluator(GpuEvaluator):
                             f"auto or host")
         return "host", f"auto: {why}"
 
+    def _anneal_form(self) -> str:
+        """The form of anneal.cu's kernel for this evaluator (a key of ANNEAL_KERNELS)."""
+        if self.centres:
+            return "centres"
+        return "cyclic" if self.symmetry is None else "group"
+
     def _anneal_kernel(self, spec: bool):
         """anneal.cu's one-block-a-chain kernel, or (spec) the speculating chains' kernel from
-        a cooperative module of its own; the ``_group`` kernel for a non-cyclic group."""
-        key = (spec, self.symmetry is not None)
+        a cooperative module of its own; the ``_group`` kernel for a non-cyclic group, the
+        ``_centres`` kernel for a centre form (under any group)."""
+        key = (spec, self._anneal_form())
         if key not in self._k_anneal:
             self._k_anneal[key] = load_module(ANNEAL_FILES, cooperative=spec).get_function(
                 ANNEAL_KERNELS[key])
@@ -335,10 +349,14 @@ class GpuBitsetEvaluator(GpuEvaluator):
                 np.int32(self.m), np.int32(d), np.int32(self.n), np.int32(self.units),
                 np.int64(nsteps), d_trace, d_ntrace, np.int64(cap))
         # a non-cyclic group's kernel takes the group last (golf.group.Group.kernel), uploaded
-        # once
+        # once; a centre form's the group (a stand-in for the cyclic one), whether it is one,
+        # and the number of centres
         if self.symmetry is not None and self._d_group is None:
             self._d_group = cp.asarray(self.symmetry.kernel(self.m))
         group = () if self.symmetry is None else (self._d_group,)
+        if self.centres:
+            group = (self._d_group if self.symmetry is not None else d_reach,
+                     np.int32(self.symmetry is not None), np.int32(self.centres))
         if k > 1:
             blocks = min(C * k, self._resident_blocks(kernel, nt, smem))
             work = (cp.zeros((C, SPEC_WS), dtype=cp.int64),

@@ -9,10 +9,12 @@
 // golf.engine.annealer.SC/FL/P), so a chain here walks the chain of the CPU search with the same seed;
 // only exp and pow may differ from the host's libm in the last bit. The symmetry is the cyclic
 // group or a metacyclic one (golf.group): the moves take its arithmetic (golf.kernels.symmetry)
-// and the score reads its twisted rows, as the CPU kernels do. The step functions are
-// __host__ __device__ and take the block's thread index and size, so that a host build can
-// check them against the Python search: with one "thread" a block, or with threads and a
-// barrier (GOLF_HOST_BARRIER) that stand for a block's threads and __syncthreads.
+// and the score reads its twisted rows, as the CPU kernels do; with centre vertices
+// (golf.graph) the score also runs the centres as sources, and the moves leave their orbits.
+// The step functions are __host__ __device__ and take the block's thread index and size, so
+// that a host build can check them against the Python search: with one "thread" a block, or
+// with threads and a barrier (GOLF_HOST_BARRIER) that stand for a block's threads and
+// __syncthreads.
 
 #include <cooperative_groups.h>
 
@@ -34,7 +36,7 @@ enum { SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC
        SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED, NSC };
 enum { FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC, NFL };
 enum { P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G,
-       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, P_NEAR, NP };
+       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, P_NEAR, P_WEIGHT, NP };
 enum { STOP_STEPS = 1, STOP_BOUNDS = 2, STOP_STUCK = 3 };
 #define TRACE_COLS 8
 #define TRIES 64
@@ -109,6 +111,8 @@ GOLF_HD inline int near_cell(const int* reach, int n, int a, u64* st) {
 }
 
 // ---- symmetric swaps (golf.engine.moves) ---------------------------------------------------------
+// n: the vertices the group moves, g m (n but for centre vertices); a slot that holds a centre
+// (an id >= n) is never picked, so the orbits at the centres stay as laid
 GOLF_HD inline int orbit_slots(int u, int w, int n, int m, const i64* grp, int* rows, int* vals,
                                int k) {
     int iu = u % m, wv = act_inv(w, u - iu, n, m, grp), iw = w % m;
@@ -205,7 +209,7 @@ GOLF_HD bool try_swap(int* adj, int m, int d, int n, int a, int b, int c, int e,
 GOLF_HD inline bool swap_at(int* adj, int m, int d, int n, int s1, int s2, int t, int flip,
                             i64* undo, const int* reach, const i64* grp) {
     int b = adj[s1], e = adj[s2];
-    if (b < 0 || e < 0) return false;
+    if (b < 0 || e < 0 || b >= n || e >= n) return false;  // empty, or a centre's orbit
     int a = s1 / d, c = s2 / d + t * m;
     e = act(e, t * m, n, m, grp);
     if (flip == 0) return try_swap(adj, m, d, n, a, b, c, e, a, c, b, e, undo, reach, grp);
@@ -242,7 +246,7 @@ GOLF_HD bool propose_voltage(int* adj, int m, int d, int n, int g, u64* st, i64*
         int j = rng_below(st, d);
         int t = 1 + rng_below(st, g - 1);
         int b = adj[i * d + j];
-        if (b < 0) continue;
+        if (b < 0 || b >= n) continue;
         int b2 = act(b, t * m, n, m, grp);
         if (b % m == i && b2 == act_inv(i, b - i, n, m, grp))
             continue;  // an orbit inside one class: the same orbit seen from its other end
@@ -260,12 +264,12 @@ GOLF_HD bool propose_near(int* adj, int m, int d, int n, u64* st, i64* undo,
         int j = rng_below(st, d);
         int j2 = rng_below(st, d);
         int a = s1 / d, b = adj[s1];
-        if (b < 0) continue;
+        if (b < 0 || b >= n) continue;
         int x = adj[(b % m) * d + j];
-        if (x < 0) continue;
+        if (x < 0 || x >= n) continue;
         int c = act(x, (b / m) * m, n, m, grp);  // b's neighbour: b's row moved to b
         int y = adj[(c % m) * d + j2];
-        if (c == a || y < 0 || act(y, (c / m) * m, n, m, grp) == a) continue;
+        if (c == a || y < 0 || y >= n || act(y, (c / m) * m, n, m, grp) == a) continue;
         if (swap_at(adj, m, d, n, s1, (c % m) * d + j2, c / m, 0, undo, reach, grp))
             return true;
     }
@@ -356,19 +360,21 @@ GOLF_HD int begin_step(int* adj, int m, int d, int n, u64* st, i64* sc, double* 
 
 // The Metropolis decision on the score out before its random draw (golf.engine.annealer.accept):
 // V_REJECT, V_ACCEPT, or V_DRAW: accepted when a uniform draw of the decisions' stream is
-// below *x
+// below *x; params[P_WEIGHT] turns the score's sums into the graph's (g, or 1 where the
+// score weighs its sources itself: centre forms)
 enum { V_REJECT, V_ACCEPT, V_DRAW };
 GOLF_HD int verdict(const i64* out, const i64* sc, const double* fl, const i64* params,
                     double* x) {
     if (out[3] != ST_OK) return V_REJECT;
-    i64 g = params[P_G], new_d = out[0], cur_d = sc[SC_CUR_D];
+    i64 g = params[P_G], w = params[P_WEIGHT], new_d = out[0], cur_d = sc[SC_CUR_D];
     if (!params[P_ASPL_PRIORITY]) {
         if (new_d > cur_d) return V_REJECT;
         if (new_d < cur_d) return V_ACCEPT;
     }
-    double de = (double)(g * out[1] / 2 - sc[SC_CUR_TOTAL]) / (double)g;
+    double de = (double)(w * out[1] / 2 - sc[SC_CUR_TOTAL]) / (double)g;
     if (params[P_TIEBREAK] && cur_d > params[P_D_BOUND])
-        de += fl[FL_PW] * (1.0 - fl[FL_FRAC]) * (double)(out[2] - sc[SC_CUR_PER] / g);
+        de += fl[FL_PW] * (1.0 - fl[FL_FRAC]) * ((double)(w * out[2] - sc[SC_CUR_PER]) /
+                                                 (double)g);
     if (de <= 0) return V_ACCEPT;
     if (params[P_HILL]) return V_REJECT;
     *x = exp(-de / fl[FL_T]);
@@ -377,11 +383,11 @@ GOLF_HD int verdict(const i64* out, const i64* sc, const double* fl, const i64* 
 
 // the move is taken; returns true when it is the chain's new best (the caller copies adj)
 GOLF_HD bool take_move(const i64* out, i64* sc, const i64* params) {
-    i64 g = params[P_G];
+    i64 w = params[P_WEIGHT];
     sc[SC_ACCEPTED]++;
     sc[SC_CUR_D] = out[0];
-    sc[SC_CUR_TOTAL] = g * out[1] / 2;
-    sc[SC_CUR_PER] = g * out[2];
+    sc[SC_CUR_TOTAL] = w * out[1] / 2;
+    sc[SC_CUR_PER] = w * out[2];
     if (sc[SC_CUR_D] < sc[SC_BEST_D] ||
         (sc[SC_CUR_D] == sc[SC_BEST_D] && sc[SC_CUR_TOTAL] < sc[SC_BEST_TOTAL])) {
         sc[SC_BEST_D] = sc[SC_CUR_D];
@@ -464,23 +470,169 @@ GOLF_HD inline u64 block_reduce(u64 x, u64* red, int tid, int nt, bool is_and, i
 #endif
 }
 
+// The ints of a block's rows besides the graph (tw): a non-cyclic group's b m d twisted row
+// slots, then c d slots of the centres' rows
+GOLF_HD inline int tw_ints(const i64* grp, int m, int d, int c) {
+    return (grp ? (int)grp[2] * m * d : 0) + c * d;
+}
+
+// Row t m + i of a non-cyclic group grp: base row i moved by the element (0, t) = t
+// (golf.kernels.symmetry.twist_rows), written into tw (b m d ints) by the block: the rows of a
+// graph cyclic under the rotation by b m. Ids from nsym = g m on are centres, which every
+// element fixes.
+GOLF_HD inline void twist_chain(const int* adj, const i64* grp, int* tw, int m, int d, int nsym,
+                                int tid, int nt) {
+    int a = (int)grp[1], b = (int)grp[2], md = m * d;
+    for (int idx = tid; idx < b * md; idx += nt) {
+        int t = idx / md, w = adj[idx - t * md];
+        tw[idx] = w < 0 ? -1 : w >= nsym ? w : group_act(w, t, m, a, b, grp + 3);
+    }
+}
+
+// ---- centre vertices (golf.graph: n = g m + c; ids nsym = g m .. n-1 are the centres) -----
+// The score of a centre form keeps the graph's own numbering: row v < nsym is its base (or
+// twisted) row moved to v, with the centre ids in it kept, and row nsym + z the centre z's,
+// which holds the g vertices k m + i of every orbit whose base row i holds z. A move never
+// touches an orbit at a centre (a slot holding an id >= nsym is never picked) nor writes a
+// centre id, so the centres' rows stay those of the graph they were built from while a chain
+// moves: the block builds them once for a chain (centre_rows), into cr (c d ints, -1 padded).
+GOLF_HD inline void centre_rows(const int* adj, int m, int d, int nsym, int c, int* cr, int tid,
+                                int nt) {
+    int g = nsym / m;
+    for (int z = tid; z < c; z += nt) {
+        int* row = cr + z * d;
+        int p = 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < d; j++)
+                if (adj[i * d + j] == nsym + z)
+                    for (int k = 0; k < g && p < d; k++) row[p++] = k * m + i;
+        for (; p < d; p++) row[p] = -1;
+    }
+}
+
+// word w of row v at the next level (next_word with the centres): its word in A OR its
+// neighbours', the row's ids below nsym rotated by off (mod nsym), the centres' as they are
+GOLF_HD inline u64 centre_word(const u64* A, const int* row, int d, u32 off, u32 nsym, u32 W,
+                               u32 v, u32 w) {
+    u64 acc = A[v * W + w];
+    for (int j = 0; j < d; j++) {
+        int x = row[j];
+        if (x >= 0) {
+            u32 u = (u32)x;
+            if (u < nsym) {
+                u += off;
+                if (u >= nsym) u -= nsym;
+            }
+            acc |= A[u * W + w];
+        }
+    }
+    return acc;
+}
+
+// score_chain's out for a centre form, as golf.evaluators.bitset._score_centres and
+// golf.kernels.merge.merge_parts make it of two parts: the m base sources (column words 0 ..
+// W-2, padding columns full from the start), each standing for its orbit of g, and the c <= 64
+// centres (word W-1), one each. Both parts take each level at once; each level's reduction
+// sums the two parts' bit counts packed in one word (the base part's below bit 32: a matrix of
+// shared memory holds far fewer than 2^32 bits). Their distance sums and the sources at the
+// eccentricity (the columns not full a level before the last, where a part that ended sooner
+// has none) add up weighted g and 1. rows, lay: the base rows (lay = m) or a group's twisted
+// rows (lay = b m); cr: the centres' rows (centre_rows). A move that does not score (status
+// not OK) is rejected whatever its level, so the loop stops at the first level at which a part
+// cannot end well.
+GOLF_HD void score_centres(const int* rows, u32 lay, const int* cr, int m, int d, int n, int c,
+                           int W, i64 maxlev, u64* A, u64* B, u64* red, int tid, int nt,
+                           i64* out) {
+    u32 nsym = (u32)(n - c), Wb = (u32)(W - 1), items = (u32)n * (u32)W;
+    i64 g = nsym / m;
+    for (u32 idx = tid; idx < items; idx += nt) {
+        u32 v = idx / W, w = idx - v * W;
+        A[idx] = w < Wb ? init_word(v, w, 0u, (u32)m) : init_word(v, 0u, nsym, (u32)c);
+    }
+    GOLF_SYNC();
+    i64 tb = (i64)n * Wb * 64, tc = (i64)n * 64;  // a part's bits, and those reached
+    i64 rb = m + (i64)n * ((i64)Wb * 64 - m), rc = c + (i64)n * (64 - c);
+    i64 dist = g * (tb - rb) + (tc - rc), level = 0;
+    int status = ST_OK, par = 0;
+    while (rb + rc < tb + tc) {
+        if (maxlev > 0 && level == maxlev) {
+            status = ST_EXCEEDED;
+            break;
+        }
+        level++;
+        u64 local = 0;
+        for (u32 idx = tid; idx < items; idx += nt) {
+            u32 v = idx / W, w = idx - v * W, off = 0;
+            const int* row;
+            if (v < nsym) {
+                u32 i = v % lay;
+                row = rows + (i64)i * d;
+                off = v - i;
+            } else {
+                row = cr + (i64)(v - nsym) * d;
+            }
+            u64 acc = centre_word(A, row, d, off, nsym, (u32)W, v, w);
+            B[idx] = acc;
+            u64 bits = (u64)GOLF_POPC(acc);
+            local += w < Wb ? bits : bits << 32;
+        }
+        u64 cnt = block_reduce(local, red, tid, nt, false, par);
+        par ^= 1;
+        i64 cb = (i64)(cnt & 0xffffffffULL), cc = (i64)(cnt >> 32);
+        if (cb + cc == rb + rc) {
+            status = ST_DISCONNECTED;
+            break;
+        }
+        rb = cb;
+        rc = cc;
+        dist += g * (tb - rb) + (tc - rc);
+        u64* t = A;
+        A = B;
+        B = t;
+    }
+    i64 n_at = 0;
+    if (status == ST_OK) {
+        if (level == 0) {
+            n_at = g * m + c;
+        } else {  // the columns not yet full one level before the last (now in B)
+            for (u32 w = 0; w < (u32)W; w++) {
+                u64 acc = ~0ULL;
+                for (u32 v = tid; v < (u32)n; v += nt) acc &= B[v * W + w];
+                i64 nf = GOLF_POPC(~block_reduce(acc, red, tid, nt, true, par));
+                par ^= 1;
+                n_at += w < Wb ? g * nf : nf;
+            }
+        }
+    }
+    if (tid == 0) {
+        out[0] = level;
+        out[1] = status == ST_OK ? dist : 0;
+        out[2] = status == ST_OK ? n_at : 0;
+        out[3] = status;
+    }
+    GOLF_SYNC();
+}
+
 // out = [eccentricity (levels), distance sum over the base sources, sources at that
 // eccentricity, status] as the CPU evaluator gives them; A and B hold n*W words each. A
-// non-cyclic group grp: the levels read the b m twisted rows (golf.kernels.symmetry.twist_rows),
-// which the block first writes into tw (b m d ints), as the rows of a graph cyclic under the
-// rotation by b m; the sources stay the m base vertices
-GOLF_HD void score_chain(const int* adj, const i64* grp, int* tw, int m, int d, int n, int W,
-                         i64 maxlev, u64* A, u64* B, u64* red, int tid, int nt, i64* out) {
+// non-cyclic group grp: the levels read the b m twisted rows (twist_chain), which the block
+// first writes into tw; the sources stay the m base vertices. With c > 0 centres (W - 1 words
+// of base sources and the centres' word): score_centres, which reads the centres' rows from tw
+// after the twisted rows (centre_rows).
+GOLF_HD void score_chain(const int* adj, const i64* grp, int* tw, int m, int d, int n, int c,
+                         int W, i64 maxlev, u64* A, u64* B, u64* red, int tid, int nt,
+                         i64* out) {
     u32 items = (u32)n * (u32)W, ns = (u32)m, lay = (u32)m;
     const int* rows = adj;
-    if (grp) {  // row t m + i: base row i moved by the element (0, t) = t
-        int a = (int)grp[1], b = (int)grp[2], md = m * d;
-        for (int idx = tid; idx < b * md; idx += nt) {
-            int t = idx / md, w = adj[idx - t * md];
-            tw[idx] = w < 0 ? -1 : group_act(w, t, m, a, b, grp + 3);
-        }
+    if (grp) {
+        twist_chain(adj, grp, tw, m, d, n - c, tid, nt);
         rows = tw;
-        lay = (u32)(b * m);
+        lay = (u32)(grp[2] * m);
+    }
+    if (c > 0) {
+        score_centres(rows, lay, tw + tw_ints(grp, m, d, 0), m, d, n, c, W, maxlev, A, B, red,
+                      tid, nt, out);
+        return;
     }
     for (u32 idx = tid; idx < items; idx += nt) A[idx] = init_word(idx / W, idx % W, 0u, ns);
     GOLF_SYNC();
@@ -553,9 +705,10 @@ GOLF_HD void score_chain(const int* adj, const i64* grp, int* tw, int m, int d, 
 // What the threads of a block share besides the matrices: what thread 0 decides for them
 // (todo is double-buffered: thread 0 writes step s's value while no thread can still read
 // step s-2's), the score, the undo record and the decision of a speculating round
+// (and, with centres, the chain whose centres' rows the block holds; -1: none yet)
 struct ChainState {
     i64 undo[16], out[4], maxlev;
-    int todo[2], best_now, taken, ok, used;
+    int todo[2], best_now, taken, ok, used, cen_q;
 };
 
 // Thread 0's copies of chain k's main RNG state (st: its first 4 words), counters, floats
@@ -578,16 +731,17 @@ GOLF_HD inline void store_chain(const u64* st, const i64* sc, const double* fl, 
 // interactions, by the nt threads of a block (tid: this thread), with one RNG stream
 // (params[P_SPEC] = 1). The chain's graph adjs[k] (m x d), best graph bests[k], RNG state
 // sts[k] (4 words), counters scs[k] (NSC) and floats fls[k] (NFL); params (NP), reach
-// (grids, else null) and grp (a non-cyclic group, else null) are shared by all chains. Chain
-// 0 writes trace rows (TRACE_COLS doubles) at trace[*ntrace ..], up to cap rows. A, B: n W
-// words each, red: nt words, adj: m d ints, tw: a group's b m d twisted row slots (unused
-// without one), cs: the block's shared state. Thread 0 takes every decision; it keeps the RNG, the
-// counters, the floats and the parameters in its own (fixed-index) arrays, registers on the
-// GPU, for the whole launch.
+// (grids, else null) and grp (a non-cyclic group, else null) are shared by all chains; n
+// vertices, of which the last cen are centres (golf.graph; the moves take the other
+// n - cen). Chain 0 writes trace rows (TRACE_COLS doubles) at trace[*ntrace ..], up to cap
+// rows. A, B: n W words each, red: nt words, adj: m d ints, tw: a group's b m d twisted row
+// slots, then the centres' cen d row slots (tw_ints), cs: the block's shared state. Thread 0
+// takes every decision; it keeps the RNG, the counters, the floats and the parameters in its
+// own (fixed-index) arrays, registers on the GPU, for the whole launch.
 GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts, i64* scs,
         double* fls, const i64* gparams, const int* reach, const i64* grp, int m, int d, int n,
-        int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B, u64* red,
-        int* adj, int* tw, ChainState& cs) {
+        int cen, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, u64* A, u64* B,
+        u64* red, int* adj, int* tw, ChainState& cs) {
     int* gadj = adjs + (i64)k * m * d;
     int* gbest = bests + (i64)k * m * d;
     u64 st[4];
@@ -601,14 +755,18 @@ GOLF_HD void chain_steps(int k, int tid, int nt, int* adjs, int* bests, u64* sts
         next_row = (sc[SC_STEP] + every - 1) / every * every;
     }
     GOLF_SYNC();
+    if (cen > 0) {  // the centres' rows, for the whole launch (centre_rows)
+        centre_rows(adj, m, d, n - cen, cen, tw + tw_ints(grp, m, d, 0), tid, nt);
+        GOLF_SYNC();
+    }
     for (i64 s = 0; s < nsteps; s++) {
         int b = (int)(s & 1);
         if (tid == 0)
-            cs.todo[b] = begin_step(adj, m, d, n, st, sc, fl, params, cs.undo, reach, grp,
-                                    &cs.maxlev, &tfrac);
+            cs.todo[b] = begin_step(adj, m, d, n - cen, st, sc, fl, params, cs.undo, reach,
+                                    grp, &cs.maxlev, &tfrac);
         GOLF_SYNC();
         if (cs.todo[b] <= 0) continue;
-        score_chain(adj, grp, tw, m, d, n, W, cs.maxlev, A, B, red, tid, nt, cs.out);
+        score_chain(adj, grp, tw, m, d, n, cen, W, cs.maxlev, A, B, red, tid, nt, cs.out);
         if (tid == 0) {
             double x = 0;
             int v = verdict(cs.out, sc, fl, params, &x);
@@ -670,11 +828,13 @@ GOLF_HD void next_round(i64* w, const i64* sc, const i64* params, i64 K, i64 nst
 }
 
 // Candidate c of chain q, by a block: the move by stream (s0 + c) mod K on a copy of the
-// chain's graph (adj, shared), and its score when the move was valid
+// chain's graph (adj, shared), and its score when the move was valid. With centres the block
+// builds chain q's centres' rows when the ones it holds are another chain's (no move of the
+// launch changes them: centre_rows)
 GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, const u64* sts,
-        const i64* params, const int* reach, const i64* grp, int m, int d, int n, int W, int K,
-        const i64* ws, i64* cand, u64* cand_st, int* cand_adj, u64* A, u64* B, u64* red,
-        int* adj, int* tw, ChainState& cs) {
+        const i64* params, const int* reach, const i64* grp, int m, int d, int n, int cen,
+        int W, int K, const i64* ws, i64* cand, u64* cand_st, int* cand_adj, u64* A, u64* B,
+        u64* red, int* adj, int* tw, ChainState& cs) {
     const i64* w = ws + (i64)WS_N * q;
     if (!w[WS_ACTIVE] || c >= w[WS_KK]) return;  // the same for every thread
     int md = m * d;
@@ -682,16 +842,21 @@ GOLF_HD void spec_candidate(int q, int c, int tid, int nt, const int* adjs, cons
     GOLF_SYNC();  // the block's last candidate is done with adj, cs and the matrices
     for (int i = tid; i < md; i += nt) adj[i] = adjs[(i64)q * md + i];
     GOLF_SYNC();
+    if (cen > 0 && cs.cen_q != q) {  // every thread has read cen_q before thread 0 sets it
+        centre_rows(adj, m, d, n - cen, cen, tw + tw_ints(grp, m, d, 0), tid, nt);
+        GOLF_SYNC();
+        if (tid == 0) cs.cen_q = q;
+    }
     if (tid == 0) {
         const u64* strm = sts + (4 + 4 * (i64)K) * q + 4 + 4 * ((w[WS_S0] + c) % K);
         u64 r[4] = {strm[0], strm[1], strm[2], strm[3]};
-        cs.ok = propose_move(adj, m, d, n, params, r, cs.undo, reach, grp) ? 1 : 0;
+        cs.ok = propose_move(adj, m, d, n - cen, params, r, cs.undo, reach, grp) ? 1 : 0;
         cand[CAND_N * idx + CAND_OK] = cs.ok;
         for (int i = 0; i < 4; i++) cand_st[4 * idx + i] = r[i];
     }
     GOLF_SYNC();
     if (!cs.ok) return;
-    score_chain(adj, grp, tw, m, d, n, W, w[WS_MAXLEV], A, B, red, tid, nt,
+    score_chain(adj, grp, tw, m, d, n, cen, W, w[WS_MAXLEV], A, B, red, tid, nt,
                 cand + CAND_N * idx);
     for (int i = tid; i < md; i += nt) cand_adj[idx * md + i] = adj[i];
 }
@@ -802,14 +967,15 @@ GOLF_HD bool spec_decide(int q, int tid, int nt, int* adjs, int* bests, u64* sts
 }
 
 // nsteps steps of each of C speculating chains by block `block` of G (the whole grid's
-// rounds; count[0] = 0 at the start). grp, A, B, red, adj, tw, cs: as in chain_steps; dec: K
-// DEC_N words of the block's (spec_decide).
+// rounds; count[0] = 0 at the start). grp, cen, A, B, red, adj, tw, cs: as in chain_steps;
+// dec: K DEC_N words of the block's (spec_decide).
 GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, int* bests,
         u64* sts, i64* scs, double* fls, const i64* params, const int* reach, const i64* grp,
-        int m, int d, int n, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap, i64* ws,
-        i64* cand, u64* cand_st, int* cand_adj, u64* count, u64* A, u64* B, u64* red,
+        int m, int d, int n, int cen, int W, i64 nsteps, double* trace, i64* ntrace, i64 cap,
+        i64* ws, i64* cand, u64* cand_st, int* cand_adj, u64* count, u64* A, u64* B, u64* red,
         int* adj, int* tw, i64* dec, ChainState& cs) {
     int K = (int)params[P_SPEC];
+    if (tid == 0) cs.cen_q = -1;  // no centres' rows yet (read after the grid barrier)
     for (int q = block; tid == 0 && q < C; q += G) {  // the first rounds
         i64* w = ws + (i64)WS_N * q;
         const i64* sc = scs + (i64)NSC * q;
@@ -825,7 +991,8 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
     for (int round = 0;; round++) {
         for (i64 p = block; p < (i64)C * K; p += G)
             spec_candidate((int)(p / K), (int)(p % K), tid, nt, adjs, sts, params, reach, grp,
-                           m, d, n, W, K, ws, cand, cand_st, cand_adj, A, B, red, adj, tw, cs);
+                           m, d, n, cen, W, K, ws, cand, cand_st, cand_adj, A, B, red, adj, tw,
+                           cs);
         GOLF_GRID_SYNC();
         if (block == 0 && tid == 0) count[(round + 1) & 1] = 0;
         u64 going = 0;
@@ -846,8 +1013,8 @@ GOLF_HD void spec_chains(int block, int G, int tid, int nt, int C, int* adjs, in
 }
 
 // A block's dynamic shared memory: 2 n W + blockDim.x words (the matrices A and B, the
-// reduction words), then m d ints (the graph) and tws ints (a group's twisted rows, else 0),
-// then for anneal_spec K DEC_N words (8-byte aligned)
+// reduction words), then m d ints (the graph) and tws ints (tw_ints: a group's twisted rows,
+// the centres' rows), then for anneal_spec K DEC_N words (8-byte aligned)
 struct BlockMem {
     u64 *A, *B, *red;
     int *adj, *tw;
@@ -860,10 +1027,11 @@ __device__ inline BlockMem block_mem(u64* smem, int n, int W, int nt, int md, in
     return {smem, B, red, adj, adj + md, (i64*)(red + nt + (md + tws + 1) / 2)};
 }
 
-// The kernels: the cyclic group's (grp null, which compiles the group's arithmetic away) and a
+// The kernels: the cyclic group's (grp null, which compiles the group's arithmetic away), a
 // non-cyclic group's (the name's _group; one more argument, grp as golf.group.Group.kernel
-// lays it out). Chains of a block: the arguments of anneal_chains; speculating chains:
-// anneal_spec's.
+// lays it out) and a centre form's (_centres: grp, has_grp 0 for the cyclic group, and the
+// number of centres cen, 1 to 64, the last cen of the n vertices; W counts the centres' word).
+// Chains of a block: the arguments of anneal_chains; speculating chains: anneal_spec's.
 #define CHAINS_ARGS int* adjs, int* bests, u64* sts, i64* scs, double* fls, const i64* params, \
     const int* reach, int has_reach, int m, int d, int n, int W, i64 nsteps, double* trace, \
     i64* ntrace, i64 cap
@@ -874,36 +1042,44 @@ __device__ inline BlockMem block_mem(u64* smem, int n, int W, int nt, int md, in
 
 // One block per chain (blockDim.x a power of two, at most 512: thread 0's state lives in
 // registers, up to 128 a thread); has_reach 0: a general graph
-__device__ __forceinline__ void block_chains(CHAINS_ARGS, const i64* grp) {
+__device__ __forceinline__ void block_chains(CHAINS_ARGS, const i64* grp, int cen) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
-    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d, grp ? (int)grp[2] * m * d : 0);
+    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d, tw_ints(grp, m, d, cen));
     chain_steps(blockIdx.x, threadIdx.x, blockDim.x, adjs, bests, sts, scs, fls, params,
-                has_reach ? reach : nullptr, grp, m, d, n, W, nsteps, trace, ntrace, cap, s.A,
-                s.B, s.red, s.adj, s.tw, cs);
+                has_reach ? reach : nullptr, grp, m, d, n, cen, W, nsteps, trace, ntrace, cap,
+                s.A, s.B, s.red, s.adj, s.tw, cs);
 }
 extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains(CHAINS_ARGS) {
-    block_chains(CHAINS_PASS, nullptr);
+    block_chains(CHAINS_PASS, nullptr, 0);
 }
 extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains_group(CHAINS_ARGS,
                                                                          const i64* grp) {
-    block_chains(CHAINS_PASS, grp);
+    block_chains(CHAINS_PASS, grp, 0);
+}
+extern "C" __global__ void __launch_bounds__(512, 1) anneal_chains_centres(CHAINS_ARGS,
+        const i64* grp, int has_grp, int cen) {
+    block_chains(CHAINS_PASS, has_grp ? grp : nullptr, cen);
 }
 
 // C speculating chains on a cooperative grid (launched from a cooperative module)
-__device__ __forceinline__ void grid_chains(SPEC_ARGS, const i64* grp) {
+__device__ __forceinline__ void grid_chains(SPEC_ARGS, const i64* grp, int cen) {
     extern __shared__ u64 smem[];
     __shared__ ChainState cs;
-    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d, grp ? (int)grp[2] * m * d : 0);
+    BlockMem s = block_mem(smem, n, W, blockDim.x, m * d, tw_ints(grp, m, d, cen));
     spec_chains(blockIdx.x, gridDim.x, threadIdx.x, blockDim.x, C, adjs, bests, sts, scs, fls,
-                params, has_reach ? reach : nullptr, grp, m, d, n, W, nsteps, trace, ntrace,
-                cap, ws, cand, cand_st, cand_adj, count, s.A, s.B, s.red, s.adj, s.tw, s.dec,
-                cs);
+                params, has_reach ? reach : nullptr, grp, m, d, n, cen, W, nsteps, trace,
+                ntrace, cap, ws, cand, cand_st, cand_adj, count, s.A, s.B, s.red, s.adj, s.tw,
+                s.dec, cs);
 }
 extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec(SPEC_ARGS) {
-    grid_chains(SPEC_PASS, nullptr);
+    grid_chains(SPEC_PASS, nullptr, 0);
 }
 extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec_group(SPEC_ARGS,
                                                                        const i64* grp) {
-    grid_chains(SPEC_PASS, grp);
+    grid_chains(SPEC_PASS, grp, 0);
+}
+extern "C" __global__ void __launch_bounds__(512, 2) anneal_spec_centres(SPEC_ARGS,
+        const i64* grp, int has_grp, int cen) {
+    grid_chains(SPEC_PASS, has_grp ? grp : nullptr, cen);
 }

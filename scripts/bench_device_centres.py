@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Annealing chains of centre-vertex forms (:mod:`golf.graph`: ``n = g*m + c``) on the GPU
+(``chains: device``, ``cuda/anneal.cu``) against the same chains on the host (``chains:
+host``: one launch a step scores every chain's move, the rows renumbered on the host), at equal
+wall time.
+
+For each prime order, the form golf chase's portfolio tries for it
+(:func:`golf.run.portfolio.centre_forms`): one random graph of that form starts a population
+of K tempering chains with the same seeds, temperatures and moves (golf chase's voltage and
+near moves) twice, the chains on the device and on the host, each timed as
+``scripts/bench_device_groups.py`` times them (:func:`bench_device_groups.timed_run`).
+``PLACED`` forms are not timed: the record says where gpu-bitset puts their chains and why.
+
+    PYTHONPATH=. python3 scripts/bench_device_centres.py               # on a GPU, ~1 minute
+    PYTHONPATH=. python3 scripts/bench_device_centres.py --dry         # CPU check of the paths
+
+``--dry`` runs the host chains on the CPU bitset backend for a few seconds, 8 chains, into a
+temporary folder unless ``--out`` is given. Writes ``<out>.json`` and ``<out>.md`` (default
+``results/gpu/device_centres``); ``--page`` only rewrites the page from the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+
+from benchlib import ROOT, describe_machine, header, load, new_record, save, table
+from bench_device_groups import POPULATION, SEARCH, T0, T1, WARMUP_STEPS, timed_run
+
+# (n, d, g, centres): prime orders and the centre form the portfolio tries for each, timed;
+# and one whose matrices (5.3 MB) are far beyond a block's shared memory, placed only
+FORMS = [(1009, 7, 7, 1), (1801, 7, 6, 1)]
+PLACED = [(10007, 10, 5, 2)]
+
+
+def population(n, d, g, c, K, backend, chains):
+    """K tempering chains on a random graph of the form, their evaluator ``backend`` (with
+    ``chains`` for gpu-bitset), warmed up: every kernel compiled."""
+    from golf.engine.population import BatchAnnealer
+    from golf.evaluators import make_evaluator
+    from golf.starts.random import random_group_graph
+
+    graph = random_group_graph(n, d, None, seed=1, centres=c, g=g)
+    opts = {"chains": chains} if backend == "gpu-bitset" else {"threads": 1}
+    ev = make_evaluator(backend, n, d, g, batch=K, centres=c, **opts)
+    ann = BatchAnnealer(graph, ev, K, exchange_every=0, steps=0, seed=1, **POPULATION,
+                        **SEARCH)
+    ann.set_temperatures(T0, T1)
+    ann.run(WARMUP_STEPS, time_frac=0.0)
+    return ann
+
+
+def placed() -> list[dict]:
+    """Where gpu-bitset's ``chains: auto`` puts the chains of each form, and why."""
+    from golf.evaluators import make_evaluator
+
+    out = []
+    for n, d, g, c in FORMS + PLACED:
+        ev = make_evaluator("gpu-bitset", n, d, g, centres=c)
+        out.append({"n": n, "d": d, "g": g, "centres": c, "chains": ev.chains,
+                    "why": ev.chains_reason})
+    return out
+
+
+def measure(args) -> list[dict]:
+    """The rows: each form of FORMS with its chains on the device and on the host (dry: the
+    host on the CPU only)."""
+    runs = [("bitset", "host")] if args.dry else [("gpu-bitset", "device"),
+                                                  ("gpu-bitset", "host")]
+    rows = []
+    for n, d, g, c in FORMS:
+        for backend, chains in runs:
+            ann = population(n, d, g, c, args.chains, backend, chains)
+            if ann.on_device != (chains == "device"):
+                raise SystemExit(f"{ann.evaluator.describe()}: the chains are not where the "
+                                 f"benchmark wants them ({chains})")
+            row = {"n": n, "d": d, "g": g, "m": (n - c) // g, "centres": c, "chains": chains,
+                   "K": args.chains, "backend": backend, **timed_run(ann, args.seconds)}
+            print(row, flush=True)
+            rows.append(row)
+    return rows
+
+
+def markdown(record) -> str:
+    rows = record["rows"]
+    host = {(r["n"], r["d"]): r for r in rows if r["chains"] == "host"}
+
+    def speedup(r):  # the device chains' evaluations/s over the host chains' of the form
+        base = host.get((r["n"], r["d"]))
+        return (r["evaluations_per_s"] / base["evaluations_per_s"] if base and r is not base
+                else None)
+
+    ratios = [f"{speedup(r):.1f}x on ({r['n']}, {r['d']})" for r in rows if speedup(r)]
+    notes = ([f"device chains: {' and '.join(ratios)} the host chains' evaluations a second"]
+             if ratios else [])
+    notes += [f"({p['n']}, {p['d']}) with g = {p['g']} and {p['centres']} centres: `chains: "
+              f"auto` puts them on the {p['chains']} ({p['why'].removeprefix('auto: ')})"
+              for p in record.get("placed", []) if p["chains"] == "host"]
+    lines = header("Device chains of centre-vertex forms (`scripts/bench_device_centres.py`)",
+                   record,
+                   f"machine: {describe_machine(record['machine'])}",
+                   f"K = {rows[0]['K'] if rows else '?'} tempering chains a run, golf chase's "
+                   "settings (as `bench_device_groups.py`), one random graph of the form a "
+                   f"prime order, seed 1; {record.get('seconds', '?')} s a run after a warm-up",
+                   "device: `chains: device` (`cuda/anneal.cu`); host: `chains: host` (one "
+                   "launch a step scores every chain's move); evaluations: moves scored, all "
+                   "chains",
+                   *notes, *record.get("notes", []))
+    cells = []
+    for r in rows:
+        ratio = f"{speedup(r):.1f}x" if speedup(r) else ""
+        cells.append([f"({r['n']}, {r['d']})",
+                      f"Z_{r['g']}, m = {r['m']}, {r['centres']} centre"
+                      + "s" * (r["centres"] > 1), r["chains"], r["K"], f"{r['seconds']:.1f}",
+                      f"{r['evaluations_per_s']:,.0f}", ratio,
+                      f"{r['us_per_chain_step']:.2f}", f"{100 * r['accepted']:.1f}%",
+                      r["best_diameter"], f"{r['best_aspl']:.6f}"])
+    lines += table(["pair", "form", "chains", "K", "seconds", "evaluations/s", "device / host",
+                    "µs a chain step", "accepted", "best D", "best ASPL"], cells)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=float, default=None,
+                   help="timed seconds a run (default 10; --dry: 2)")
+    p.add_argument("--chains", type=int, default=None,
+                   help="chains a population (default 256; --dry: 8)")
+    p.add_argument("--dry", action="store_true",
+                   help="host chains on the CPU only, short: a check of the code paths")
+    p.add_argument("--note", action="append", default=None, help="a line for the page")
+    p.add_argument("--out", default=None,
+                   help="output prefix (default results/gpu/device_centres; --dry: a "
+                   "temporary folder)")
+    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
+    args = p.parse_args(argv)
+    args.seconds = args.seconds or (2.0 if args.dry else 10.0)
+    args.chains = args.chains or (8 if args.dry else 256)
+    out = args.out or (os.path.join(tempfile.mkdtemp(), "device_centres") if args.dry else
+                       os.path.join(ROOT, "results", "gpu", "device_centres"))
+    if args.page:
+        record = load(out)
+        save(out, record, markdown(record))
+        return
+    record = new_record(seconds=args.seconds, rows=[], notes=args.note or [],
+                        settings={**POPULATION, **SEARCH, "t0": T0, "t1": T1,
+                                  "warm-up steps": WARMUP_STEPS})
+    if args.dry:
+        from benchlib import machine
+
+        record["machine"] = machine()
+    else:
+        import cupy as cp
+
+        from benchlib import gpu_machine
+
+        record["machine"] = gpu_machine(cp)
+        record["placed"] = placed()
+    record["rows"] = measure(args)
+    save(out, record, markdown(record))
+
+
+if __name__ == "__main__":
+    main()
