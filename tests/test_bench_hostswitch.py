@@ -2,6 +2,7 @@
 its page."""
 
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -117,4 +118,167 @@ def test_the_page_names_the_kernel_time_where_orp_is_faster():
     text = markdown(rec)
     assert ("golf's kernel alone (from a compiled loop, one thread) takes 3.1 us on random "
             "h65537s3000r64") in text
+    assert len(text.encode()) <= 4096
+
+
+# ------------------------------------------------------------------------------------------
+# scripts/bench_hostswitch.py: golf chase --host-switch against ORP's annealer and samples
+import bench_hostswitch as bh  # noqa: E402
+
+SA_OUT = """Hosts = 32, Switches = 26, Radix = 4
+Random seed = 1
+Number of calculations = 100000
+Max, Min temperature = 103.877533, 0.217147
+Ncalcs : Temp : current ASPL Gap ( Dia. ) : Best ASPL Gap ( Dia. )
+0\t103.877533\t1.848790 ( 5 )\t1.848790 ( 5 )
+99000\t0.232322\t0.770161 ( 1 )\t0.770161 ( 1 )
+---
+Diameter        = 6
+Diameter Gap    = 1 (6 - 5)
+ASPL            = 4.9637096774 (2462/496)
+ASPL Gap        = 0.7701612903 (4.9637096774 - 4.1935483871)
+Time            = 0.827068 sec.
+Assign evenly?  = No
+ASPL priority?  = No
+BIAS of host?   = No
+Verify?         = Yes
+"""
+
+ASPL_TXT = """Hosts = 32, Switches 26, Radix = 4
+Diameter     = 11
+Diameter Gap = 6 (11 - 5)
+ASPL         = 5.9677419355 (2960/496)
+ASPL Gap     = 1.7741935484 (5.9677419355 - 4.1935483871)
+Hosts = 65536, Switches 3000, Radix = 64
+Diameter     = 5
+Diameter Gap = 1 (5 - 4)
+ASPL         = 4.5388275158 (9746909143/2147450880)
+ASPL Gap     = 0.5842383650 (4.5388275158 - 3.9545891508)
+"""
+
+
+def test_the_config_holds_the_13_featured_pairs_and_nothing_per_pair():
+    import yaml
+
+    from golf.config import load_config
+
+    path = Path(__file__).parent.parent / "configs" / "graphgolf2021_hostswitch.yaml"
+    runs = load_config(path)  # validates every problem: raises on a broken one
+    assert [(r.data["problem"]["hosts"], r.data["problem"]["radix"]) for r in runs] == bh.PAIRS
+    assert [r.name for r in runs] == [bh.pair_name(n, r) for n, r in bh.PAIRS]
+    assert all(r.data["problem"]["switches"] == "auto" for r in runs)
+    assert all(r.data["search"]["time_limit"] == 600 for r in runs)
+    raw = yaml.safe_load(path.read_text())
+    assert all(set(p) == {"problem"} and set(p["problem"]) == {"hosts", "radix", "switches"}
+               for p in raw["problems"])
+    head = path.read_text().split("\nname:")[0].splitlines()
+    assert all(ln.startswith("#") for ln in head) and len(head) <= 6
+    assert set(bh.SAMPLES) == set(bh.PAIRS) == set(FEATURED)
+
+
+def test_parse_sa_reads_what_sa_x_prints():
+    got = bh.parse_sa(SA_OUT)
+    assert got == {"hosts": 32, "switches": 26, "radix": 4, "seed": 1, "ncalcs": 100000,
+                   "max_temp": "103.877533", "min_temp": "0.217147", "diameter": 6,
+                   "aspl": 4.9637096774, "total": 2462, "time": 0.827068, "verify": True}
+    assert bh.parse_sa(SA_OUT.replace("= Yes", "= No"))["verify"] is False
+    with pytest.raises(ValueError, match="no 'time' line"):
+        bh.parse_sa(SA_OUT.replace("Time  ", "Tim   "))
+
+
+def test_parse_aspl_txt_reads_orp_sample_values():
+    assert bh.parse_aspl_txt(ASPL_TXT) == {(32, 26, 4): (11, 2960),
+                                           (65536, 3000, 64): (5, 9746909143)}
+
+
+def test_steps_for_fits_the_seconds_left():
+    assert bh.steps_for(100.0, 0.01, 0.5, 1.0) == 9950
+    assert bh.steps_for(100.0, 0.01, 0.5, 0.5) == 4975
+    assert bh.steps_for(0.1, 1.0, 0.5) == 1  # at least one step
+
+
+def test_cpu_slots_give_each_search_whole_cores_where_they_can():
+    # 8 CPUs, 4 cores of 2 threads numbered as Linux often does: (0, 4), (1, 5), ...
+    sib = {c: (c % 4, c % 4 + 4) for c in range(8)}
+    assert bh.cpu_slots(range(8), sib, 2, 2) == [([0, 4], [1, 5]), ([2, 6], [3, 7])]
+    assert bh.cpu_slots(range(8), {}, 2, 1) == [([0, 1], [2, 3])]
+    assert bh.cpu_slots([0, 1], {}, 1, 1) == [([0], [1])]
+    with pytest.raises(ValueError, match="need 12 CPUs, 8 usable"):
+        bh.cpu_slots(range(8), {}, 2, 3)
+
+
+def hs_row(n, r, golf, sa, sample, bound=(5, 4.0)):
+    """A row of the record: ``golf``, ``sa``, ``sample`` are ``(diameter, total)`` or None."""
+    from fractions import Fraction
+
+    pairs = n * (n - 1) // 2
+
+    def part(v, s):
+        if v is None:
+            return None
+        aspl = v[1] / pairs
+        return {"diameter": v[0], "total": v[1], "aspl": aspl, "switches": s,
+                "gap": bh.gap(aspl, Fraction(bound[1])), "agrees": True}
+
+    row = {"name": bh.pair_name(n, r), "n": n, "r": r, "minutes": 8.0, "cores": 2,
+           "golf_ranks": 1, "at_once": 13, "date": "2026-11-27T01:00:00",
+           "command": "python3 scripts/bench_hostswitch.py --orp build/orp_src --minutes 8",
+           "machine": "AMD EPYC, 64 cores; Python 3.12.3, NumPy 2.5.2, Numba 0.68.0",
+           "bound": {"diameter": bound[0], "aspl": bound[1], "aspl_fraction": "4"},
+           "golf": part(golf, 100), "orp_sa": part(sa, 90), "orp_sample": part(sample, 80)}
+    if row["orp_sa"]:
+        row["orp_sa"].update(variant="serial", wall_seconds=470.0, self_loops=0)
+    row["judge"] = bh.judge(row)
+    return row
+
+
+def test_judge_orders_by_diameter_then_total_and_halves_the_gap():
+    # n = 11: 55 pairs; bound 4.0 = 220/55
+    row = hs_row(11, 4, (5, 231), (5, 242), (5, 275))  # gaps 0.2, 0.4, 1.0
+    assert row["judge"] == {"beats_orp_sa": True, "half_gap": True,
+                            "gap_ratio": pytest.approx(0.2)}
+    row = hs_row(11, 4, (6, 231), (5, 242), (5, 275))  # a larger diameter loses
+    assert row["judge"]["beats_orp_sa"] is False and row["judge"]["half_gap"] is False
+    row = hs_row(11, 4, (5, 242), (5, 242), (5, 264))  # a tie is no win; 0.4 > 0.8 / 2
+    assert row["judge"] == {"beats_orp_sa": False, "half_gap": False,
+                            "gap_ratio": pytest.approx(0.5)}
+    row = hs_row(11, 4, (5, 231), None, None)
+    assert row["judge"] == {"beats_orp_sa": None, "half_gap": None, "gap_ratio": None}
+
+
+def test_verdict_names_the_pairs_that_miss():
+    good = [hs_row(11, 4, (5, 231), (5, 242), (5, 275)),
+            hs_row(12, 4, (5, 280), (5, 290), (6, 330))]
+    assert bh.verdict(good) == ("Targets met: better than ORP's annealer on all 2 pairs; gap "
+                                "at most half the sample's on all 2 pairs.")
+    bad = good + [hs_row(13, 5, (5, 330), (5, 320), (5, 340))]
+    line = bh.verdict(bad)
+    assert line.startswith("Targets missed: better than ORP's annealer on 2 of 3, not on "
+                           "(13, 5); gap at most half the sample's on 2 of 3, not on (13, 5)")
+    assert "(ratios 0.64-0.64)." in line  # gaps over the bound 312 = 4 * 78: 18 and 28
+    assert bh.verdict([hs_row(11, 4, (5, 231), None, None)]).startswith("Targets missed")
+
+
+def test_the_hostswitch_page_is_a_record_of_at_most_4_kb():
+    rows = [hs_row(n, r, (5, n * (n - 1) * 2 + 1), (5, n * (n - 1) * 2 + 3),
+                   (6, n * (n - 1) * 2 + 9), bound=(4, 4.0)) for n, r in bh.PAIRS]
+    record = {"rows": {x["name"]: x for x in rows}}
+    record["notes"] = bh.default_notes(rows)
+    text = bh.markdown(record)
+    assert len(text.encode()) <= 4096
+    lines = text.splitlines()
+    assert [ln.split(":")[0] for ln in lines[2:6]] == ["- what", "- command", "- machine",
+                                                       "- date"]
+    assert len(re.findall(r"\n\| \(\d+, \d+\) \|", text)) == 13
+    last = max(i for i, ln in enumerate(lines) if ln.startswith("|"))
+    notes = [ln for ln in lines[last:] if ln.startswith("- ")]
+    assert len(notes) <= 5 and notes[-1].startswith("- Targets")
+    assert "| (32, 4) | 4 / 4.000000 | 5 / 4.002016 (100) | 0.002016 |" in text
+    assert "all agree" in text and "Not measured" not in text
+    # one pair missing, one disagreement: both said
+    rows[0]["orp_sa"]["agrees"] = False
+    del record["rows"]["h80r6"]
+    record["notes"] = bh.default_notes(list(record["rows"].values()))
+    text = bh.markdown(record)
+    assert "DISAGREE on h32r4 orp_sa" in text and "Not measured yet: h80r6." in text
     assert len(text.encode()) <= 4096

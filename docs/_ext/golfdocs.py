@@ -20,7 +20,7 @@ OUT = os.path.join(HERE, "generated")
 # the results pages in the order the benchmarks page shows them: (folder, title)
 RESULT_GROUPS = [("quality", "Against the Graph Golf records"), ("grid", "Grid graphs"),
                  ("bench", "Evaluators on the CPU"), ("gpu", "GPUs"),
-                 ("search", "The search")]
+                 ("search", "The search"), ("hostswitch", "Host-switch graphs")]
 
 
 def _md(text: str) -> str:
