@@ -630,9 +630,8 @@ def _check_relations(out: dict, where) -> None:
 def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     """A host-switch problem (``problem.hosts``, :mod:`golf.hostswitch`): the hosts and the
     radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
-    group or centres; a random start or an ORP file; annealing (sa or hill) on one process or
-    as chains; the evaluator is golf's host-switch one (``backend: auto``, its threads and
-    chunk_words)."""
+    group or centres; a random start or an ORP file; annealing (sa or hill); the evaluator is
+    golf's host-switch one (``backend: auto``, its threads and chunk_words)."""
     at = where("problem")
     if p["hosts"] is None:
         raise GolfError(f"{at}: problem.radix and problem.switches belong to a host-switch "
@@ -690,9 +689,6 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     if extra:
         raise GolfError(f"{where('evaluator.' + extra[0])}: evaluator.{extra[0]}: the "
                         f"host-switch evaluator takes threads and chunk_words only")
-    if par["mode"] == "evaluator":
-        raise GolfError(f"{where('parallel.mode')}: parallel.mode: a host-switch evaluation "
-                        f"is not split over ranks; use chains or none")
 
 
 def _check_search(out: dict, where) -> None:

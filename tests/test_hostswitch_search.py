@@ -165,7 +165,6 @@ def test_config_refuses_a_bad_host_switch_problem(problem, match):
 @pytest.mark.parametrize("section,match", [
     ({"search": {"steps": 10, "method": "tabu"}}, "anneals"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "bitset"}}, "leave backend: auto"),
-    ({"search": {"steps": 10}, "parallel": {"mode": "evaluator"}}, "not split over ranks"),
 ])
 def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
     with pytest.raises(GolfError, match=match):
@@ -210,3 +209,27 @@ def test_a_run_with_switches_auto_tries_them_and_resumes(tmp_path):
     (rd / "checkpoint.prev.npz").rename(rd / "checkpoint.npz")
     got = resume_run(rd, quiet=True)
     assert got["best"] == want["best"] and got["problem"] == want["problem"]
+
+
+@given(st.sampled_from(SHAPES + [(400, 200, 6), (700, 300, 5)]), st.integers(0, 10**6),
+       st.integers(1, 3))
+@settings(max_examples=30, deadline=None)
+def test_the_work_units_split_anywhere_combine_to_the_whole(shape, seed, cw):
+    """What MPI ranks do (parallel: {mode: evaluator}): the units of the evaluator, cut at
+    any point, give parts that combine to the whole score."""
+    from golf.evaluators.base import combine
+
+    n, s, r = shape
+    graph = PortGraph(n, random_ports(n, s, r, seed=seed))
+    rng, undo = rng_seed(seed), new_undo()
+    for _ in range(int(seed % 50)):
+        propose_move(graph.adj, s, 1, rng, undo, 0, None, 300, None, 500)
+    ev = HostSwitchEvaluator(n, s, r, threads=1, chunk_words=cw)
+    assert ev.units == -(-s // 64)
+    whole = ev.evaluate(graph)
+    for cut in range(ev.units + 1):
+        parts = [ev.partial(graph, 0, cut), ev.partial(graph, cut, ev.units)]
+        assert ev.finish(combine(parts)) == whole, cut
+    want = host_switch_score(n, s, graph.edges())
+    assert (None if not whole.connected else (whole.diameter, whole.total,
+                                              whole.peripheral)) == want

@@ -324,3 +324,10 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
     assert host_switch_score(80, 40, net.edges())[:2] == (s["best"]["diameter"],
                                                          s["best"]["total"])
     assert s["mpi"]["ranks"] == 2 and s["problem"]["kind"] == "host-switch"
+
+
+def test_host_switch_evaluation_split_over_ranks_walks_the_serial_chain(tmp_path):
+    """A host-switch problem with each evaluation split over 2 ranks (the switches' column
+    words, golf.hostswitch.h_evaluator): the chain of a run on one process."""
+    split_walks_serial(tmp_path, "hse", "{hosts: 700, radix: 5, switches: 300}",
+                       "{chunk_words: 1}")

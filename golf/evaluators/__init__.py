@@ -149,12 +149,13 @@ def build_evaluator(cfg, comm=None):
     fit in ~256 MiB -- and ``parallel.mode``): the work is split over ``comm``'s ranks only
     with ``parallel.mode: evaluator``."""
     p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
+    split = comm if cfg["parallel"]["mode"] == "evaluator" else None
     if p.get("hosts") is not None:  # a host-switch problem: golf.hostswitch's evaluator
         from golf.hostswitch.h_evaluator import HostSwitchEvaluator
 
         return HostSwitchEvaluator(p["hosts"], p["n"], p["d"], threads=e.get("threads"),
-                                   chunk_words=e.get("chunk_words"), batch=s["batch"])
-    split = comm if cfg["parallel"]["mode"] == "evaluator" else None
+                                   chunk_words=e.get("chunk_words"), batch=s["batch"],
+                                   comm=split)
     backend = e.pop("backend")
     batch = s["batch"]
     if s["method"] == "tabu" or s["polish"] > 0:

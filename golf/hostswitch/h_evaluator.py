@@ -13,7 +13,11 @@ hosts, ``total`` the sum over the host pairs, ``aspl`` the h-ASPL. The kernel fi
 host's switch from the host ports, then runs the weighted bit matrix of
 :mod:`golf.hostswitch.h_scoring` (columns: the switches with hosts, weighted by their host
 counts). The level cap ``ctrl[0]`` is not used (every evaluation runs to the end; the search
-rejects a larger h-diameter all the same), and the work is not split over MPI ranks.
+rejects a larger h-diameter all the same). The work units are the 64-bit words of those
+columns (as many as the switches can fill), which MPI ranks split (``parallel: {mode:
+evaluator}``); the parts combine as every backend's do
+(:func:`golf.kernels.merge.merge_parts`), the first unit's carrying the ``2 n (n-1)`` hops to
+and from the switches.
 """
 
 from __future__ import annotations
@@ -40,15 +44,21 @@ def score(adj, ctrl, out, n, hosts, host_switch, cw, balance, bufs, scratch):
             if adj[a, j] == HOST_PORT and k < hosts:
                 host_switch[k] = a
                 k += 1
+    w0, w1 = ctrl[1], ctrl[2]
     if hosts == 1:
-        out[0], out[1], out[2], out[3] = 0, 0, 1, OK
+        if w0 == 0 < w1:
+            out[0], out[1], out[2], out[3] = 0, 0, 1, OK
+        else:
+            out[0], out[1], out[2], out[3] = -1, 0, 0, OK
         return
-    status, pairs, top, peripheral = _score(adj, host_switch, cw, balance, bufs, scratch)
+    status, pairs, top, peripheral = _score(adj, host_switch, cw, balance, bufs, scratch, w0,
+                                            w1)
     if status != OK:
         out[0], out[1], out[2], out[3] = -1, 0, 0, DISCONNECTED
         return
-    out[0] = top + 2
-    out[1] = 2 * hosts * (hosts - 1) + pairs
+    out[0] = top + 2 if top >= 0 else -1
+    # the 2 hops to and from the switches, once for all parts: in the first unit's
+    out[1] = pairs + (2 * hosts * (hosts - 1) if w0 == 0 < w1 else 0)
     out[2] = peripheral
     out[3] = OK
 
@@ -68,16 +78,16 @@ class HostSwitchEvaluator(CompiledEvaluator):
     summary = ("host-switch h-scores: the bit matrix over the switches, columns the switches "
                "with hosts weighted by their host counts (CPU)")
     options = {"threads": THREADS, "chunk_words": CHUNK_WORDS}
-    supports = Capabilities(compiled=True)
+    supports = Capabilities(compiled=True, mpi_split=True)
     kernel = staticmethod(score)
 
     def __init__(self, hosts, switches, radix, *, threads=None, chunk_words=None, batch=1,
                  comm=None):
-        super().__init__(switches, radix, 1, batch=batch)
+        super().__init__(switches, radix, 1, batch=batch, comm=comm)
         self.hosts = int(hosts)
         self.weight = 1
-        self.units = 1
-        self.unit_range = (0, 1)
+        self.units = (switches + 63) // 64
+        self._split_units()
         threads = int(threads) if threads is not None else cpu_threads()
         _, cw, workers = plan_chunks(switches, radix, switches, threads, chunk_words)
         self.cw, self.workers, self.balance = cw, workers, chunk_words is None

@@ -33,7 +33,10 @@ hosts: ``2 +`` the first ``L`` with ``U_L = 0`` over all chunks (2 when every ho
 switch, 0 for a single host). A host's eccentricity over the other hosts is ``2 +`` its
 switch's largest such distance (0 with a second host on the same switch), which is one more
 than the last level after which its switch's row is not full, distances being symmetric. The
-*peripheral* hosts are those whose eccentricity is the h-diameter. When a level sets no new
+*peripheral* hosts are those whose eccentricity is the h-diameter. A row's fullness needs
+every column, so a part of the columns (an MPI rank's, :mod:`golf.hostswitch.h_evaluator`)
+counts by column instead: one more than the last level after which the column has not
+reached every switch with hosts (the AND of those rows), whole within the part. When a level sets no new
 bit while ``U_L > 0``, two hosts cannot reach each other: the graph is disconnected, reported
 as every golf evaluator reports it, a :class:`golf.evaluators.base.Score` with status
 ``DISCONNECTED`` and no diameter or total. Switches without hosts, connected or not, change
@@ -136,13 +139,42 @@ def _unreached(M, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ec
 
 
 @njit(cache=True)
-def _chunk(adj, cols, w0, w1, runs, hrows, hcount, bufA, bufB, counts, ecc, out):
+def _unreached_by_column(M, w0, c1, q0, q1, mask, weight, word, hrows, hcount, full, level,
+                         ecc, andw):
+    """:func:`_unreached` with the eccentricities by column: ``ecc[c]`` (column ``c < c1``)
+    is raised to ``level + 1`` where that column has not reached every host row (``andw``:
+    scratch of the chunk's width, the AND of those rows), which the chunk alone decides."""
+    total = 0
+    cw = M.shape[1]
+    for w in range(cw):
+        andw[w] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for i in range(hrows.shape[0]):
+        b = hrows[i]
+        got = 0
+        for q in range(q0, q1):
+            got += weight[q] * popcount(M[b, word[q] - w0] & mask[q])
+        if got < full:
+            total += hcount[i] * (full - got)
+            for w in range(cw):
+                andw[w] &= M[b, w]
+    if total > 0:
+        for c in range(w0 * 64, c1):
+            if (andw[(c >> 6) - w0] >> np.uint64(c & 63)) & np.uint64(1) == 0:
+                if ecc[c] <= level:
+                    ecc[c] = level + 1
+    return total
+
+
+@njit(cache=True)
+def _chunk(adj, cols, w0, w1, runs, hrows, hcount, bufA, bufB, counts, ecc, out, by_column):
     """All levels for the columns of words ``[w0, w1)``.
 
     ``runs`` is :func:`weight_runs` of the columns' weights; ``bufA``/``bufB`` flat scratch of
     ``s * (w1 - w0)`` words at least, ``counts`` 8 uint64 of scratch. Writes the chunk's part
     of ``P`` to ``out[0]`` and the status to ``out[1]``, and raises ``ecc`` to the host rows'
-    eccentricities over the chunk's columns."""
+    eccentricities over the chunk's columns, or (``by_column``) to the chunk's columns' over
+    the host rows (:func:`_unreached_by_column`): a switch's either way, distances being
+    symmetric."""
     ptr, mask, weight, word = runs
     s = adj.shape[0]
     k = cols.shape[0]
@@ -160,7 +192,12 @@ def _chunk(adj, cols, w0, w1, runs, hrows, hcount, bufA, bufB, counts, ecc, out)
     for q in range(q0, q1):
         full += weight[q] * popcount(mask[q])
     level = 0
-    left = _unreached(A, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc)
+    andw = np.empty(cw, dtype=np.uint64)
+    if by_column:
+        left = _unreached_by_column(A, w0, c1, q0, q1, mask, weight, word, hrows, hcount,
+                                    full, level, ecc, andw)
+    else:
+        left = _unreached(A, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc)
     pairs = left
     bits = c1 - w0 * 64
     while left > 0:
@@ -188,33 +225,39 @@ def _chunk(adj, cols, w0, w1, runs, hrows, hcount, bufA, bufB, counts, ecc, out)
             out[1] = DISCONNECTED
             return
         bits = now
-        left = _unreached(A, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc)
+        if by_column:
+            left = _unreached_by_column(A, w0, c1, q0, q1, mask, weight, word, hrows, hcount,
+                                        full, level, ecc, andw)
+        else:
+            left = _unreached(A, w0, q0, q1, mask, weight, word, hrows, hcount, full, level,
+                              ecc)
         pairs += left
     out[0] = pairs
     out[1] = OK
 
 
 @njit(cache=True)
-def _chunks_in_order(adj, cols, words, cw, c_lo, c_hi, runs, hrows, hcount, bufA, bufB,
-                     counts, ecc, res):
-    """Chunks ``[c_lo, c_hi)`` of ``cw`` words one after another; stops at a disconnected
-    one (the rest keep ``res`` as given)."""
+def _chunks_in_order(adj, cols, base, words, cw, c_lo, c_hi, runs, hrows, hcount, bufA,
+                     bufB, counts, ecc, res, by_column):
+    """Chunks ``[c_lo, c_hi)`` of ``cw`` words from word ``base`` on (below ``words``) one
+    after another; stops at a disconnected one (the rest keep ``res`` as given)."""
     for c in range(c_lo, c_hi):
-        _chunk(adj, cols, c * cw, min((c + 1) * cw, words), runs, hrows, hcount, bufA, bufB,
-               counts, ecc, res[c])
+        _chunk(adj, cols, base + c * cw, min(base + (c + 1) * cw, words), runs, hrows, hcount,
+               bufA, bufB, counts, ecc, res[c], by_column)
         if res[c, 1] != OK:
             return
 
 
 @njit(cache=True, parallel=True)
-def _chunks_parallel(adj, cols, words, cw, nchunks, runs, hrows, hcount, bufs, counts, ecc,
-                     res):
+def _chunks_parallel(adj, cols, base, words, cw, nchunks, runs, hrows, hcount, bufs, counts,
+                     ecc, res, by_column):
     """``T = bufs.shape[0]`` threads, each a contiguous run of chunks with its own buffers,
     counts and ``ecc[t]``."""
     T = bufs.shape[0]
     for t in prange(T):
-        _chunks_in_order(adj, cols, words, cw, nchunks * t // T, nchunks * (t + 1) // T, runs,
-                         hrows, hcount, bufs[t, 0], bufs[t, 1], counts[t], ecc[t], res)
+        _chunks_in_order(adj, cols, base, words, cw, nchunks * t // T, nchunks * (t + 1) // T,
+                         runs, hrows, hcount, bufs[t, 0], bufs[t, 1], counts[t], ecc[t], res,
+                         by_column)
 
 
 @njit(cache=True)
@@ -267,19 +310,29 @@ def _balance(words, cw, workers):
 
 
 @njit(cache=True)
-def _score(adj, host_switch, cw, balance, bufs, scratch):
-    """The whole scoring of a graph given by its switch rows and each host's switch: the
-    columns (:func:`_columns`), chunks of at most ``cw`` words (evened out over the
+def _score(adj, host_switch, cw, balance, bufs, scratch, w0, w1):
+    """The scoring of a graph given by its switch rows and each host's switch: the columns
+    (:func:`_columns`), chunks of at most ``cw`` words (evened out over the
     ``bufs.shape[0]`` workers with ``balance``), and the chunks on those workers. Returns
-    ``(status, P, the largest switch eccentricity, the peripheral hosts)``."""
+    ``(status, P, the largest switch eccentricity, the peripheral hosts)`` of the column
+    words ``[w0, w1)`` (``w1 < 0``: to the last; an MPI rank's share), whose parts add up as
+    every backend's do (:func:`golf.kernels.merge.merge_parts`): ``P`` sums, the largest
+    eccentricity wins, and the peripheral hosts are those of the parts at it (-1 and none for
+    a range without columns). All the columns count eccentricities by host row (the cheaper
+    way, the workers' merged); a part of them by column, each whole within the part."""
     hrows, hcount, cols, weights = _columns(host_switch, adj.shape[0])
     k = cols.shape[0]
     words = (k + 63) // 64
+    e1 = words if (w1 < 0 or w1 > words) else w1
+    if w0 >= e1:
+        return OK, 0, -1, 0
+    span = e1 - w0
+    by_column = w0 > 0 or e1 < words
     if balance:
-        cw, nchunks, workers = _balance(words, cw, bufs.shape[0])
+        cw, nchunks, workers = _balance(span, cw, bufs.shape[0])
     else:
-        cw = max(1, min(cw, words))
-        nchunks = (words + cw - 1) // cw
+        cw = max(1, min(cw, span))
+        nchunks = (span + cw - 1) // cw
         workers = min(bufs.shape[0], nchunks)
     runs = weight_runs(weights)
     ecc = np.zeros((workers, k), dtype=np.int64)
@@ -287,25 +340,27 @@ def _score(adj, host_switch, cw, balance, bufs, scratch):
     for c in range(nchunks):
         res[c, 1] = OK
     if workers == 1:
-        _chunks_in_order(adj, cols, words, cw, 0, nchunks, runs, hrows, hcount, bufs[0, 0],
-                         bufs[0, 1], scratch[0], ecc[0], res)
+        _chunks_in_order(adj, cols, w0, e1, cw, 0, nchunks, runs, hrows, hcount, bufs[0, 0],
+                         bufs[0, 1], scratch[0], ecc[0], res, by_column)
     else:
-        _chunks_parallel(adj, cols, words, cw, nchunks, runs, hrows, hcount, bufs[:workers],
-                         scratch[:workers], ecc, res)
+        _chunks_parallel(adj, cols, w0, e1, cw, nchunks, runs, hrows, hcount, bufs[:workers],
+                         scratch[:workers], ecc, res, by_column)
     pairs = 0
     for c in range(nchunks):
         if res[c, 1] != OK:
             return DISCONNECTED, 0, 0, 0
         pairs += res[c, 0]
     top = 0
-    for i in range(k):
+    for i in range(k):  # by column, each column's whole is in one worker's ecc (the others 0)
         for t in range(1, workers):
             ecc[0, i] = max(ecc[0, i], ecc[t, i])
+    c0, c1 = (w0 * 64, min(e1 * 64, k)) if by_column else (0, k)
+    for i in range(c0, c1):
         top = max(top, ecc[0, i])
     peripheral = 0
-    for i in range(k):
+    for i in range(c0, c1):
         if ecc[0, i] == top:
-            peripheral += hcount[i]
+            peripheral += weights[i] if by_column else hcount[i]
     return OK, pairs, top, peripheral
 
 
@@ -438,7 +493,8 @@ def h_score(net: HostSwitchGraph, threads: int | None = None,
     threads = int(threads) if threads is not None else cpu_threads()
     _, cw, workers = plan_chunks(net.s, net.r, net.s, threads, chunk_words)
     bufs, scratch = _buffers(workers, -(-net.s * cw // 512) * 512)
-    args = (net.switches.adj, net.host_switch, cw, chunk_words is None, bufs, scratch)
+    args = (net.switches.adj, net.host_switch, cw, chunk_words is None, bufs, scratch, 0,
+            -1)
     if workers == 1:
         status, pairs, top, peripheral = _score(*args)
     else:
