@@ -64,6 +64,7 @@ from benchlib import (
     load,
     machine,
     new_record,
+    orp_build,
     repo_env,
     save,
     table,
@@ -621,15 +622,7 @@ def main(argv=None):
             record["notes"] = args.note
         save(args.out, record, markdown(record))
         return
-    if args.orp:
-        orp = build_orp(args.orp)
-    else:
-        try:
-            with open(os.path.join(BUILD, "orp.json")) as f:
-                orp = json.load(f)
-        except FileNotFoundError:
-            sys.exit("bench_hostswitch: no ORP build in build/orp_sa: pass --orp PATH (ORP's "
-                     "source tree or a git directory of it)")
+    orp = orp_build(args.orp, BUILD, build_orp, "bench_hostswitch")
     by_name = {pair_name(n, r): (n, r) for n, r in PAIRS}
     names = args.only.split(",")
     unknown = [x for x in names if x not in by_name]

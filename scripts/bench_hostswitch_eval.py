@@ -44,7 +44,8 @@ import tempfile
 import time
 
 import numpy as np
-from benchlib import ROOT, describe_machine, header, load, new_record, save, table
+from benchlib import (ROOT, describe_machine, header, load, new_record, orp_build, save,
+                      table)
 
 # the 13 pairs (n, r) of the Graph Golf 2021 host-switch category, and ORP's sample of each
 FEATURED = [(32, 4), (80, 6), (128, 24), (432, 12), (1281, 21), (3800, 30), (1024, 5),
@@ -408,15 +409,7 @@ def main(argv=None):
             sys.exit(f"bench_hostswitch_eval: no record at {args.out}.json")
         save(args.out, record, markdown(record))
         return
-    if args.orp:
-        orp = build_orp(args.orp)
-    else:
-        try:
-            with open(os.path.join(BUILD, "orp.json")) as f:
-                orp = json.load(f)
-        except FileNotFoundError:
-            sys.exit("bench_hostswitch_eval: no ORP build in build/orp: pass --orp PATH "
-                     "(ORP's source tree or a git directory of it)")
+    orp = orp_build(args.orp, BUILD, build_orp, "bench_hostswitch_eval")
     threads = args.threads or len(os.sched_getaffinity(0))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

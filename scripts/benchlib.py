@@ -111,6 +111,20 @@ def save(out: str, record: dict, markdown: str) -> None:
     print(f"wrote {out}.json and {out}.md", flush=True)
 
 
+def orp_build(path, build_dir: str, build, script: str) -> dict:
+    """The record of an mnakao/ORP build: ``build(path)`` where ``path`` (ORP's source tree
+    or a git directory of it) is given, else the one ``build_dir/orp.json`` keeps from the last
+    build; exits naming ``script`` where there is neither."""
+    if path:
+        return build(path)
+    try:
+        with open(os.path.join(build_dir, "orp.json")) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        sys.exit(f"{script}: no ORP build in {os.path.relpath(build_dir, ROOT)}: pass --orp "
+                 f"PATH (ORP's source tree or a git directory of it)")
+
+
 def repo_env(**extra) -> dict:
     """The environment for a golf subprocess: the repository first on PYTHONPATH, whatever
     PYTHONPATH already held after it (e.g. a folder of carried packages), plus ``extra``."""

@@ -120,6 +120,16 @@ def weight_runs(weights):
     return ptr, mask[:runs], weight[:runs], word[:runs]
 
 
+@njit(cache=True, inline="always")
+def _row_reached(M, b, w0, q0, q1, mask, weight, word):
+    """``R_b``: the host-count-weighted popcount of row ``b`` over the chunk's runs
+    ``[q0, q1)`` (the chunk's first word ``w0``)."""
+    got = 0
+    for q in range(q0, q1):
+        got += weight[q] * popcount(M[b, word[q] - w0] & mask[q])
+    return got
+
+
 @njit(cache=True)
 def _unreached(M, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ecc):
     """``U_L`` of the chunk whose first word is ``w0`` and whose runs are ``[q0, q1)``, ``M``
@@ -127,10 +137,7 @@ def _unreached(M, w0, q0, q1, mask, weight, word, hrows, hcount, full, level, ec
     ``level + 1`` where that row is not full."""
     total = 0
     for i in range(hrows.shape[0]):
-        b = hrows[i]
-        got = 0
-        for q in range(q0, q1):
-            got += weight[q] * popcount(M[b, word[q] - w0] & mask[q])
+        got = _row_reached(M, hrows[i], w0, q0, q1, mask, weight, word)
         if got < full:
             total += hcount[i] * (full - got)
             if ecc[i] <= level:
@@ -150,9 +157,7 @@ def _unreached_by_column(M, w0, c1, q0, q1, mask, weight, word, hrows, hcount, f
         andw[w] = np.uint64(0xFFFFFFFFFFFFFFFF)
     for i in range(hrows.shape[0]):
         b = hrows[i]
-        got = 0
-        for q in range(q0, q1):
-            got += weight[q] * popcount(M[b, word[q] - w0] & mask[q])
+        got = _row_reached(M, b, w0, q0, q1, mask, weight, word)
         if got < full:
             total += hcount[i] * (full - got)
             for w in range(cw):
