@@ -21,12 +21,9 @@ temporary folder unless ``--out`` is given. Writes ``<out>.json`` and ``<out>.md
 
 from __future__ import annotations
 
-import argparse
-import os
-import tempfile
-
-from benchlib import ROOT, describe_machine, header, load, new_record, save, table
-from bench_device_groups import POPULATION, SEARCH, T0, T1, WARMUP_STEPS, timed_run
+from benchlib import describe_machine, header, load, save, table
+from bench_device_groups import (POPULATION, SEARCH, T0, T1, WARMUP_STEPS, device_args,
+                                 timed_run)
 
 # (n, d, g, centres): prime orders and the centre form the portfolio tries for each, timed;
 # and one whose matrices (5.3 MB) are far beyond a block's shared memory, placed only
@@ -122,30 +119,11 @@ def markdown(record) -> str:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seconds", type=float, default=None,
-                   help="timed seconds a run (default 10; --dry: 2)")
-    p.add_argument("--chains", type=int, default=None,
-                   help="chains a population (default 256; --dry: 8)")
-    p.add_argument("--dry", action="store_true",
-                   help="host chains on the CPU only, short: a check of the code paths")
-    p.add_argument("--note", action="append", default=None, help="a line for the page")
-    p.add_argument("--out", default=None,
-                   help="output prefix (default results/gpu/device_centres; --dry: a "
-                   "temporary folder)")
-    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
-    args = p.parse_args(argv)
-    args.seconds = args.seconds or (2.0 if args.dry else 10.0)
-    args.chains = args.chains or (8 if args.dry else 256)
-    out = args.out or (os.path.join(tempfile.mkdtemp(), "device_centres") if args.dry else
-                       os.path.join(ROOT, "results", "gpu", "device_centres"))
-    if args.page:
+    args, out, record = device_args(argv, __doc__, "device_centres", 10.0, 2.0)
+    if record is None:
         record = load(out)
         save(out, record, markdown(record))
         return
-    record = new_record(seconds=args.seconds, rows=[], notes=args.note or [],
-                        settings={**POPULATION, **SEARCH, "t0": T0, "t1": T1,
-                                  "warm-up steps": WARMUP_STEPS})
     if args.dry:
         from benchlib import machine
 

@@ -148,31 +148,42 @@ def markdown(record) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def device_args(argv, doc: str, name: str, seconds: float, dry_seconds: float):
+    """The command line of a device-chains benchmark (this one, bench_device_centres): the
+    parsed arguments (``seconds`` and ``chains`` filled in), the output prefix
+    (``results/gpu/<name>``, a temporary folder with ``--dry``), and a new record of the
+    settings, or None with ``--page`` (the page is then rewritten from the JSON)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=None,
-                   help="timed seconds a run (default 25; --dry: 3)")
+                   help=f"timed seconds a run (default {seconds:g}; --dry: {dry_seconds:g})")
     p.add_argument("--chains", type=int, default=None,
                    help="chains a population (default 256; --dry: 8)")
     p.add_argument("--dry", action="store_true",
                    help="host chains on the CPU only, short: a check of the code paths")
     p.add_argument("--note", action="append", default=None, help="a line for the page")
     p.add_argument("--out", default=None,
-                   help="output prefix (default results/gpu/device_groups; --dry: a "
-                   "temporary folder)")
+                   help=f"output prefix (default results/gpu/{name}; --dry: a temporary "
+                   f"folder)")
     p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
     args = p.parse_args(argv)
-    args.seconds = args.seconds or (3.0 if args.dry else 25.0)
+    args.seconds = args.seconds or (dry_seconds if args.dry else seconds)
     args.chains = args.chains or (8 if args.dry else 256)
-    out = args.out or (os.path.join(tempfile.mkdtemp(), "device_groups") if args.dry else
-                       os.path.join(ROOT, "results", "gpu", "device_groups"))
+    out = args.out or (os.path.join(tempfile.mkdtemp(), name) if args.dry else
+                       os.path.join(ROOT, "results", "gpu", name))
     if args.page:
-        record = load(out)
-        save(out, record, markdown(record))
-        return
+        return args, out, None
     record = new_record(seconds=args.seconds, rows=[], notes=args.note or [],
                         settings={**POPULATION, **SEARCH, "t0": T0, "t1": T1,
                                   "warm-up steps": WARMUP_STEPS})
+    return args, out, record
+
+
+def main(argv=None):
+    args, out, record = device_args(argv, __doc__, "device_groups", 25.0, 3.0)
+    if record is None:
+        record = load(out)
+        save(out, record, markdown(record))
+        return
     if not args.dry:
         import cupy as cp
 
