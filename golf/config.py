@@ -631,7 +631,8 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     """A host-switch problem (``problem.hosts``, :mod:`golf.hostswitch`): the hosts and the
     radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
     group or centres; a random start or an ORP file; annealing (sa or hill); the evaluator is
-    golf's host-switch one (``backend: auto``, its threads and chunk_words)."""
+    one of golf's host-switch ones (``backend: auto`` or ``bitset``, with threads and
+    chunk_words; ``bfs``, with threads)."""
     at = where("problem")
     if p["hosts"] is None:
         raise GolfError(f"{at}: problem.radix and problem.switches belong to a host-switch "
@@ -681,14 +682,16 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
         key = "method" if s["method"] == "tabu" else "polish"
         raise GolfError(f"{where('search.' + key)}: search.{key}: a host-switch problem "
                         f"anneals (sa or hill); the tabu search takes no host moves")
-    if e["backend"] != "auto":
+    if e["backend"] not in ("auto", "bitset", "bfs"):
         raise GolfError(f"{where('evaluator.backend')}: evaluator.backend: a host-switch "
-                        f"problem is scored by golf.hostswitch's evaluator; leave backend: "
-                        f"auto")
-    extra = sorted(k for k in e if k not in ("backend", "threads", "chunk_words"))
+                        f"problem is scored by golf.hostswitch's evaluators: auto or bitset "
+                        f"(the weighted bit matrix), or bfs (one BFS a switch with hosts)")
+    takes = ("backend", "threads") + (("chunk_words",) if e["backend"] != "bfs" else ())
+    extra = sorted(k for k in e if k not in takes)
     if extra:
         raise GolfError(f"{where('evaluator.' + extra[0])}: evaluator.{extra[0]}: the "
-                        f"host-switch evaluator takes threads and chunk_words only")
+                        f"host-switch evaluator {e['backend']} takes {', '.join(takes[1:])} "
+                        f"only")
 
 
 def _check_search(out: dict, where) -> None:

@@ -164,7 +164,9 @@ def test_config_refuses_a_bad_host_switch_problem(problem, match):
 
 @pytest.mark.parametrize("section,match", [
     ({"search": {"steps": 10, "method": "tabu"}}, "anneals"),
-    ({"search": {"steps": 10}, "evaluator": {"backend": "bitset"}}, "leave backend: auto"),
+    ({"search": {"steps": 10}, "evaluator": {"backend": "seidel"}}, "or bfs"),
+    ({"search": {"steps": 10}, "evaluator": {"backend": "bfs", "chunk_words": 2}},
+     "takes threads only"),
 ])
 def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
     with pytest.raises(GolfError, match=match):
@@ -233,3 +235,33 @@ def test_the_work_units_split_anywhere_combine_to_the_whole(shape, seed, cw):
     want = host_switch_score(n, s, graph.edges())
     assert (None if not whole.connected else (whole.diameter, whole.total,
                                               whole.peripheral)) == want
+
+
+@given(st.sampled_from(SHAPES + [(400, 200, 6)]), st.integers(0, 10**6))
+@settings(max_examples=30, deadline=None)
+def test_the_bfs_evaluator_agrees_with_the_bit_matrix_and_splits(shape, seed):
+    from golf.evaluators.base import combine
+    from golf.hostswitch.h_evaluator import HostSwitchBfsEvaluator
+
+    n, s, r = shape
+    graph = PortGraph(n, random_ports(n, s, r, seed=seed))
+    rng, undo = rng_seed(seed), new_undo()
+    for _ in range(int(seed % 60)):
+        propose_move(graph.adj, s, 1, rng, undo, 0, None, 300, None, 500)
+    bfs = HostSwitchBfsEvaluator(n, s, r)
+    whole = bfs.evaluate(graph)
+    assert whole == HostSwitchEvaluator(n, s, r, threads=1).evaluate(graph)
+    for cut in sorted({0, 1, s // 3, s - 1, s}):
+        parts = [bfs.partial(graph, 0, cut), bfs.partial(graph, cut, s)]
+        assert bfs.finish(combine(parts)) == whole, cut
+
+
+def test_a_run_scored_by_bfs_walks_the_bit_matrix_chain(tmp_path):
+    p, rd = _cfg(tmp_path / "a", steps=1500)
+    want = run_config(p, quiet=True)[0]
+    p2, rd2 = _cfg(tmp_path / "b", steps=1500)
+    p2.write_text(p2.read_text().replace("evaluator: {threads: 1}",
+                                         "evaluator: {backend: bfs}"))
+    got = run_config(p2, quiet=True)[0]
+    assert got["backend"] == "h-bfs" and want["backend"] == "h-bitset"
+    assert (rd / "best.edges").read_bytes() == (rd2 / "best.edges").read_bytes()

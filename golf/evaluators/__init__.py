@@ -150,9 +150,12 @@ def build_evaluator(cfg, comm=None):
     with ``parallel.mode: evaluator``."""
     p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
     split = comm if cfg["parallel"]["mode"] == "evaluator" else None
-    if p.get("hosts") is not None:  # a host-switch problem: golf.hostswitch's evaluator
-        from golf.hostswitch.h_evaluator import HostSwitchEvaluator
+    if p.get("hosts") is not None:  # a host-switch problem: golf.hostswitch's evaluators
+        from golf.hostswitch.h_evaluator import HostSwitchBfsEvaluator, HostSwitchEvaluator
 
+        if e.get("backend") == "bfs":
+            return HostSwitchBfsEvaluator(p["hosts"], p["n"], p["d"], threads=e.get("threads"),
+                                          batch=s["batch"], comm=split)
         return HostSwitchEvaluator(p["hosts"], p["n"], p["d"], threads=e.get("threads"),
                                    chunk_words=e.get("chunk_words"), batch=s["batch"],
                                    comm=split)

@@ -18,6 +18,9 @@ columns (as many as the switches can fill), which MPI ranks split (``parallel: {
 evaluator}``); the parts combine as every backend's do
 (:func:`golf.kernels.merge.merge_parts`), the first unit's carrying the ``2 n (n-1)`` hops to
 and from the switches.
+
+:class:`HostSwitchBfsEvaluator` (``evaluator: {backend: bfs}``) scores the same way with one
+plain BFS a switch with hosts (:func:`score_bfs`), a unit a switch.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ from numba import njit
 from golf.engine.moves import HOST_PORT
 from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, OK, THREADS, Capabilities,
                                   CompiledEvaluator, Score, cpu_threads)
-from golf.hostswitch.h_scoring import _score, plan_chunks
+from golf.hostswitch.h_scoring import _score, plan_chunks, switch_sums
 from golf.kernels.bits import aligned_zeros
 
-__all__ = ["HostSwitchEvaluator", "score"]
+__all__ = ["HostSwitchEvaluator", "HostSwitchBfsEvaluator", "score", "score_bfs", "recheck"]
 
 
 @njit(cache=True)
@@ -145,3 +148,85 @@ def recheck(net) -> tuple:
     pairs = int((counts[sources] * wsum).sum())  # ordered switch pairs, weighted
     diameter = 0 if n == 1 else 2 + int(far.max())
     return diameter, n * (n - 1) + pairs // 2
+
+
+@njit(cache=True)
+def score_bfs(adj, ctrl, out, n, hosts, counts, sources, wsum, far, reached):
+    """The h-scores of the port rows ``adj`` (``n`` switches) by one BFS over the switches
+    from each switch with hosts among the units ``[ctrl[1], ctrl[2])`` (a unit a switch;
+    :func:`golf.hostswitch.h_scoring.switch_sums`), into ``out`` as :func:`score` writes them:
+    the parts of any split combine as every backend's do."""
+    u0, u1 = ctrl[1], ctrl[2]
+    s = adj.shape[0]
+    for a in range(s):
+        counts[a] = 0
+        for j in range(adj.shape[1]):
+            if adj[a, j] == HOST_PORT:
+                counts[a] += 1
+    first = u0 == 0 < u1
+    base = 2 * hosts * (hosts - 1) if first else 0
+    if hosts == 1:
+        out[0], out[1], out[2], out[3] = (0, 0, 1, OK) if first else (-1, 0, 0, OK)
+        return
+    k = 0
+    for a in range(u0, min(u1, s)):
+        if counts[a] > 0:
+            sources[k] = a
+            k += 1
+    if k == 0:
+        out[0], out[1], out[2], out[3] = -1, base, 0, OK
+        return
+    switch_sums(adj, counts, sources[:k], wsum[:k], far[:k], reached[:k])
+    pairs = 0
+    top = 0
+    for t in range(k):
+        if reached[t] < hosts:
+            out[0], out[1], out[2], out[3] = -1, 0, 0, DISCONNECTED
+            return
+        pairs += counts[sources[t]] * wsum[t]
+        top = max(top, far[t])
+    peripheral = 0
+    for t in range(k):
+        if far[t] == top:
+            peripheral += counts[sources[t]]
+    out[0] = top + 2
+    out[1] = pairs + base
+    out[2] = peripheral
+    out[3] = OK
+
+
+class HostSwitchBfsEvaluator(HostSwitchEvaluator):
+    """h-scores of host-switch port rows by one BFS a switch with hosts (:func:`score_bfs`),
+    weighted by host counts: the plain method beside :class:`HostSwitchEvaluator`'s bit
+    matrix, for long, thin switch graphs and for splitting over many MPI ranks (a unit a
+    switch).
+
+    Parameters
+    ----------
+    hosts, switches, radix : int
+        The problem: ``n`` hosts on ``s`` switches of radix ``r``.
+    """
+
+    name = "h-bfs"
+    summary = ("host-switch h-scores: one BFS over the switches from each switch with hosts, "
+               "weighted by host counts (CPU)")
+    options = {"threads": THREADS}
+    kernel = staticmethod(score_bfs)
+
+    def __init__(self, hosts, switches, radix, *, threads=None, batch=1, comm=None):
+        CompiledEvaluator.__init__(self, switches, radix, 1, batch=batch, comm=comm)
+        self.hosts = int(hosts)
+        self.weight = 1
+        self.units = switches
+        self._split_units()
+        self._work = (np.zeros(switches, dtype=np.int64), np.zeros(switches, dtype=np.int64),
+                      np.zeros(switches, dtype=np.int64), np.zeros(switches, dtype=np.int64),
+                      np.zeros(switches, dtype=np.int64))
+
+    def scratch(self):
+        return (self.hosts, *self._work)
+
+    def describe(self) -> str:
+        u0, u1 = self.unit_range
+        return (f"h-bfs: {self.hosts} hosts on {self.n} switches of radix {self.d}, one BFS "
+                f"from each switch with hosts among {u1 - u0}")
