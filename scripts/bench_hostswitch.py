@@ -445,12 +445,22 @@ def golf_eval(path: str, cpus: list) -> dict:
             "switches": out["switches"], "self_loops": loops}
 
 
-def golf_chase(n: int, r: int, minutes: float, cpus: list, ranks: int, tmp: str, seed: int,
-               quiet: bool = True):
-    """``golf chase --host-switch N R`` pinned to ``cpus``: ``(summary, submission file,
-    wall seconds)``."""
+def chase_cmd(n: int, r: int, minutes: float, ranks: int, tmp: str, seed: int,
+              sets=()) -> list:
+    """The command line of ``golf chase --host-switch N R`` (``sets``: its ``--set``
+    overrides)."""
     cmd = [sys.executable, "-m", "golf", "chase", "--host-switch", str(n), str(r),
            "--minutes", str(minutes), "--out", tmp, "--ranks", str(ranks), "--seed", str(seed)]
+    for kv in sets:
+        cmd += ["--set", kv]
+    return cmd
+
+
+def golf_chase(n: int, r: int, minutes: float, cpus: list, ranks: int, tmp: str, seed: int,
+               quiet: bool = True, sets=()):
+    """``golf chase --host-switch N R`` pinned to ``cpus``: ``(summary, submission file,
+    wall seconds)``."""
+    cmd = chase_cmd(n, r, minutes, ranks, tmp, seed, sets)
     if quiet:
         cmd.append("--quiet")
     env = repo_env(NUMBA_NUM_THREADS=str(len(cpus) if ranks == 1 else 1),
@@ -479,7 +489,7 @@ def _store(path: str, folder: str, name: str) -> str:
 
 
 def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, orp: dict,
-               ranks: int, seed: int, graphs: str, tmp: str) -> dict:
+               ranks: int, seed: int, graphs: str, tmp: str, sets=()) -> dict:
     """Both searches on one pair at once, then every graph re-scored (module docstring)."""
     from golf.hostswitch import host_switch_bounds
 
@@ -491,7 +501,7 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
 
     def golf_side():
         try:
-            box["golf"] = golf_chase(n, r, minutes, golf_cpus, ranks, work, seed)
+            box["golf"] = golf_chase(n, r, minutes, golf_cpus, ranks, work, seed, sets=sets)
         except Exception as e:  # noqa: BLE001 - recorded in the row
             box["golf_error"] = str(e)[-2000:]
 
@@ -600,6 +610,9 @@ def main(argv=None):
                    "the CPUs hold)")
     p.add_argument("--ranks", type=int, default=1, help="golf chase --ranks")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a golf chase --set override (repeatable; the command line records "
+                   "it)")
     p.add_argument("--only", default=",".join(pair_name(n, r) for n, r in PAIRS),
                    help="comma-separated pair names, e.g. h32r4,h1024r10")
     p.add_argument("--out", default=OUT, help="the record (without .json / .md)")
@@ -650,7 +663,7 @@ def main(argv=None):
             golf_cpus, orp_cpus = slots[slot]
             try:
                 row = bench_pair(n, r, args.minutes, golf_cpus, orp_cpus, orp, args.ranks,
-                                 args.seed, args.graphs, tmp)
+                                 args.seed, args.graphs, tmp, sets=args.set)
             except Exception as e:  # noqa: BLE001 - one pair's failure is reported
                 print(f"{name}: failed: {e}", flush=True)
                 row = None

@@ -282,3 +282,17 @@ def test_the_hostswitch_page_is_a_record_of_at_most_4_kb():
     text = bh.markdown(record)
     assert "DISAGREE on h32r4 orp_sa" in text and "Not measured yet: h80r6." in text
     assert len(text.encode()) <= 4096
+
+
+
+def test_the_chase_command_takes_the_set_overrides():
+    from bench_hostswitch import chase_cmd
+
+    cmd = chase_cmd(80, 6, 8.0, 1, "/tmp/x", 3, ["search.batch=1", "search.seed=5"])
+    assert cmd[cmd.index("chase"):cmd.index("--minutes")] == ["chase", "--host-switch", "80",
+                                                             "6"]
+    assert cmd[-4:] == ["--set", "search.batch=1", "--set", "search.seed=5"]
+    from golf.cli import build_parser
+
+    args = build_parser().parse_args(cmd[cmd.index("chase"):])
+    assert args.host_switch and args.set == ["search.batch=1", "search.seed=5"]
