@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from benchlib import describe_machine, header, load, save, table
 from bench_device_groups import (POPULATION, SEARCH, T0, T1, WARMUP_STEPS, device_args,
-                                 timed_run)
+                                 device_speedups, timed_run)
 
 # (n, d, g, centres): prime orders and the centre form the portfolio tries for each, timed;
 # and one whose matrices (5.3 MB) are far beyond a block's shared memory, placed only
@@ -81,16 +81,7 @@ def measure(args) -> list[dict]:
 
 def markdown(record) -> str:
     rows = record["rows"]
-    host = {(r["n"], r["d"]): r for r in rows if r["chains"] == "host"}
-
-    def speedup(r):  # the device chains' evaluations/s over the host chains' of the form
-        base = host.get((r["n"], r["d"]))
-        return (r["evaluations_per_s"] / base["evaluations_per_s"] if base and r is not base
-                else None)
-
-    ratios = [f"{speedup(r):.1f}x on ({r['n']}, {r['d']})" for r in rows if speedup(r)]
-    notes = ([f"device chains: {' and '.join(ratios)} the host chains' evaluations a second"]
-             if ratios else [])
+    speedup, notes = device_speedups(rows)
     notes += [f"({p['n']}, {p['d']}) with g = {p['g']} and {p['centres']} centres: `chains: "
               f"auto` puts them on the {p['chains']} ({p['why'].removeprefix('auto: ')})"
               for p in record.get("placed", []) if p["chains"] == "host"]

@@ -108,11 +108,13 @@ def measure(args) -> list[dict]:
     return rows
 
 
-def markdown(record) -> str:
-    rows = record["rows"]
+def device_speedups(rows):
+    """``(speedup, notes)``: ``speedup(row)``, the device chains' evaluations/s over the host
+    chains' of the same pair (None for a host row or a pair without one), and the note that
+    lists them."""
     host = {(r["n"], r["d"]): r for r in rows if r["chains"] == "host"}
 
-    def speedup(r):  # the device chains' evaluations/s over the host chains' of the pair
+    def speedup(r):
         base = host.get((r["n"], r["d"]))
         return (r["evaluations_per_s"] / base["evaluations_per_s"] if base and r is not base
                 else None)
@@ -120,6 +122,12 @@ def markdown(record) -> str:
     ratios = [f"{speedup(r):.1f}x on ({r['n']}, {r['d']})" for r in rows if speedup(r)]
     notes = ([f"device chains: {' and '.join(ratios)} the host chains' evaluations a second"]
              if ratios else [])
+    return speedup, notes
+
+
+def markdown(record) -> str:
+    rows = record["rows"]
+    speedup, notes = device_speedups(rows)
     lines = header("Device chains under a metacyclic group (`scripts/bench_device_groups.py`)",
                    record,
                    f"machine: {describe_machine(record['machine'])}",

@@ -66,6 +66,7 @@ from benchlib import (
     new_record,
     orp_build,
     repo_env,
+    unpack_git,
     save,
     table,
 )
@@ -307,15 +308,8 @@ def build_orp(path: str) -> dict:
     src = os.path.join(BUILD, "src")
     shutil.rmtree(src, ignore_errors=True)
     os.makedirs(BUILD, exist_ok=True)
-    if os.path.isdir(os.path.join(path, "objects")) and os.path.isfile(
-            os.path.join(path, "HEAD")):
-        os.makedirs(src)
-        archive = subprocess.run(["git", f"--git-dir={path}", "archive", "HEAD"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
-        commit = subprocess.run(["git", f"--git-dir={path}", "rev-parse", "HEAD"], check=True,
-                                capture_output=True, text=True).stdout.strip()
-    else:
+    commit = unpack_git(path, src)
+    if commit is None:
         shutil.copytree(path, src, ignore=shutil.ignore_patterns("*.o", "*.a", "*.x"))
         commit = None
         if os.path.isfile(os.path.join(path, ".commit")):  # an unpacked tree's commit

@@ -45,7 +45,7 @@ import time
 
 import numpy as np
 from benchlib import (ROOT, describe_machine, header, load, new_record, orp_build, save,
-                      table)
+                      table, unpack_git)
 
 # the 13 pairs (n, r) of the Graph Golf 2021 host-switch category, and ORP's sample of each
 FEATURED = [(32, 4), (80, 6), (128, 24), (432, 12), (1281, 21), (3800, 30), (1024, 5),
@@ -194,18 +194,10 @@ def build_orp(path: str) -> dict:
     is unpacked into ``build/orp/src``) and the driver against each; returns and saves the
     build's description (``build/orp/orp.json``)."""
     os.makedirs(BUILD, exist_ok=True)
-    commit = None
-    if os.path.isdir(os.path.join(path, "objects")) and os.path.isfile(
-            os.path.join(path, "HEAD")):
-        src = os.path.join(BUILD, "src")
-        shutil.rmtree(src, ignore_errors=True)
-        os.makedirs(src)
-        archive = subprocess.run(["git", f"--git-dir={path}", "archive", "HEAD"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
-        commit = subprocess.run(["git", f"--git-dir={path}", "rev-parse", "HEAD"], check=True,
-                                capture_output=True, text=True).stdout.strip()
-    else:
+    src = os.path.join(BUILD, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    commit = unpack_git(path, src)
+    if commit is None:
         src = os.path.abspath(path)
         got = subprocess.run(["git", "-C", src, "rev-parse", "HEAD"], capture_output=True,
                              text=True)

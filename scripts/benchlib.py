@@ -111,6 +111,20 @@ def save(out: str, record: dict, markdown: str) -> None:
     print(f"wrote {out}.json and {out}.md", flush=True)
 
 
+def unpack_git(path: str, dest: str) -> str | None:
+    """Unpack the HEAD of the git directory ``path`` (a bare mirror) into the new folder
+    ``dest`` and return its commit; None (nothing done) where ``path`` is no git directory."""
+    if not (os.path.isdir(os.path.join(path, "objects"))
+            and os.path.isfile(os.path.join(path, "HEAD"))):
+        return None
+    os.makedirs(dest)
+    archive = subprocess.run(["git", f"--git-dir={path}", "archive", "HEAD"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    return subprocess.run(["git", f"--git-dir={path}", "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
 def orp_build(path, build_dir: str, build, script: str) -> dict:
     """The record of an mnakao/ORP build: ``build(path)`` where ``path`` (ORP's source tree
     or a git directory of it) is given, else the one ``build_dir/orp.json`` keeps from the last

@@ -113,10 +113,11 @@ def _sources_parallel(adj, s0, s1, maxlev, n, T, visited, queue, res):
 
 
 @njit(cache=True)
-def score(adj, ctrl, out, n, T, visited, queue, res, sym):
+def score(adj, ctrl, out, n, T, visited, queue, res, parts, sym):
     """The BFS kernel: sources ``ctrl[1]:ctrl[2]``, levels capped at ``ctrl[0]`` (0: no cap),
     result ``[ecc, dist_sum, n_at_ecc, status]`` in ``out``; ``T`` threads take every
-    ``T``-th source (one thread: no parallel region at all). ``sym``: empty arrays for the
+    ``T``-th source (one thread: no parallel region at all); ``parts`` (2 x 4) is scratch for
+    a centre form's two parts. ``sym``: empty arrays for the
     cyclic group, else the BFS reads the group's twisted rows (:func:`twist_rows`), ``b``
     times as many as the base rows, as the rows of a cyclic graph."""
     maxlev, s0, s1 = ctrl[0], ctrl[1], ctrl[2]
@@ -126,7 +127,6 @@ def score(adj, ctrl, out, n, T, visited, queue, res, sym):
         m = adj.shape[0]
         g = centre_weight(sym)
         rows = expand_rows(adj, sym, n, m)
-        parts = np.zeros((2, 4), dtype=np.int64)
         _range(rows, n, s0, min(s1, m), T, maxlev, visited, queue, res, parts[0])
         parts[0, 1] *= g
         parts[0, 2] *= g
@@ -179,6 +179,7 @@ class BfsEvaluator(CompiledEvaluator):
         self._visited = np.zeros((T, (n + 63) // 64), dtype=np.uint64)
         self._queue = np.zeros((T, n + 1), dtype=np.int32)
         self._res = np.zeros((T, 4), dtype=np.int64)
+        self._parts = np.zeros((2, 4), dtype=np.int64)
 
     @classmethod
     def estimate(cls, n, d, g, *, threads, ranks):
@@ -188,7 +189,7 @@ class BfsEvaluator(CompiledEvaluator):
         return Estimate(seconds, f"{n // g} sources{split}, one pass over the edges each")
 
     def scratch(self):
-        return (self.threads, self._visited, self._queue, self._res, self.sym)
+        return (self.threads, self._visited, self._queue, self._res, self._parts, self.sym)
 
     def describe(self) -> str:
         s0, s1 = self.unit_range

@@ -197,7 +197,7 @@ def _chunk(adj, cols, w0, w1, runs, hrows, hcount, bufA, bufB, counts, ecc, out,
     for q in range(q0, q1):
         full += weight[q] * popcount(mask[q])
     level = 0
-    andw = np.empty(cw, dtype=np.uint64)
+    andw = np.empty(cw if by_column else 0, dtype=np.uint64)
     if by_column:
         left = _unreached_by_column(A, w0, c1, q0, q1, mask, weight, word, hrows, hcount,
                                     full, level, ecc, andw)
