@@ -89,3 +89,26 @@ def test_chase_starts_its_own_ranks(tmp_path):
     s = json.loads((tmp_path / "n48d3" / "summary.json").read_text())
     assert s["mpi"]["ranks"] == 2 and s["mpi"]["mode"] == "chains"
     assert {t.get("rank") for t in s["auto_g"]["trials"]} == {0, 1}
+
+
+def test_chase_polishes_small_pairs_at_g1(tmp_path):
+    """A chase of ``n <= POLISH_MAX_N`` ends with tabu search at ``g = 1`` from the best graphs
+    of its population; larger pairs, grids and host-switch problems have none; ``--set
+    search.polish=0`` turns it off."""
+    from golf.run.chase import POLISH, POLISH_MAX_N, POLISH_STARTS, chase_config
+
+    s = chase_config(64, 8)["search"]
+    assert (s["polish"], s["polish_g"], s["polish_starts"]) == (POLISH, 1, POLISH_STARTS)
+    for cfg in (chase_config(POLISH_MAX_N + 2, 3), chase_config(None, 4, grid=(6, 6), r=2),
+                chase_config(32, 4, host_switch=True), chase_config(64, 8, sets=["search.polish=0"]),
+                chase_config(64, 8, sets=["search.method=tabu", "search.batch=1"])):
+        assert cfg["search"]["polish"] == 0 and cfg["search"]["polish_g"] is None
+    assert chase_config(64, 8, sets=["search.polish=0.1"])["search"]["polish"] == 0.1
+    run_golf("chase", 36, 3, "--minutes", 0.1, "--out", tmp_path, "--ranks", 1, "--quiet",
+             "--set", "search.auto_g_budget=0.1", check=True)
+    rd = tmp_path / "n36d3"
+    s = json.loads((rd / "summary.json").read_text())
+    polish = s["polish"]
+    assert polish["from_step"] > 0 and polish.get("g", s["problem"]["g"]) == 1
+    assert tuple(polish["annealer_best"]) >= (s["best"]["diameter"], s["best"]["total"])
+    assert "polish: tabu search from the best graph" in (rd / "log.txt").read_text()

@@ -8,6 +8,13 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   the clock-bounded trials of :mod:`golf.run.portfolio`, a quarter of the time;
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU), half the proposals near swaps, no restarts;
+* for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
+  (:mod:`golf.run.phases`): tabu search at ``g = 1`` from the :data:`POLISH_STARTS` best graphs
+  of the population in turn. A symmetric form's optimum is a local one at ``g = 1``: on
+  (64, 8) the chosen form's chains stop improving within the trials, where tabu search at
+  ``g = 1`` from their best graphs goes on down (``results/quality/``). A tabu step scores
+  ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
+  bound on ``n`` holds in check;
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
   ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
 * at the end the best graph is exported beside the run, under the competition's file name.
@@ -29,12 +36,17 @@ import sys
 from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
-           "GPU_CHAINS", "CPU_CHAINS"]
+           "GPU_CHAINS", "CPU_CHAINS", "POLISH", "POLISH_STARTS", "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
 GPU_CHAINS = 256
 CPU_CHAINS = 16
+# the polish phase of a chase (module docstring): its share of the time, its start graphs, and
+# the largest n that has one
+POLISH = 0.25
+POLISH_STARTS = 8
+POLISH_MAX_N = 512
 
 
 def _backend_on_gpu(backend: str) -> bool:
@@ -85,6 +97,13 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         kw.update(grid=list(grid), r=r)
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
+    overrides = parse_overrides(sets)
+    asked = {**(settings or {}), **overrides.get("search", {})}
+    polish = asked.get("polish", POLISH)
+    if (grid is None and not host_switch and n is not None and n <= POLISH_MAX_N and asked.get("method") != "tabu"
+            and isinstance(polish, (int, float)) and polish > 0):
+        for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
+            kw.setdefault(key, value)
     if host_switch:  # one chain a process: on the 13 featured pairs of 2021 it beat ORP's
         # annealer on 10 where 16 tempering chains did on 5 (results/hostswitch/)
         kw.pop("voltage_moves", None)
@@ -97,7 +116,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     raw["name"] = _default_name(raw["problem"])
     if out is not None:
         raw["output"]["dir"] = str(out)
-    data = validate(_merge(raw, parse_overrides(sets)), lambda key: "golf chase")
+    data = validate(_merge(raw, overrides), lambda key: "golf chase")
     path = Path(data["output"]["dir"]) / data["name"] if out is not None else None
     run = RunConfig(data["name"], data, path, "golf chase")
     if path is not None:

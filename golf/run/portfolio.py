@@ -464,22 +464,27 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
 def warm_up(cfg: dict, portfolio: list) -> None:
     """Compile, before the trials' clock starts, what the trials will run: a few steps of the
     run's engine on a small graph of each kind the portfolio holds (cyclic or group; the
-    backend of each form). The compiled code is the same for every size, so the first trial
+    backend of each form), and with a polish phase its tabu search (and the cyclic kind of
+    ``search.polish_g``). The compiled code is the same for every size, so the first trial
     of a kind is not charged a compilation (tens of seconds on a fresh install, cached on
     disk after)."""
     from golf.evaluators import build_evaluator, choose_backend
     from golf.group import Group
     from golf.engine.population import annealer_for
 
-    p, e = cfg["problem"], cfg["evaluator"]
+    p, e, s = cfg["problem"], cfg["evaluator"], cfg["search"]
     if p.get("grid") is not None:
         return
-    kinds = set()
-    for f in portfolio:
-        name = e["backend"]
-        if name == "auto":
-            name = choose_backend(p["n"], p["d"], f.g, e.get("threads"), 1, f.centres)[0]
-        kinds.add((name, f.group is not None, f.centres > 0))
+    polish = s["polish"] > 0 and s["method"] != "tabu"
+
+    def backend(g, centres=0):
+        if e["backend"] != "auto":
+            return e["backend"]
+        return choose_backend(p["n"], p["d"], g, e.get("threads"), 1, centres)[0]
+
+    kinds = {(backend(f.g, f.centres), f.group is not None, f.centres > 0) for f in portfolio}
+    if polish and s["polish_g"] is not None:  # the polish phase's own symmetry (cyclic)
+        kinds.add((backend(s["polish_g"]), False, False))
     for name, grouped, centred in sorted(kinds):
         form = (Form(8, Group(4, 2, 3)) if grouped else Form(3, None, None, 1) if centred
                 else Form(4))
@@ -495,6 +500,11 @@ def warm_up(cfg: dict, portfolio: list) -> None:
             ann.auto_temperatures(10)
             ann.set_temperatures(1.0, 0.5)
             ann.run(2, time_frac=0.5)
+            if polish:  # the tabu search of the polish phase
+                from golf.engine.tabu import TabuSearch
+
+                TabuSearch(ann.best_graph(), ev, steps=2, neighbourhood=16, tenure=2, seed=1,
+                           trace_every=1 << 30).run(2)
         except GolfError:  # a backend that takes no such graph: its trials compile it
             pass
 
