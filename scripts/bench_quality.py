@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -197,6 +198,7 @@ def main(argv=None):
     p.add_argument("--out", default=None)
     p.add_argument("--graphs", default=None, help="folder for the best graphs (default: "
                    "results/quality/<target>)")
+    p.add_argument("--logs", default=None, help="folder to copy each run's log.txt to")
     p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
                    "elsewhere to merge into --out; runs nothing")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -241,6 +243,9 @@ def main(argv=None):
         for name, s, rd in run_pairs(names, args.minutes, args.ranks, tmp, args.set,
                                      args.parallel, args.gpus, args.target == "cpu"):
             row = row_of(name, s, rd, args.target, graphs)
+            if args.logs:  # each run's log (the trials, the choice, the progress)
+                os.makedirs(args.logs, exist_ok=True)
+                shutil.copyfile(os.path.join(rd, "log.txt"), os.path.join(args.logs, name + ".log"))
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"],
                        machine=describe_machine(mach), commit=mach.get("commit"),
