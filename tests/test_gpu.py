@@ -354,3 +354,18 @@ def test_group_evaluate_many_after_moves_and_host_chains():
         ann.run(400)
         out.append((ann.bests.tobytes(), ann.scs.tobytes()))
     assert out[0] == out[1] == out[2]
+
+
+def test_block_evaluators_of_different_sizes_in_one_process():
+    """Evaluators share the compiled block kernel: one built after another, with less shared
+    memory a block, leaves the first one's launches valid (the trials of g: auto interleave
+    forms of different sizes)."""
+    big = random_graph(1024, 32, 1, seed=1)
+    small = random_graph(64, 3, 1, seed=2)
+    ev_big = make_evaluator("gpu-bitset", big.n, big.d, 1, batch=4)
+    ev_small = make_evaluator("gpu-bitset", small.n, small.d, 1, batch=4)
+    assert ev_big.mode == ev_small.mode == "block" and 16 * 1024 * ev_big.cw > 48 * 1024
+    for ev, graph in ((ev_big, big), (ev_small, small), (ev_big, big)):
+        raw = ev.evaluate_many(np.stack([graph.adj] * 4))
+        assert [ev.finish(r) for r in raw] == [make_evaluator(
+            "bitset", graph.n, graph.d, 1, threads=1).evaluate(graph)] * 4

@@ -408,7 +408,9 @@ class GpuBitsetEvaluator(GpuEvaluator):
         rows that finds a swap's changed slots."""
         cp, n = self.cp, self.n
         if self.mode == "block":
-            self._k_block.max_dynamic_shared_size_bytes = 16 * n * self.cw
+            # the bound every evaluator sets alike: the function is shared by all of them (one
+            # compiled module), so a bound of this one's size would refuse another's launches
+            self._k_block.max_dynamic_shared_size_bytes = self.SMEM_BYTES
             self._threads = 1024 if n >= 1024 else max(32, (n + 31) // 32 * 32)
         else:
             self._threads = 256
