@@ -118,7 +118,7 @@ SCHEMA = {
         "polish_g": S("int?", None, (1, INF), "an integer >= 1 dividing problem.g (the "
                       "symmetry of the polish phase; null: problem.g)"),
         "polish_starts": S("int", 1, (1, 65536), "an integer from 1 to 65536 (start graphs "
-                           "of the polish phase: the best graphs of that many chains)"),
+                           "of the polish phase: graphs of the population's chains)"),
         "polish_patience": S("int", 200, (1, 10**9), "an integer >= 1 (tabu steps without a "
                              "new best before the polish phase takes its next start graph)"),
     },
@@ -237,10 +237,11 @@ DOCS = {
                      "tabu search from its best graph. Try 0.1-0.2 on small graphs.",
     "search.polish_g": "The symmetry of the polish (a divisor of ``g``): a smaller one opens "
                        "swaps that ``g`` forbids.",
-    "search.polish_starts": "Polish from up to this many best graphs of a population, in "
-                            "turn.",
+    "search.polish_starts": "Polish from up to this many graphs of a population in turn: the "
+                            "chains' best graphs, then their current ones.",
     "search.polish_patience": "Tabu steps without a new best before the polish moves to its "
-                              "next start graph.",
+                              "next start graph (after the last: its best graph, then the "
+                              "first again).",
     "parallel.mode": "Under ``mpiexec``: ``chains`` (each rank its own chains, exchanging "
                      "the best graph; the trials of ``g: auto`` dealt over the ranks), "
                      "``evaluator`` (the ranks split every evaluation: one large graph) or "

@@ -17,7 +17,7 @@ from golf.engine.annealer import P, SC, StopReason
 from golf.errors import GolfError
 from golf.evaluators import backend_class, make_evaluator
 from golf.starts.random import random_graph
-from golf.graph import Graph, detect_symmetry
+from golf.graph import Graph, detect_symmetry, sort_rows
 from golf.kernels.merge import EXCEEDED, OK
 from golf.kernels.rng import rng_seed
 from golf.lower_bounds import moore_bounds
@@ -242,8 +242,9 @@ def test_state_round_trip_continues_bit_for_bit():
 def test_the_search_moves_through_its_start_graphs():
     """``pool``/``patience`` (``search.polish_starts``): ``patience`` steps without a new best
     since the later of the best's step and the current start's, and the step begins from the
-    next start graph (scored, the tabu list empty); the best graph stays; after the last
-    start the search stays; both scoring paths and a state round trip agree."""
+    next graph of the cycle -- the start graphs, then the best graph found, then the first
+    again (scored, the tabu list empty); the best graph stays; both scoring paths and a state
+    round trip agree."""
     graph = random_graph(64, 4, 2, seed=8)
     pre = tabu(graph, steps=150, seed=1, neighbourhood=24)
     pre.run(150)
@@ -254,11 +255,15 @@ def test_the_search_moves_through_its_start_graphs():
         return tabu(good, steps=0, seed=4, neighbourhood=24, tenure=4, pool=others,
                     patience=5, batched=batched)
 
+    def edges(g):
+        return {tuple(e) for e in g.edges()}
+
     t = make()
     assert [list(r) for r in t.pool_sc] == [list(evaluator(o).evaluate(o)[1:4]) for o in others]
     switched, best_steps = [], []
     for step in range(400):
         before = t.pool_at.copy()
+        best_before = t.best_graph()
         best_steps.append(int(t.sc[SC.BEST_STEP]))
         t.run(1)
         assert apsp_score(64, t.graph.edges())[:2] == (t.sc[SC.CUR_D], t.sc[SC.CUR_TOTAL])
@@ -266,26 +271,37 @@ def test_the_search_moves_through_its_start_graphs():
                                                               t.sc[SC.BEST_TOTAL])
         if t.pool_at[0] != before[0]:
             i = int(before[0])
-            assert t.pool_at[0] == i + 1 and t.pool_at[1] == step
+            assert t.pool_at[0] == (i + 1) % 3 and t.pool_at[1] == step
             assert step - max(best_steps[-1], before[1]) == 5
-            # one swap (two orbits out, two in: 4 g edges) away from start graph i
-            now = {tuple(e) for e in t.graph.edges()}
-            assert len(now ^ {tuple(e) for e in others[i].edges()}) <= 4 * 2
+            # one swap (two orbits out, two in: 4 g edges) away from the start: pool graph i,
+            # or after the last one the best graph found
+            start = others[i] if i < 2 else best_before
+            assert len(edges(t.graph) ^ edges(start)) <= 4 * 2
             assert (t.ring >= 0).sum() <= 2  # only this step's orbits are tabu
-            switched.append(step)
-    assert len(switched) == 2 and t.pool_at[0] == 2  # and none after the last start
+            switched.append((step, i))
+    assert [i for _, i in switched[:4]] == [0, 1, 2, 0]
     assert (t.sc[SC.BEST_D], t.sc[SC.BEST_TOTAL]) <= (pre.sc[SC.BEST_D], pre.sc[SC.BEST_TOTAL])
+    # no pool: back to the best graph found after every stall
+    alone = tabu(good, steps=0, seed=4, neighbourhood=24, tenure=4, patience=5)
+    returns = 0
+    for step in range(120):
+        best_before, at = alone.best_graph(), int(alone.pool_at[1])
+        alone.run(1)
+        if alone.pool_at[1] != at:
+            assert len(edges(alone.graph) ^ edges(best_before)) <= 4 * 2
+            returns += 1
+    assert returns >= 2 and alone.pool_at[0] == 0
     runs = []
     for batched in (False, True):
         u = make(batched)
         runs.append((u.run(400), u.sc.copy(), u.graph.adj.copy(), u.best_adj.copy(),
                      u.pool_at.copy()))
     half = make()
-    half.run(switched[0] + 3)
+    half.run(switched[0][0] + 3)
     saved = half.state()
     resumed = tabu(good, steps=0, seed=4, neighbourhood=24, tenure=4, patience=5)
     resumed.load_state(saved)
-    resumed.run(400 - switched[0] - 3)
+    resumed.run(400 - switched[0][0] - 3)
     runs.append((runs[0][0], resumed.sc.copy(), resumed.graph.adj.copy(),
                  resumed.best_adj.copy(), resumed.pool_at.copy()))
     for other in runs:
@@ -296,6 +312,8 @@ def test_the_search_moves_through_its_start_graphs():
 
 
 def test_the_population_offers_its_chains_best_graphs_once_each():
+    """The chains' best graphs, each once, best first; then, to fill ``k``, their current
+    graphs (each once, none already given), best first."""
     from golf.engine.population import BatchAnnealer
 
     graph = random_graph(64, 4, 2, seed=8)
@@ -304,13 +322,23 @@ def test_the_population_offers_its_chains_best_graphs_once_each():
     pop.run(3000)
     pop.bests[4] = pop.bests[1]  # two chains with the same best graph
     pop.scs[4, SC.BEST_D:SC.BEST_PER + 1] = pop.scs[1, SC.BEST_D:SC.BEST_PER + 1]
-    got = pop.best_graphs(10)
+    pop.adjs[5] = pop.adjs[2]  # two with the same current graph
+    pop.scs[5, SC.CUR_D:SC.CUR_PER + 1] = pop.scs[2, SC.CUR_D:SC.CUR_PER + 1]
+    got = pop.best_graphs(5)
     assert len(got) == 5 and np.array_equal(got[0].adj, pop.best_graph().adj)
     scores = [apsp_score(64, x.edges())[:2] for x in got]
     assert scores == sorted(scores)
-    assert len({x.adj.tobytes() for x in got}) == 5
+    assert scores == sorted(tuple(pop.scs[c, SC.BEST_D:SC.BEST_TOTAL + 1]) for c in
+                            (0, 1, 2, 3, 5))
+    every = pop.best_graphs(20)
+    distinct = {x.adj.tobytes() for x in every}
+    assert len(every) == len(distinct)
+    assert [x.adj.tobytes() for x in every[:5]] == [x.adj.tobytes() for x in got]
+    currents = {graph.with_rows(sort_rows(pop.adjs[c])).adj.tobytes() for c in range(6)}
+    assert len(every) == len(distinct | currents) and 5 < len(every) <= 10
+    tail = [apsp_score(64, x.edges())[:2] for x in every[5:]]
+    assert tail == sorted(tail)
     assert len(pop.best_graphs(2)) == 2
-
 
 def test_stops_at_the_bounds():
     graph = random_graph(10, 3, 1, seed=1)

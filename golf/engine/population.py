@@ -325,20 +325,23 @@ class BatchAnnealer:
         return self.graph.with_rows(sort_rows(self.best_adj))
 
     def best_graphs(self, k: int) -> list:
-        """Up to ``k`` of the chains' best graphs, each graph once, best first (the first is
-        :meth:`best_graph`)."""
+        """Up to ``k`` graphs of the chains, each graph once: their best graphs, best first
+        (the first is :meth:`best_graph`), then, where fewer than ``k`` differ, their current
+        graphs, best first. Chains that all start from one graph (the winner of the trials
+        of ``g: auto``) and find nothing better share their best graph, while their current
+        graphs, near it, are as many other starts for a polish."""
         from golf.graph import sort_rows
 
         g, seen, out = self.graph, set(), []
-        order = sorted(range(self.K), key=lambda c: (self.scs[c, SC.BEST_D],
-                                                     self.scs[c, SC.BEST_TOTAL], c))
-        for c in order:
-            rows = sort_rows(self.bests[c])
-            if rows.tobytes() not in seen:
-                seen.add(rows.tobytes())
-                out.append(g.with_rows(rows))
-                if len(out) == k:
-                    break
+        kinds = ((self.bests, SC.BEST_D, SC.BEST_TOTAL), (self.adjs, SC.CUR_D, SC.CUR_TOTAL))
+        for rows_of, dk, tk in kinds:
+            for c in sorted(range(self.K), key=lambda c: (self.scs[c, dk], self.scs[c, tk], c)):
+                rows = sort_rows(rows_of[c])
+                if rows.tobytes() not in seen:
+                    seen.add(rows.tobytes())
+                    out.append(g.with_rows(rows))
+                    if len(out) == k:
+                        return out
         return out
 
     @property

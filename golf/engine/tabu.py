@@ -18,9 +18,11 @@ One step:
    ignored (no level cap) and the total alone decides. When no candidate qualifies the step
    makes no move.
 
-With start graphs besides the first (``pool``: the other chains' best graphs of a polish
-phase), the search goes on from the next one, with an empty tabu list, once ``patience`` steps
-have gone by without a new best; the best graph found stays.
+With a ``patience`` (a polish phase's), once that many steps have gone by without a new best
+the search goes on, with an empty tabu list, from the next graph of the cycle: its other start
+graphs (``pool``: the other chains' best graphs), then the best graph found, then the pool
+again. A step's candidates are a random sample, so a start taken again leads elsewhere, where
+staying would circle where the search stalled; the best graph found stays.
 
 The search stops at the step budget, at the lower bounds, when a step finds no valid swap at
 all, or (the driver) at the time limit. The same seed, backend and ``K`` give the same run,
@@ -113,34 +115,43 @@ def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, t
 
 
 @njit(cache=True)
-def next_start(adj, sc, ring, pool, pool_sc, pool_at):
-    """Leave the current graph for the next start graph of the pool (``pool[i]``, scored
-    ``pool_sc[i]``, ``i = pool_at[0]``) once ``pool_at[2]`` steps have gone by without a new
-    best since the later of the best's step and the current start's (``pool_at[1]``); the
-    tabu list is emptied. The best graph stays."""
-    i = pool_at[0]
-    if i >= pool.shape[0] or pool_at[2] <= 0:
+def next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at):
+    """Leave the current graph once ``pool_at[2]`` steps have gone by without a new best since
+    the later of the best's step and the current start's (``pool_at[1]``), for the next start
+    in the cycle ``pool[0], pool[1], ..., the best graph found, pool[0], ...`` (``pool_at[0]``
+    is the place in it; ``pool_sc`` the pool's scores); the tabu list is emptied. The
+    candidates of a step are a random sample, so a start taken again leads elsewhere: the
+    search returns to its best graph instead of circling where it stalled. The best graph
+    stays."""
+    if pool_at[2] <= 0:
         return
     if sc[SC.STEP] - max(sc[SC.BEST_STEP], pool_at[1]) < pool_at[2]:
         return
-    adj[:, :] = pool[i]
-    sc[SC.CUR_D] = pool_sc[i, 0]
-    sc[SC.CUR_TOTAL] = pool_sc[i, 1]
-    sc[SC.CUR_PER] = pool_sc[i, 2]
+    i = pool_at[0]
+    if i < pool.shape[0]:
+        adj[:, :] = pool[i]
+        sc[SC.CUR_D] = pool_sc[i, 0]
+        sc[SC.CUR_TOTAL] = pool_sc[i, 1]
+        sc[SC.CUR_PER] = pool_sc[i, 2]
+    else:
+        adj[:, :] = best_adj
+        sc[SC.CUR_D] = sc[SC.BEST_D]
+        sc[SC.CUR_TOTAL] = sc[SC.BEST_TOTAL]
+        sc[SC.CUR_PER] = sc[SC.BEST_PER]
     ring[:] = -1
-    pool_at[0] = i + 1
+    pool_at[0] = (i + 1) % (pool.shape[0] + 1)
     pool_at[1] = sc[SC.STEP]
 
 
 @njit(cache=True)
-def begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits, table,
-                    ring, pool, pool_sc, pool_at, reach=None, grp=None):
+def begin_tabu_step(adj, best_adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
+                    table, ring, pool, pool_sc, pool_at, reach=None, grp=None):
     """Stop if done, else move to the next start graph where it is due (:func:`next_start`)
     and draw the candidates; returns how many (-1: stopped, the reason in ``sc[SC.STOP]``;
     no valid swap at all stops the search)."""
     if reached_limit(sc, params):
         return -1
-    next_start(adj, sc, ring, pool, pool_sc, pool_at)
+    next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at)
     # the moves take the vertices the group moves, g*m (n but for centre vertices)
     k = draw_moves(adj, params[P.G] * adj.shape[0], params[P.G], st, K, enumerate_all, undo,
                    moves, orbits, table, reach, grp)
@@ -160,8 +171,8 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
     n = kargs[3]
     ntrace = 0
     for _ in range(nsteps):
-        k = begin_tabu_step(adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
-                            table, ring, pool, pool_sc, pool_at, reach, grp)
+        k = begin_tabu_step(adj, best_adj, n, st, sc, params, undo, K, enumerate_all, moves,
+                            orbits, table, ring, pool, pool_sc, pool_at, reach, grp)
         if k < 0:
             break
         score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
@@ -205,9 +216,10 @@ class TabuSearch(Annealer):
     pool : more start graphs (Graphs of the same ``n``, ``d``, ``g``, connected), taken in
         turn: the search moves to the next one after ``patience`` steps without a new best
         (counted from the later of the best's step and the current start's), empties the
-        tabu list and goes on from there; the best graph found stays. After the last one the
-        search stays where it is.
-    patience : int, steps without a new best before the next start graph (0: never)
+        tabu list and goes on from there; the best graph found stays. After the last one it
+        goes back to the best graph found, then to the pool's first again.
+    patience : int, steps without a new best before the next start graph (0: never; with an
+        empty pool, the best graph found is the next start)
     """
 
     def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
@@ -278,9 +290,10 @@ class TabuSearch(Annealer):
         adj, n, h = self.graph.adj, self.graph.n, self.hood
         ntrace = 0
         for _ in range(nsteps):
-            k = begin_tabu_step(adj, n, self.st, self.sc, self.params, self.undo, h.K,
-                                h.enumerate_all, h.moves, h.orbits, h.table, self.ring,
-                                self.pool, self.pool_sc, self.pool_at, self.reach, self.grp)
+            k = begin_tabu_step(adj, self.best_adj, n, self.st, self.sc, self.params,
+                                self.undo, h.K, h.enumerate_all, h.moves, h.orbits, h.table,
+                                self.ring, self.pool, self.pool_sc, self.pool_at, self.reach,
+                                self.grp)
             if k < 0:
                 break
             caps = [int(cap_of(self.sc, self.params))] * len(self.rows)

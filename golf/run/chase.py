@@ -9,12 +9,13 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU), half the proposals near swaps, no restarts;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
-  (:mod:`golf.run.phases`): tabu search at ``g = 1`` from the :data:`POLISH_STARTS` best graphs
-  of the population in turn. A symmetric form's optimum is a local one at ``g = 1``: on
-  (64, 8) the chosen form's chains stop improving within the trials, where tabu search at
-  ``g = 1`` from their best graphs goes on down (``results/quality/``). A tabu step scores
-  ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
-  bound on ``n`` holds in check;
+  (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
+  population in turn (the chains' best graphs, then their current ones), then back to the best
+  graph found. A symmetric form's optimum is a local one at ``g = 1``: on small pairs the
+  chosen form's chains often stop improving within the trials, where tabu search at ``g = 1``
+  from their graphs goes on down ((96, 3) from diameter 7 to 6 on the GPU,
+  ``results/quality/``). A tabu step scores ``search.neighbourhood`` candidates at ``g = 1``,
+  ``n`` sources each, which is what the bound on ``n`` holds in check;
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
   ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
 * at the end the best graph is exported beside the run, under the competition's file name.

@@ -22,7 +22,9 @@ from another annealed graph (3950) it found nothing better at ``g = 1`` in 273 s
 ``search.polish_starts: k`` hands the tabu search up to ``k - 1`` more start graphs: the other
 chains' best graphs of a population (each distinct graph once, best first, at ``polish_g``),
 taken in turn after ``search.polish_patience`` steps without a new best
-(:class:`golf.engine.tabu.TabuSearch`'s ``pool``). Which graph leads down is not told by its total:
+(:class:`golf.engine.tabu.TabuSearch`'s ``pool``); after the last, the polish goes back to the
+best graph it has found, then to the pool again (with one start graph: to the best graph
+each time). Which graph leads down is not told by its total:
 from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to 3972), 500 tabu steps at ``g = 1``
 reached 3885 and 3889 from two of 3936 and nothing better from seven.
 
@@ -64,8 +66,8 @@ class Phases:
         """The tabu search of ``method: tabu`` (``reach``: a grid problem's length limit)."""
         from golf.engine.tabu import TabuSearch
 
-        return TabuSearch(graph, ev, steps=self.s["steps"], reach=reach, bounds=bounds,
-                          **self._tabu_kw(seed))
+        kw = dict(self._tabu_kw(seed), patience=0)  # one start, no returns: a polish's rule
+        return TabuSearch(graph, ev, steps=self.s["steps"], reach=reach, bounds=bounds, **kw)
 
     def annealer_steps(self) -> int:
         """The annealer's step budget: the run's, less the polish phase's share."""
