@@ -731,12 +731,9 @@ def _check_search(out: dict, where) -> None:
 def _check_polish_g(p: dict, s: dict, where) -> None:
     """``search.polish_g`` (with ``search.polish > 0``): the polish phase at a divisor of
     ``problem.g`` (every g-symmetric graph is also polish_g-symmetric); with ``g: auto`` only
-    1, which divides whatever g the trials choose; not for a grid problem, whose rotations
-    number the cells for their own g."""
+    1, which divides whatever g the trials choose. A grid problem's polish numbers the cells
+    for the rotation of its polish_g (:mod:`golf.grid`)."""
     pg, g, key = s["polish_g"], p["g"], "search.polish_g"
-    if p["grid"] is not None and pg != g:
-        raise GolfError(f"{where(key)}: {key}: a grid problem polishes at its own g ({g}), "
-                        f"got {pg}")
     if g == "auto" and pg != 1:
         raise GolfError(f"{where(key)}: {key}: with problem.g: auto only 1 divides every g "
                         f"the trials may choose, got {pg}")

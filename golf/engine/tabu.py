@@ -330,13 +330,14 @@ class TabuSearch(Annealer):
             self.pool_at[:2] = state["pool_at"]
 
     @classmethod
-    def after(cls, ann, evaluator, *, steps, graph=None, **kw) -> "TabuSearch":
+    def after(cls, ann, evaluator, *, steps, graph=None, reach=None, **kw) -> "TabuSearch":
         """A tabu search that continues the search ``ann`` (an annealer) from its best graph
-        (or ``graph``: that graph at a smaller symmetry, scored by ``evaluator``): its step,
-        evaluation and move counts go on from ``ann``'s, and ``steps`` is the step at which
-        it stops (0: none)."""
+        (or ``graph``: that graph at a smaller symmetry, scored by ``evaluator``, with
+        ``reach`` the length limit of a grid problem at that symmetry): its step, evaluation
+        and move counts go on from ``ann``'s, and ``steps`` is the step at which it stops
+        (0: none)."""
         tabu = cls(ann.best_graph() if graph is None else graph, evaluator, steps=steps,
-                   reach=ann.reach, bounds=ann.bounds, **kw)
+                   reach=ann.reach if reach is None else reach, bounds=ann.bounds, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
         tabu.pool_at[1] = tabu.sc[SC.STEP]

@@ -87,7 +87,7 @@ class Phases:
             return False
         return stop == StopReason.STEPS or (stop == 0 and frac >= 1.0 - self.fraction)
 
-    def switch(self, ann, ev, seed: int, meta: dict, graph=None, pool=()):
+    def switch(self, ann, ev, seed: int, meta: dict, graph=None, pool=(), reach=None):
         """The tabu search that continues ``ann`` from its best graph (``graph``: that graph
         at ``search.polish_g``, ``ev`` its evaluator), then from the graphs of ``pool`` in
         turn (``search.polish_starts``); records the switch in ``meta``."""
@@ -98,7 +98,7 @@ class Phases:
             meta["polish"]["starts"] = 1 + len(pool)
         if graph is not None:
             meta["polish"]["g"] = graph.g
-        return self._after(ann, ev, seed, step, graph, pool)
+        return self._after(ann, ev, seed, step, graph, pool, reach)
 
     def resumed(self, ann, ev, seed: int, meta: dict):
         """``ann``, or the tabu search of the polish phase where ``meta`` says that the run
@@ -107,10 +107,10 @@ class Phases:
             return ann
         return self._after(ann, ev, seed, meta["polish"]["from_step"])
 
-    def _after(self, ann, ev, seed, step, graph=None, pool=()):
+    def _after(self, ann, ev, seed, step, graph=None, pool=(), reach=None):
         from golf.engine.tabu import TabuSearch
 
         self.polishing = True
         tabu_steps = self._budget()[1]
         return TabuSearch.after(ann, ev, steps=step + tabu_steps if tabu_steps else 0,
-                                graph=graph, pool=pool, **self._tabu_kw(seed))
+                                graph=graph, pool=pool, reach=reach, **self._tabu_kw(seed))
