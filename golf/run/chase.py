@@ -101,8 +101,9 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     overrides = parse_overrides(sets)
     asked = {**(settings or {}), **overrides.get("search", {})}
     polish = asked.get("polish", POLISH)
-    if (grid is None and not host_switch and n is not None and n <= POLISH_MAX_N and asked.get("method") != "tabu"
-            and isinstance(polish, (int, float)) and polish > 0):
+    small = grid is None and not host_switch and n is not None and n <= POLISH_MAX_N
+    if (small and asked.get("method") != "tabu" and isinstance(polish, (int, float))
+            and polish > 0):
         for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
             kw.setdefault(key, value)
     if host_switch:  # one chain a process: on the 13 featured pairs of 2021 it beat ORP's
