@@ -21,9 +21,9 @@ temporary folder unless ``--out`` is given. Writes ``<out>.json`` and ``<out>.md
 
 from __future__ import annotations
 
-from benchlib import describe_machine, header, load, save, table
-from bench_device_groups import (POPULATION, SEARCH, T0, T1, WARMUP_STEPS, device_args,
-                                 device_speedups, timed_run)
+from benchlib import describe_machine, header, table
+from bench_device_groups import (POPULATION, SEARCH, T0, T1, WARMUP_STEPS, device_speedups,
+                                 run_device_bench, timed_run)
 
 # (n, d, g, centres): prime orders and the centre form the portfolio tries for each, timed;
 # and one whose matrices (5.3 MB) are far beyond a block's shared memory, placed only
@@ -110,24 +110,8 @@ def markdown(record) -> str:
 
 
 def main(argv=None):
-    args, out, record = device_args(argv, __doc__, "device_centres", 10.0, 2.0)
-    if record is None:
-        record = load(out)
-        save(out, record, markdown(record))
-        return
-    if args.dry:
-        from benchlib import machine
-
-        record["machine"] = machine()
-    else:
-        import cupy as cp
-
-        from benchlib import gpu_machine
-
-        record["machine"] = gpu_machine(cp)
-        record["placed"] = placed()
-    record["rows"] = measure(args)
-    save(out, record, markdown(record))
+    run_device_bench(argv, __doc__, "device_centres", 10.0, 2.0, measure, markdown,
+                     extra=lambda: {"placed": placed()})
 
 
 if __name__ == "__main__":

@@ -186,20 +186,34 @@ def device_args(argv, doc: str, name: str, seconds: float, dry_seconds: float):
     return args, out, record
 
 
-def main(argv=None):
-    args, out, record = device_args(argv, __doc__, "device_groups", 25.0, 3.0)
+def run_device_bench(argv, doc: str, name: str, seconds: float, dry_seconds: float, measure,
+                     markdown, extra=None) -> None:
+    """A device-chains benchmark end to end (this one, bench_device_centres): the command line
+    (:func:`device_args`), with ``--page`` only the page again from the JSON; else the machine
+    (the GPU's, and ``extra()``'s fields; the CPU's with ``--dry``), ``measure(args)``'s rows,
+    the record and its page (``markdown(record)``)."""
+    args, out, record = device_args(argv, doc, name, seconds, dry_seconds)
     if record is None:
         record = load(out)
         save(out, record, markdown(record))
         return
-    if not args.dry:
+    if args.dry:
+        from benchlib import machine
+
+        record["machine"] = machine()
+    else:
         import cupy as cp
 
         from benchlib import gpu_machine
 
         record["machine"] = gpu_machine(cp)
+        record.update(extra() if extra is not None else {})
     record["rows"] = measure(args)
     save(out, record, markdown(record))
+
+
+def main(argv=None):
+    run_device_bench(argv, __doc__, "device_groups", 25.0, 3.0, measure, markdown)
 
 
 if __name__ == "__main__":

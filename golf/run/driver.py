@@ -509,30 +509,26 @@ class Search:
         s, graph = self.cfg["search"], None
         pg = s["polish_g"]
         starts = self.ann.best_graphs(s["polish_starts"])
-        reach = None
         if pg is not None and pg != self.cfg["problem"]["g"]:
             from golf.graph import Graph
 
             before = self.problem.grid
             self._use_g(pg)
+            edges = [b.edges() for b in starts]
             if before is not None:  # the cells numbered for the new rotation (golf.grid)
-                now = self.problem.grid
                 cells = before.cells()
-                ids = now.vertex_of()[cells[:, 1], cells[:, 0]]
-                edges = [ids[b.edges()] for b in starts]
-                reach = self.problem.reach()
-            else:
-                edges = [b.edges() for b in starts]
+                ids = self.problem.grid.vertex_of()[cells[:, 1], cells[:, 0]]
+                edges = [ids[e] for e in edges]
             starts = [Graph.from_edges(e, n=b.n, g=pg, d=b.d) for e, b in zip(edges, starts)]
             graph = starts[0]
         self.ann = self.phases.switch(self.ann, self.ev, self.seed, self.meta, graph=graph,
-                                      pool=starts[1:], reach=reach)
+                                      pool=starts[1:], reach=self.problem.reach())
         sc = self.ann.sc
         pairs = self.problem.order * (self.problem.order - 1) // 2
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
                  f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
-                 + (f", then from {len(starts) - 1} more chains' best graphs in turn, each "
+                 + (f", then from {len(starts) - 1} more graphs of the chains in turn, each "
                     f"after {s['polish_patience']} steps without a new best"
                     if len(starts) > 1 else "")
                  + (f", at g={pg}: {self.ev.describe()}" if graph is not None else ""))
