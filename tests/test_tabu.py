@@ -532,3 +532,40 @@ def test_gpu_bitset_walks_the_bitset_trace(n, d, g, K):
     assert [r[3] for r in runs] == [False, True, True]
     for other in runs[1:]:
         assert all(np.array_equal(a, b) for a, b in zip(runs[0][:3], other[:3]))
+
+
+def test_a_search_scored_by_another_backend_takes_the_same_steps():
+    """``scored_by`` (a polish under a GPU backend may go on with bitset's compiled loop): from
+    a state in the middle of a run with start graphs and returns, the twin on another exact
+    backend takes the steps the original takes."""
+    graph = random_graph(60, 4, 2, seed=3)
+    others = [random_graph(60, 4, 2, seed=s) for s in (31, 32)]
+    t = tabu(graph, steps=0, seed=6, neighbourhood=40, tenure=5, pool=others, patience=4)
+    t.run(25)
+    twin = t.scored_by(evaluator(graph, "bfs"))
+    assert twin.evaluator.name == "bfs" and twin is not t
+    for s in (t, twin):
+        s.run(80)
+    for a, b in ((t.sc, twin.sc), (t.graph.adj, twin.graph.adj), (t.best_adj, twin.best_adj),
+                 (t.ring, twin.ring), (t.pool_at, twin.pool_at), (t.st, twin.st)):
+        assert np.array_equal(a, b)
+    assert t.pool_at[1] > 25  # a start graph of the cycle taken after the copy
+    assert apsp_score(60, twin.best_graph().edges())[:2] == (twin.sc[SC.BEST_D],
+                                                              twin.sc[SC.BEST_TOTAL])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(gpu_skip_reason() is not None, reason=gpu_skip_reason() or "")
+def test_a_gpu_polish_times_both_scoring_paths_and_walks_the_cpu_run(tmp_path):
+    """Under gpu-bitset the polish times its first steps on the GPU and on bitset (one core),
+    logs both rates and goes on with the faster; the run is the one bitset walks alone."""
+    kw = dict(g=4, steps=3000, seed=2, progress=False, polish=0.4, polish_g=1,
+              neighbourhood=256)
+    runs = {b: golf.search(64, 4, backend=b, output=tmp_path / b, **kw)
+            for b in ("gpu-bitset", "bitset")}
+    log = (tmp_path / "gpu-bitset" / "log.txt").read_text()
+    assert "steps/s on gpu-bitset" in log and "(one core): scored on" in log
+    a, b = runs["gpu-bitset"], runs["bitset"]
+    assert (a.score.diameter, a.score.total) == (b.score.diameter, b.score.total)
+    assert np.array_equal(a.graph.edges(), b.graph.edges())
+    assert apsp_score(64, a.graph.edges())[:2] == (a.score.diameter, a.score.total)

@@ -233,6 +233,7 @@ class TabuSearch(Annealer):
             from golf.errors import GolfError
 
             raise GolfError(f"{evaluator.name}: no compiled kernel to score candidates with")
+        self.neighbourhood = int(neighbourhood)
         self.hood = Neighbourhood(graph.n_sym, graph.d, graph.g, neighbourhood)
         self.ring = np.full(2 * max(0, int(tenure)), -1, dtype=np.int64)
         width = evaluator.batch if evaluator.supports.batched else 32
@@ -258,6 +259,18 @@ class TabuSearch(Annealer):
                 raise GolfError(f"start graph {i + 1} of the pool is disconnected")
             self.pool[i] = graph.adj
             self.pool_sc[i] = score.diameter, score.total, score.peripheral
+
+    def scored_by(self, evaluator) -> "TabuSearch":
+        """This search from its present state, its candidates scored by ``evaluator`` (another
+        exact backend for the same graphs). A step depends on the candidates' scores only, so
+        the two take the same steps; only the speed differs."""
+        twin = TabuSearch(self.graph, evaluator, steps=int(self.params[P.STEPS]),
+                          neighbourhood=self.neighbourhood, tenure=self.ring.shape[0] // 2,
+                          aspl_priority=bool(self.params[P.ASPL_PRIORITY]), seed=self.seed,
+                          bounds=self.bounds, trace_every=int(self.params[P.TRACE_EVERY]),
+                          reach=self.reach, patience=int(self.pool_at[2]))
+        twin.load_state(self.state())
+        return twin
 
     # -- temperatures: none ---------------------------------------------------------------
     def auto_temperatures(self, count=200) -> tuple[float, float, str]:

@@ -68,7 +68,10 @@ from golf.run.phases import Phases
 from golf.run.problem import Problem
 from golf.run.report import Log, fmt_seconds, progress_line
 
-__all__ = ["Search", "Interrupted", "next_chunk"]
+__all__ = ["Search", "Interrupted", "next_chunk", "POLISH_PROBE_STEPS"]
+
+# the tabu steps timed on each scoring path before a polish under a GPU backend picks one
+POLISH_PROBE_STEPS = 3
 
 
 def _os_error(rd, what: str, fn):
@@ -500,6 +503,7 @@ class Search:
                                  f"swaps")
         if self.phases.due(frac, done):
             self._polish()
+            self._polish_scoring(t_start)
             return 1, 0
         return chunk, done
 
@@ -532,6 +536,48 @@ class Search:
                     f"after {s['polish_patience']} steps without a new best"
                     if len(starts) > 1 else "")
                  + (f", at g={pg}: {self.ev.describe()}" if graph is not None else ""))
+
+    def _polish_scoring(self, t_start: float) -> None:
+        """Under a GPU backend (not split over ranks), score the polish's candidates on the CPU
+        instead (bitset's compiled loop) where that is faster, as timed on the first
+        :data:`POLISH_PROBE_STEPS` steps of each: the two take the same steps
+        (:meth:`golf.engine.tabu.TabuSearch.scored_by`), so the choice changes the speed, not
+        the run. A tabu step scores thousands of small graphs, one launch of them a GPU's fixed
+        cost, where one CPU core scores a graph of (64, 8) in about 1.6 us. Not tried where the
+        CPU's estimate (:meth:`golf.evaluators.bitset.BitsetEvaluator.estimate`) is over a
+        second a step. A resumed polish scores with the run's backend."""
+        from golf.evaluators import backend_class, build_evaluator
+
+        ann, ev = self.ann, self.ev
+        if not ev.supports.gpu or self.cfg["parallel"]["mode"] == "evaluator":
+            return
+        g = ann.graph.g
+        cls = backend_class("bitset")
+        est = cls.estimate(ann.graph.n, ann.graph.d, g, threads=1, ranks=1)
+        if cls.unavailable() or est is None or est.seconds * ann.neighbourhood > 1.0:
+            return
+        try:
+            cfg = self._cfg_at(g)
+            cpu = build_evaluator(dict(cfg, evaluator={"backend": "bitset", "threads": 1}))
+            twin = ann.scored_by(cpu)
+        except GolfError:
+            return
+        state = ann.state()
+        seconds, rows = [], []
+        for search in (ann, twin):
+            search.load_state(state)
+            search.run(1)  # compiled and warm
+            t0 = time.perf_counter()
+            rows.append(search.run(POLISH_PROBE_STEPS))
+            seconds.append(time.perf_counter() - t0)
+        stamp = time.perf_counter() - t_start
+        kept = 1 if seconds[1] < seconds[0] else 0
+        self.trace_rows.extend(r + [stamp] for r in rows[kept].tolist())
+        if kept:
+            self.ann, self.ev = twin, cpu
+        rates = [POLISH_PROBE_STEPS / max(t, 1e-9) for t in seconds]
+        self.log(f"polish: {rates[0]:.1f} steps/s on {ev.name}, {rates[1]:.1f} on bitset "
+                 f"(one core): scored on {'bitset' if kept else ev.name}")
 
     def _use_g(self, g: int) -> None:
         """The run from here on at symmetry ``g`` (a divisor of its g): the problem and an

@@ -465,10 +465,11 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     """Compile, before the trials' clock starts, what the trials will run: a few steps of the
     run's engine on a small graph of each kind the portfolio holds (cyclic or group; the
     backend of each form), and with a polish phase its tabu search (and the cyclic kind of
-    ``search.polish_g``). The compiled code is the same for every size, so the first trial
+    ``search.polish_g``; under a GPU backend also bitset's, which a polish may score with).
+    The compiled code is the same for every size, so the first trial
     of a kind is not charged a compilation (tens of seconds on a fresh install, cached on
     disk after)."""
-    from golf.evaluators import build_evaluator, choose_backend
+    from golf.evaluators import backend_class, build_evaluator, choose_backend
     from golf.group import Group
     from golf.engine.population import annealer_for
 
@@ -485,6 +486,8 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     kinds = {(backend(f.g, f.centres), f.group is not None, f.centres > 0) for f in portfolio}
     if polish and s["polish_g"] is not None:  # the polish phase's own symmetry (cyclic)
         kinds.add((backend(s["polish_g"]), False, False))
+    if polish and any(backend_class(k[0]).supports.gpu for k in kinds):
+        kinds.add(("bitset", False, False))  # a polish may score on one core (Search)
     for name, grouped, centred in sorted(kinds):
         form = (Form(8, Group(4, 2, 3)) if grouped else Form(3, None, None, 1) if centred
                 else Form(4))
