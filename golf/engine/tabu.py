@@ -18,11 +18,15 @@ One step:
    ignored (no level cap) and the total alone decides. When no candidate qualifies the step
    makes no move.
 
-With a ``patience`` (a polish phase's), once that many steps have gone by without a new best
-the search goes on, with an empty tabu list, from the next graph of the cycle: its other start
+With a ``patience`` (a polish phase's), once that many steps have gone by without going below
+every graph since the current start, the search goes on, with an empty tabu list, from the next
+graph of the cycle: its other start
 graphs (``pool``: the other chains' best graphs), then the best graph found, then the pool
-again. A step's candidates are a random sample, so a start taken again leads elsewhere, where
-staying would circle where the search stalled; the best graph found stays.
+again. Back at the best graph, the first ``kick`` steps take a random admissible candidate
+(the first drawn) instead of the best one: the search leaves that graph's basin before it
+descends again, where it would otherwise find its way back to the same local minimum (the
+patience counts from the kicked graph, so a descent goes on while it finds lower graphs). The
+best graph found stays.
 
 The search stops at the step budget, at the lower bounds, when a step finds no valid swap at
 all, or (the driver) at the time limit. The same seed, backend and ``K`` give the same run,
@@ -43,6 +47,9 @@ from golf.engine.neighbourhood import (Neighbourhood, apply_move, draw_moves, mo
                                 revert_move)
 
 __all__ = ["TabuSearch", "choose_move", "polish_budget"]
+
+# the slots of TabuSearch.pool_at a checkpoint keeps (the others are parameters)
+STATE_SLOTS = [0, 1, 4, 5, 6, 7]
 
 
 @njit(cache=True)
@@ -75,11 +82,11 @@ def _before(a0, a1, a2, b0, b1, b2):
 
 
 @njit(cache=True)
-def choose_move(outs, orbits, k, ring, sc, params):
+def choose_move(outs, orbits, k, ring, sc, params, first=False):
     """The index of the best admissible candidate among ``0..k-1`` (kernel results ``outs``),
     or -1: connected, no higher diameter (unless ``aspl_priority``), not tabu unless it beats
     the best graph found; the smallest ``(diameter, total, peripheral)`` wins (the first
-    drawn among equals)."""
+    drawn among equals). ``first``: the first admissible one drawn (a kick step)."""
     w = params[P.WEIGHT]
     free = params[P.ASPL_PRIORITY]
     best, b0, b1, b2 = -1, 0, 0, 0
@@ -94,19 +101,31 @@ def choose_move(outs, orbits, k, ring, sc, params):
         if not aspires and _is_tabu(orbits[i], ring):
             continue
         best, b0, b1, b2 = i, k0, total, per
+        if first:
+            break
     return best
 
 
 @njit(cache=True)
-def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, trace, ntrace):
-    """Take the chosen candidate (if any), enter the orbits it removed in the tabu list (the
-    list's slot of this step), count, trace. Returns the new number of trace rows."""
+def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, trace, ntrace,
+                  pool_at):
+    """Take the chosen candidate (if any; in a kick step, ``pool_at[4] > 0``, the first
+    admissible one drawn), enter the orbits it removed in the tabu list (the list's slot of
+    this step), count, trace. Returns the new number of trace rows."""
     sc[SC.EVALS] += k
-    i = choose_move(outs, orbits, k, ring, sc, params)
+    kick = pool_at[4] > 0
+    i = choose_move(outs, orbits, k, ring, sc, params, kick)
+    if kick:
+        pool_at[4] -= 1
     at = 2 * (sc[SC.STEP] % (ring.shape[0] // 2)) if ring.shape[0] else -1
     if i >= 0:
         apply_move(adj, moves[i])
         take_move(outs[i], adj, best_adj, sc, params)
+        if kick or _before(sc[SC.CUR_D], sc[SC.CUR_TOTAL], 0, pool_at[5], pool_at[6], 0):
+            # the best since the current start (a kicked graph: the start), and its step
+            pool_at[5] = sc[SC.CUR_D]
+            pool_at[6] = sc[SC.CUR_TOTAL]
+            pool_at[7] = sc[SC.STEP]
     if at >= 0:
         ring[at] = orbits[i, 0] if i >= 0 else -1
         ring[at + 1] = orbits[i, 1] if i >= 0 else -1
@@ -116,16 +135,19 @@ def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, t
 
 @njit(cache=True)
 def next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at):
-    """Leave the current graph once ``pool_at[2]`` steps have gone by without a new best since
-    the later of the best's step and the current start's (``pool_at[1]``), for the next start
+    """Leave the current graph once ``pool_at[2]`` steps have gone by since the current start
+    (``pool_at[1]``) or the last step that went below every graph since it (``pool_at[5:8]``:
+    that best's diameter, total and step), for the next start
     in the cycle ``pool[0], pool[1], ..., the best graph found, pool[0], ...`` (``pool_at[0]``
     is the place in it; ``pool_sc`` the pool's scores); the tabu list is emptied. The
     candidates of a step are a random sample, so a start taken again leads elsewhere: the
     search returns to its best graph instead of circling where it stalled. The best graph
-    stays."""
+    stays. Back at the best graph, the next ``pool_at[3]`` steps are kick steps: each takes a
+    random admissible candidate (:func:`end_tabu_step`), so that the search leaves the best
+    graph's basin before it descends again; the patience counts from the kicked graph."""
     if pool_at[2] <= 0:
         return
-    if sc[SC.STEP] - max(sc[SC.BEST_STEP], pool_at[1]) < pool_at[2]:
+    if sc[SC.STEP] - max(pool_at[7], pool_at[1]) < pool_at[2]:
         return
     i = pool_at[0]
     if i < pool.shape[0]:
@@ -138,9 +160,12 @@ def next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at):
         sc[SC.CUR_D] = sc[SC.BEST_D]
         sc[SC.CUR_TOTAL] = sc[SC.BEST_TOTAL]
         sc[SC.CUR_PER] = sc[SC.BEST_PER]
+        pool_at[4] = pool_at[3]
     ring[:] = -1
     pool_at[0] = (i + 1) % (pool.shape[0] + 1)
-    pool_at[1] = sc[SC.STEP]
+    pool_at[1] = pool_at[7] = sc[SC.STEP]
+    pool_at[5] = sc[SC.CUR_D]
+    pool_at[6] = sc[SC.CUR_TOTAL]
 
 
 @njit(cache=True)
@@ -177,7 +202,7 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
             break
         score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
         ntrace = end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params,
-                               trace, ntrace)
+                               trace, ntrace, pool_at)
     return ntrace
 
 
@@ -220,11 +245,13 @@ class TabuSearch(Annealer):
         goes back to the best graph found, then to the pool's first again.
     patience : int, steps without a new best before the next start graph (0: never; with an
         empty pool, the best graph found is the next start)
+    kick : int, back at the best graph found, the steps that take a random admissible
+        candidate instead of the best one (0: none)
     """
 
     def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
                  aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None,
-                 reach=None, pool=(), patience=0):
+                 reach=None, pool=(), patience=0, kick=0):
         super().__init__(graph, evaluator, steps=steps, method="hill",
                          aspl_priority=aspl_priority, tiebreak=False, seed=seed, bounds=bounds,
                          trace_every=trace_every, reach=reach)
@@ -240,8 +267,11 @@ class TabuSearch(Annealer):
         self.rows = np.zeros((max(1, min(self.hood.K, width)), graph.m, graph.d),
                              dtype=np.int32)
         self.set_pool(pool)
-        # the next start graph, the step the current one began at, the patience
-        self.pool_at = np.array([0, self.sc[SC.STEP], max(0, int(patience))], dtype=np.int64)
+        # the next start graph, the step the current one began at, the patience, the kick,
+        # the kick steps left, and the best since the current start (diameter, total, step)
+        self.pool_at = np.array([0, self.sc[SC.STEP], max(0, int(patience)), max(0, int(kick)),
+                                 0, self.sc[SC.CUR_D], self.sc[SC.CUR_TOTAL], self.sc[SC.STEP]],
+                                dtype=np.int64)
 
     def set_pool(self, graphs) -> None:
         """The start graphs after the current one (scored here, once)."""
@@ -268,7 +298,8 @@ class TabuSearch(Annealer):
                           neighbourhood=self.neighbourhood, tenure=self.ring.shape[0] // 2,
                           aspl_priority=bool(self.params[P.ASPL_PRIORITY]), seed=self.seed,
                           bounds=self.bounds, trace_every=int(self.params[P.TRACE_EVERY]),
-                          reach=self.reach, patience=int(self.pool_at[2]))
+                          reach=self.reach, patience=int(self.pool_at[2]),
+                          kick=int(self.pool_at[3]))
         twin.load_state(self.state())
         return twin
 
@@ -316,7 +347,8 @@ class TabuSearch(Annealer):
                 h.outs[k0:k1] = self.evaluator.evaluate_many(self.rows[:k1 - k0],
                                                              caps[:k1 - k0])
             ntrace = end_tabu_step(h.outs, k, adj, self.best_adj, h.moves, h.orbits,
-                                   self.ring, self.sc, self.fl, self.params, self.trace, ntrace)
+                                   self.ring, self.sc, self.fl, self.params, self.trace, ntrace,
+                                   self.pool_at)
         return ntrace
 
     # -- checkpoints ----------------------------------------------------------------------
@@ -324,7 +356,7 @@ class TabuSearch(Annealer):
         """The annealer's state arrays, the tabu list and the start graphs (with their scores
         and where the search is among them)."""
         return dict(super().state(), tabu=self.ring.copy(), pool=self.pool.copy(),
-                    pool_sc=self.pool_sc.copy(), pool_at=self.pool_at[:2].copy())
+                    pool_sc=self.pool_sc.copy(), pool_at=self.pool_at[STATE_SLOTS].copy())
 
     def load_state(self, state: dict) -> None:
         from golf.errors import GolfError
@@ -340,7 +372,13 @@ class TabuSearch(Annealer):
         if "pool" in state:  # else a checkpoint of one start graph
             self.pool = np.array(state["pool"], dtype=np.int32)
             self.pool_sc = np.array(state["pool_sc"], dtype=np.int64)
-            self.pool_at[:2] = state["pool_at"]
+            at = np.asarray(state["pool_at"])
+            if at.shape[0] == len(STATE_SLOTS):
+                self.pool_at[STATE_SLOTS] = at
+            else:  # a checkpoint without kicks: no kick steps left, the best since its start
+                self.pool_at[:2] = at[:2]  # taken as the best graph found
+                self.pool_at[4:] = (0, self.sc[SC.BEST_D], self.sc[SC.BEST_TOTAL],
+                                    self.sc[SC.BEST_STEP])
 
     @classmethod
     def after(cls, ann, evaluator, *, steps, graph=None, reach=None, **kw) -> "TabuSearch":
@@ -353,6 +391,6 @@ class TabuSearch(Annealer):
                    reach=ann.reach if reach is None else reach, bounds=ann.bounds, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
-        tabu.pool_at[1] = tabu.sc[SC.STEP]
+        tabu.pool_at[1] = tabu.pool_at[7] = tabu.sc[SC.STEP]
         tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])
         return tabu
