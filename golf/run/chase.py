@@ -18,8 +18,9 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   quarter polished, the annealing after the trials found no better graph on (36, 3),
   (256, 8) and (512, 8), and its last one within the first tenth of its steps on (300, 7);
   a half polished took (64, 8) to excess ratio 1.268 and (384, 3) to 1.130, from 1.617 and
-  1.152 with a quarter (beside them on the same host). A tabu step scores ``search.neighbourhood`` candidates at ``g = 1``,
-  ``n`` sources each, which is what the bound on ``n`` holds in check;
+  1.152 with a quarter (beside them on the same host). A tabu step scores
+  ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
+  bound on ``n`` holds in check;
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
   ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
 * at the end the best graph is exported beside the run, under the competition's file name.
