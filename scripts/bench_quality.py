@@ -5,7 +5,8 @@ wall time, with nothing set per pair.
 Each pair runs the real ``golf chase N D --minutes M`` (the symmetry form chosen by its
 trials, a population of chains: :mod:`golf.run.chase`) in a temporary folder; ``--parallel K``
 runs K pairs side by side, dealt round-robin over ``--gpus G`` GPUs (``CUDA_VISIBLE_DEVICES``),
-and the page says how many shared the machine. Quality is the **excess ratio**
+each with its share of the host's cores for Numba's threads (``NUMBA_NUM_THREADS``: the cores
+over K), and the page says how many shared the machine. Quality is the **excess ratio**
 ``(ASPL - L) / (ASPL_best - L)``, with ``L`` the Moore ASPL bound and ``ASPL_best`` the
 published best-known value: 1.0 matches the record, below 1.0 beats it. A pair matches the
 record when it reaches the best-known diameter and an ASPL within 0.0005 of the printed
@@ -70,7 +71,7 @@ def run_pairs(names, minutes, ranks, tmp, sets, parallel, gpus, cpu_only):
         while queue and len(running) < parallel:
             name = queue.pop(0)
             env = repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="") if cpu_only else \
-                repo_env()
+                repo_env(NUMBA_NUM_THREADS=str(max(1, (os.cpu_count() or 1) // parallel)))
             if gpus and not cpu_only:
                 env["CUDA_VISIBLE_DEVICES"] = str(names.index(name) % gpus)
             log = open(os.path.join(tmp, f"{name}.out"), "w")

@@ -240,8 +240,9 @@ def test_state_round_trip_continues_bit_for_bit():
 
 
 def test_the_search_moves_through_its_start_graphs():
-    """``pool``/``patience`` (``search.polish_starts``): ``patience`` steps without a new best
-    since the later of the best's step and the current start's, and the step begins from the
+    """``pool``/``patience`` (``search.polish_starts``): ``patience`` steps since the later of
+    the current start and the last step that went below every graph since it, and the step
+    begins from the
     next graph of the cycle -- the start graphs, then the best graph found, then the first
     again (scored, the tabu list empty); the best graph stays; both scoring paths and a state
     round trip agree."""

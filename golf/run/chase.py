@@ -11,7 +11,7 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
-  graph found. A symmetric form's optimum is a local one at ``g = 1``: on small pairs the
+  graph found, kicked by a few random swaps (``search.polish_kick``). A symmetric form's optimum is a local one at ``g = 1``: on small pairs the
   chosen form's chains often stop improving within the trials, where tabu search at ``g = 1``
   from their graphs goes on down ((96, 3) from diameter 7 to 6 on the GPU,
   ``results/quality/``). In the 9-minute GPU runs of the seven pairs with ``n <= 512`` with a

@@ -532,9 +532,11 @@ class Search:
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
                  f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
-                 + (f", then from {len(starts) - 1} more graphs of the chains in turn, each "
-                    f"after {s['polish_patience']} steps without a new best"
+                 + (f", then from {len(starts) - 1} more graphs of the chains in turn"
                     if len(starts) > 1 else "")
+                 + f", the next start after {s['polish_patience']} steps without going below "
+                   f"the current one's best; back at the best graph, {s['polish_kick']} kick "
+                   f"steps"
                  + (f", at g={pg}: {self.ev.describe()}" if graph is not None else ""))
 
     def _polish_scoring(self, t_start: float) -> None:
