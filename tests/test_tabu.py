@@ -24,7 +24,7 @@ from golf.lower_bounds import moore_bounds
 from golf.engine.moves import new_undo, try_swap, undo_swap
 from golf.engine.neighbourhood import Neighbourhood, apply_move, draw_moves, revert_move
 from golf.run import load_checkpoint
-from golf.engine.tabu import TabuSearch, choose_move, polish_budget
+from golf.engine.tabu import PA, TabuSearch, choose_move, polish_budget
 
 from conftest import ROOT, gpu_skip_reason, run_golf
 from naive import apsp_score
@@ -269,10 +269,10 @@ def test_the_search_moves_through_its_start_graphs():
         assert apsp_score(64, t.graph.edges())[:2] == (t.sc[SC.CUR_D], t.sc[SC.CUR_TOTAL])
         assert apsp_score(64, t.best_graph().edges())[:2] == (t.sc[SC.BEST_D],
                                                               t.sc[SC.BEST_TOTAL])
-        if t.pool_at[0] != before[0]:
-            i = int(before[0])
-            assert t.pool_at[0] == (i + 1) % 3 and t.pool_at[1] == step
-            assert step - max(before[7], before[1]) == 5  # the start's best, or the start
+        if t.pool_at[PA.NEXT] != before[PA.NEXT]:
+            i = int(before[PA.NEXT])
+            assert t.pool_at[PA.NEXT] == (i + 1) % 3 and t.pool_at[PA.START] == step
+            assert step - before[PA.START_STEP] == 5  # since the start's best (or the start)
             # one swap (two orbits out, two in: 4 g edges) away from the start: pool graph i,
             # or after the last one the best graph found
             start = others[i] if i < 2 else best_before
@@ -285,12 +285,12 @@ def test_the_search_moves_through_its_start_graphs():
     alone = tabu(good, steps=0, seed=4, neighbourhood=24, tenure=4, patience=5)
     returns = 0
     for step in range(120):
-        best_before, at = alone.best_graph(), int(alone.pool_at[1])
+        best_before, at = alone.best_graph(), int(alone.pool_at[PA.START])
         alone.run(1)
-        if alone.pool_at[1] != at:
+        if alone.pool_at[PA.START] != at:
             assert len(edges(alone.graph) ^ edges(best_before)) <= 4 * 2
             returns += 1
-    assert returns >= 2 and alone.pool_at[0] == 0
+    assert returns >= 2 and alone.pool_at[PA.NEXT] == 0
     runs = []
     for batched in (False, True):
         u = make(batched)
@@ -549,7 +549,7 @@ def test_a_search_scored_by_another_backend_takes_the_same_steps():
     for a, b in ((t.sc, twin.sc), (t.graph.adj, twin.graph.adj), (t.best_adj, twin.best_adj),
                  (t.ring, twin.ring), (t.pool_at, twin.pool_at), (t.st, twin.st)):
         assert np.array_equal(a, b)
-    assert t.pool_at[1] > 25  # a start graph of the cycle taken after the copy
+    assert t.pool_at[PA.START] > 25  # a start graph of the cycle taken after the copy
     assert apsp_score(60, twin.best_graph().edges())[:2] == (twin.sc[SC.BEST_D],
                                                               twin.sc[SC.BEST_TOTAL])
 
@@ -586,14 +586,14 @@ def test_a_return_to_the_best_graph_kicks_it_first():
     kicked, checked, copied = 0, 0, None
     for step in range(200):
         before, sc, saved = t.pool_at.copy(), t.sc.copy(), t.state()
-        if before[4] > 0 and copied is None:
+        if before[PA.KICKS_LEFT] > 0 and copied is None:
             copied = (saved, step)
         t.run(1)
-        if t.pool_at[1] != before[1]:  # a return: its kick steps begin with this one
-            assert t.pool_at[4] == 2
+        if t.pool_at[PA.START] != before[PA.START]:  # a return: its kick steps begin here
+            assert t.pool_at[PA.KICKS_LEFT] == 2
             kicked += 1
-        elif before[4] > 0:  # a kick step: the first admissible candidate was taken
-            assert t.pool_at[4] == before[4] - 1
+        elif before[PA.KICKS_LEFT] > 0:  # a kick step: the first admissible candidate
+            assert t.pool_at[PA.KICKS_LEFT] == before[PA.KICKS_LEFT] - 1
             k = int(t.sc[SC.EVALS] - sc[SC.EVALS])
             i = choose_move(t.hood.outs, t.hood.orbits, k, saved["tabu"], sc, t.params, True)
             best = choose_move(t.hood.outs, t.hood.orbits, k, saved["tabu"], sc, t.params)
@@ -606,6 +606,11 @@ def test_a_return_to_the_best_graph_kicks_it_first():
     u = make()
     u.load_state(state)
     u.run(200 - at)
+    old = dict(state, pool_at=state["pool_at"][:2])  # a checkpoint from before the kicks
+    w = make()
+    w.load_state(old)
+    assert w.pool_at[PA.KICKS_LEFT] == 0 and w.pool_at[PA.START] == state["pool_at"][1]
+    assert w.pool_at[PA.START_STEP] == max(state["pool_at"][1], state["sc"][SC.BEST_STEP])
     v = make(batched=True)  # evaluate_many's path: the same steps
     v.run(200)
     for w in (u, v):

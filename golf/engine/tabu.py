@@ -36,6 +36,8 @@ whichever of the scoring paths is used. The state is the annealer's arrays plus 
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 import numpy as np
 from numba import njit
 
@@ -46,10 +48,24 @@ from golf.kernels.merge import OK
 from golf.engine.neighbourhood import (Neighbourhood, apply_move, draw_moves, moves_applied,
                                 revert_move)
 
-__all__ = ["TabuSearch", "choose_move", "polish_budget"]
+__all__ = ["TabuSearch", "PA", "choose_move", "polish_budget"]
 
-# the slots of TabuSearch.pool_at a checkpoint keeps (the others are parameters)
-STATE_SLOTS = [0, 1, 4, 5, 6, 7]
+
+
+class PA(IntEnum):
+    """The slots of ``TabuSearch.pool_at``: where the search is in its cycle of start graphs."""
+    NEXT = 0        # the next start graph's place in the cycle (the pool, then the best graph)
+    START = 1       # the step the current start began at
+    PATIENCE = 2    # steps without going below START_BEST before the next start (0: never)
+    KICK = 3        # kick steps after each return to the best graph
+    KICKS_LEFT = 4  # kick steps still to take
+    START_D = 5     # the best (diameter, total) since the current start (after a kick: the
+    START_TOTAL = 6  # kicked graph) and the step it was reached at (START or later)
+    START_STEP = 7
+
+
+# the slots a checkpoint keeps (the others are parameters)
+STATE_SLOTS = [PA.NEXT, PA.START, PA.KICKS_LEFT, PA.START_D, PA.START_TOTAL, PA.START_STEP]
 
 
 @njit(cache=True)
@@ -109,23 +125,24 @@ def choose_move(outs, orbits, k, ring, sc, params, first=False):
 @njit(cache=True)
 def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, trace, ntrace,
                   pool_at):
-    """Take the chosen candidate (if any; in a kick step, ``pool_at[4] > 0``, the first
-    admissible one drawn), enter the orbits it removed in the tabu list (the list's slot of
-    this step), count, trace. Returns the new number of trace rows."""
+    """Take the chosen candidate (if any; in a kick step the first admissible one drawn),
+    enter the orbits it removed in the tabu list (the list's slot of this step), keep the
+    best since the current start (:class:`PA`), count, trace. Returns the new number of
+    trace rows."""
     sc[SC.EVALS] += k
-    kick = pool_at[4] > 0
+    kick = pool_at[PA.KICKS_LEFT] > 0
     i = choose_move(outs, orbits, k, ring, sc, params, kick)
     if kick:
-        pool_at[4] -= 1
+        pool_at[PA.KICKS_LEFT] -= 1
     at = 2 * (sc[SC.STEP] % (ring.shape[0] // 2)) if ring.shape[0] else -1
     if i >= 0:
         apply_move(adj, moves[i])
         take_move(outs[i], adj, best_adj, sc, params)
-        if kick or _before(sc[SC.CUR_D], sc[SC.CUR_TOTAL], 0, pool_at[5], pool_at[6], 0):
-            # the best since the current start (a kicked graph: the start), and its step
-            pool_at[5] = sc[SC.CUR_D]
-            pool_at[6] = sc[SC.CUR_TOTAL]
-            pool_at[7] = sc[SC.STEP]
+        if kick or _before(sc[SC.CUR_D], sc[SC.CUR_TOTAL], 0, pool_at[PA.START_D],
+                           pool_at[PA.START_TOTAL], 0):
+            pool_at[PA.START_D] = sc[SC.CUR_D]
+            pool_at[PA.START_TOTAL] = sc[SC.CUR_TOTAL]
+            pool_at[PA.START_STEP] = sc[SC.STEP]
     if at >= 0:
         ring[at] = orbits[i, 0] if i >= 0 else -1
         ring[at + 1] = orbits[i, 1] if i >= 0 else -1
@@ -135,21 +152,18 @@ def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, t
 
 @njit(cache=True)
 def next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at):
-    """Leave the current graph once ``pool_at[2]`` steps have gone by since the current start
-    (``pool_at[1]``) or the last step that went below every graph since it (``pool_at[5:8]``:
-    that best's diameter, total and step), for the next start
-    in the cycle ``pool[0], pool[1], ..., the best graph found, pool[0], ...`` (``pool_at[0]``
-    is the place in it; ``pool_sc`` the pool's scores); the tabu list is emptied. The
+    """Leave the current graph once ``PA.PATIENCE`` steps have gone by since the current start
+    or the last step that went below every graph since it (``PA.START_STEP``), for the next
+    start in the cycle ``pool[0], pool[1], ..., the best graph found, pool[0], ...``
+    (``pool_sc``: the pool's scores); the tabu list is emptied. The
     candidates of a step are a random sample, so a start taken again leads elsewhere: the
     search returns to its best graph instead of circling where it stalled. The best graph
-    stays. Back at the best graph, the next ``pool_at[3]`` steps are kick steps: each takes a
+    stays. Back at the best graph, the next ``PA.KICK`` steps are kick steps: each takes a
     random admissible candidate (:func:`end_tabu_step`), so that the search leaves the best
     graph's basin before it descends again; the patience counts from the kicked graph."""
-    if pool_at[2] <= 0:
+    if pool_at[PA.PATIENCE] <= 0 or sc[SC.STEP] - pool_at[PA.START_STEP] < pool_at[PA.PATIENCE]:
         return
-    if sc[SC.STEP] - max(pool_at[7], pool_at[1]) < pool_at[2]:
-        return
-    i = pool_at[0]
+    i = pool_at[PA.NEXT]
     if i < pool.shape[0]:
         adj[:, :] = pool[i]
         sc[SC.CUR_D] = pool_sc[i, 0]
@@ -160,12 +174,12 @@ def next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at):
         sc[SC.CUR_D] = sc[SC.BEST_D]
         sc[SC.CUR_TOTAL] = sc[SC.BEST_TOTAL]
         sc[SC.CUR_PER] = sc[SC.BEST_PER]
-        pool_at[4] = pool_at[3]
+        pool_at[PA.KICKS_LEFT] = pool_at[PA.KICK]
     ring[:] = -1
-    pool_at[0] = (i + 1) % (pool.shape[0] + 1)
-    pool_at[1] = pool_at[7] = sc[SC.STEP]
-    pool_at[5] = sc[SC.CUR_D]
-    pool_at[6] = sc[SC.CUR_TOTAL]
+    pool_at[PA.NEXT] = (i + 1) % (pool.shape[0] + 1)
+    pool_at[PA.START] = pool_at[PA.START_STEP] = sc[SC.STEP]
+    pool_at[PA.START_D] = sc[SC.CUR_D]
+    pool_at[PA.START_TOTAL] = sc[SC.CUR_TOTAL]
 
 
 @njit(cache=True)
@@ -267,11 +281,16 @@ class TabuSearch(Annealer):
         self.rows = np.zeros((max(1, min(self.hood.K, width)), graph.m, graph.d),
                              dtype=np.int32)
         self.set_pool(pool)
-        # the next start graph, the step the current one began at, the patience, the kick,
-        # the kick steps left, and the best since the current start (diameter, total, step)
-        self.pool_at = np.array([0, self.sc[SC.STEP], max(0, int(patience)), max(0, int(kick)),
-                                 0, self.sc[SC.CUR_D], self.sc[SC.CUR_TOTAL], self.sc[SC.STEP]],
-                                dtype=np.int64)
+        self.pool_at = np.zeros(len(PA), dtype=np.int64)  # the cycle of start graphs
+        self.pool_at[PA.PATIENCE] = max(0, int(patience))
+        self.pool_at[PA.KICK] = max(0, int(kick))
+        self._restart_at(int(self.sc[SC.STEP]))
+
+    def _restart_at(self, step: int) -> None:
+        """The current graph is a start from ``step`` on (its score the best since it)."""
+        pa = self.pool_at
+        pa[PA.START] = pa[PA.START_STEP] = step
+        pa[PA.START_D], pa[PA.START_TOTAL] = self.sc[SC.CUR_D], self.sc[SC.CUR_TOTAL]
 
     def set_pool(self, graphs) -> None:
         """The start graphs after the current one (scored here, once)."""
@@ -298,8 +317,8 @@ class TabuSearch(Annealer):
                           neighbourhood=self.neighbourhood, tenure=self.ring.shape[0] // 2,
                           aspl_priority=bool(self.params[P.ASPL_PRIORITY]), seed=self.seed,
                           bounds=self.bounds, trace_every=int(self.params[P.TRACE_EVERY]),
-                          reach=self.reach, patience=int(self.pool_at[2]),
-                          kick=int(self.pool_at[3]))
+                          reach=self.reach, patience=int(self.pool_at[PA.PATIENCE]),
+                          kick=int(self.pool_at[PA.KICK]))
         twin.load_state(self.state())
         return twin
 
@@ -375,10 +394,11 @@ class TabuSearch(Annealer):
             at = np.asarray(state["pool_at"])
             if at.shape[0] == len(STATE_SLOTS):
                 self.pool_at[STATE_SLOTS] = at
-            else:  # a checkpoint without kicks: no kick steps left, the best since its start
-                self.pool_at[:2] = at[:2]  # taken as the best graph found
-                self.pool_at[4:] = (0, self.sc[SC.BEST_D], self.sc[SC.BEST_TOTAL],
-                                    self.sc[SC.BEST_STEP])
+            else:  # a checkpoint without kicks: (next, start); the patience counted from the
+                # later of the start and the best graph found, as it then was
+                self._restart_at(int(at[1]))
+                self.pool_at[PA.NEXT] = at[0]
+                self.pool_at[PA.START_STEP] = max(int(at[1]), int(self.sc[SC.BEST_STEP]))
 
     @classmethod
     def after(cls, ann, evaluator, *, steps, graph=None, reach=None, **kw) -> "TabuSearch":
@@ -391,6 +411,6 @@ class TabuSearch(Annealer):
                    reach=ann.reach if reach is None else reach, bounds=ann.bounds, **kw)
         for k in (SC.STEP, SC.EVALS, SC.ACCEPTED, SC.BEST_STEP):
             tabu.sc[k] = ann.sc[k]
-        tabu.pool_at[1] = tabu.pool_at[7] = tabu.sc[SC.STEP]
+        tabu._restart_at(int(tabu.sc[SC.STEP]))
         tabu.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])
         return tabu

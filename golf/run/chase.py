@@ -11,14 +11,14 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
-  graph found, kicked by a few random swaps (``search.polish_kick``). A symmetric form's optimum is a local one at ``g = 1``: on small pairs the
-  chosen form's chains often stop improving within the trials, where tabu search at ``g = 1``
-  from their graphs goes on down ((96, 3) from diameter 7 to 6 on the GPU,
-  ``results/quality/``). In the 9-minute GPU runs of the seven pairs with ``n <= 512`` with a
-  quarter polished, the annealing after the trials found no better graph on (36, 3),
-  (256, 8) and (512, 8), and its last one within the first tenth of its steps on (300, 7);
-  a half polished took (64, 8) to excess ratio 1.268 and (384, 3) to 1.130, from 1.617 and
-  1.152 with a quarter (beside them on the same host). A tabu step scores
+  graph found, kicked by a few random swaps (``search.polish_kick``). A symmetric form's optimum is
+  a local one at ``g = 1``: on small pairs the chosen form's chains often stop improving within the
+  trials, where tabu search at ``g = 1`` from their graphs goes on down ((96, 3) from diameter 7 to
+  6 on the GPU, ``results/quality/``). In the 9-minute GPU runs of the seven pairs of
+  ``n <= 512`` with a quarter polished, the annealing after the trials found no better graph
+  on (36, 3), (256, 8) and (512, 8), and its last one within the first tenth of its steps on
+  (300, 7); a half polished took (64, 8) to excess ratio 1.268 and (384, 3) to 1.130, from
+  1.617 and 1.152 with a quarter (beside them on the same host). A tabu step scores
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check;
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
