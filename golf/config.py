@@ -620,7 +620,7 @@ def _check_relations(out: dict, where) -> None:
     if start is not None and start not in START_KINDS:
         _check_start(start, where)
     if start == "algebraic":
-        from golf.starts.algebraic import NEAR, construction_for
+        from golf.starts.algebraic import NO_CONSTRUCTION, construction_for
 
         if p["g"] != 1 or p["grid"] is not None or p["group"] not in (None, "cyclic"):
             raise GolfError(f"{where('problem.start')}: problem.start: algebraic starts are "
@@ -628,8 +628,7 @@ def _check_relations(out: dict, where) -> None:
                             f"problem.g: 1 and no grid")
         if construction_for(n, d) is None:
             raise GolfError(f"{where('problem.start')}: problem.start: algebraic: no "
-                            f"construction lies near (n={n}, d={d}) (the polarity graphs ER_q, "
-                            f"q + 1 <= d, of order within {NEAR:.0%} of n)")
+                            f"construction lies near (n={n}, d={d}) ({NO_CONSTRUCTION})")
     if e["backend"] != "auto":
         check_options(e["backend"], {k: v for k, v in e.items() if k != "backend"},
                       lambda key: where(f"evaluator.{key}"))

@@ -1,6 +1,7 @@
 """golf.starts.polarity: the finite fields GF(p^k) and the polarity graphs ER_q, checked
 against the literature (order q^2 + q + 1, q (q+1)^2 / 2 edges, q + 1 absolute points of degree
-q and the rest of degree q + 1, diameter 2, no 4-cycle) with SciPy's shortest paths."""
+q and the rest of degree q + 1, diameter 2, no 4-cycle) with SciPy's shortest paths; ER_q less
+a polar line (q^2 vertices, degree q, diameter 3); the fitting and the algebraic start."""
 
 import itertools
 
@@ -12,7 +13,8 @@ from scipy.sparse.csgraph import shortest_path
 
 import golf
 from golf.errors import GolfError
-from golf.starts.polarity import Field, polarity_edges, polarity_graph, prime_power
+from golf.starts.polarity import (Field, line_deleted_edges, polarity_edges, polarity_graph,
+                                  prime_power)
 
 from naive import apsp_score
 
@@ -72,10 +74,32 @@ def test_polarity_graph_against_the_literature(q):
     assert common.max() == 1  # no 4-cycle: two vertices share at most one neighbour
 
 
-@pytest.mark.parametrize("q", [4, 7, 9])
-def test_every_backend_scores_a_polarity_graph_exactly(q):
-    graph = polarity_graph(q)
-    want = apsp_score(graph.n, polarity_edges(q))
+@pytest.mark.parametrize("q", [3, 4, 5, 7, 8, 9, 11, 16])
+def test_polarity_graph_less_a_line(q):
+    """q^2 vertices; for even q every degree is q (the nucleus's line went, the nucleus came
+    back); for odd q, q - 2 absolute points keep degree q - 1; diameter 3; two vertices at
+    distance 3 lost the one path of length 2 that ER_q gave them, so there are at most as many
+    such pairs as paths the deletion cut: (q + 1) C(q + 1, 2) through the deleted vertices,
+    q (q + 1) through the dropped edges."""
+    n = q * q
+    e = line_deleted_edges(q)
+    assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e) and e.max() < n
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert deg.max() == q
+    assert (deg == q - 1).sum() == (0 if q % 2 == 0 else q - 2) and (deg >= q - 1).all()
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    dist = shortest_path((a + a.T).tocsr(), unweighted=True)
+    assert dist.max() == 3
+    far = (dist == 3).sum() // 2
+    assert 0 < far <= (q + 1) * (q + 1) * q // 2 + q * (q + 1)
+    assert (line_deleted_edges(q) == e).all()
+
+
+@pytest.mark.parametrize("q,line", [(4, False), (7, False), (9, False), (5, True), (8, True)])
+def test_every_backend_scores_a_polarity_graph_exactly(q, line):
+    e = line_deleted_edges(q) if line else polarity_edges(q)
+    graph = golf.Graph.from_edges(e, n=q * q if line else q * q + q + 1)
+    want = apsp_score(graph.n, e)
     for backend in ("bitset", "bfs", "reference"):
         s = golf.evaluate(graph, backend)
         assert (s.diameter, s.total, s.peripheral) == want
@@ -124,10 +148,12 @@ def test_fit_deletes_vertices_and_rejoins_their_slots(q, n, d):
     big_n = q * q + q + 1
     e = fit_edges(polarity_edges(q), big_n, n, d, seed=1)
     deg, _ = _check_fitted(e, n, d)
-    old = np.bincount(polarity_edges(q).ravel(), minlength=big_n)[:n]
-    # the freed slots are joined in pairs: the remaining vertices keep their degrees, but for
-    # the few stubs left without a partner that is not yet a neighbour
-    assert (deg <= old).all() and (old - deg).sum() <= 2
+    # the freed slots, then the free ones (the absolute points' where d = q + 1), are joined
+    # in pairs: every vertex ends full, but for the few stubs left without a partner that is
+    # not yet a neighbour
+    assert (d - deg).sum() <= 2
+    kept = {tuple(x) for x in polarity_edges(q) if x.max() < n}
+    assert kept <= {tuple(x) for x in e}  # the edges among the remaining vertices stay
 
 
 def test_fit_refuses_a_construction_above_d():
@@ -137,15 +163,59 @@ def test_fit_refuses_a_construction_above_d():
         fit_edges(polarity_edges(7), 57, 60, 7)
 
 
-def test_construction_for_picks_the_largest_polarity_graph_near_n():
-    from golf.starts.algebraic import construction_for
+def test_construction_for_takes_the_fullest_degree_then_the_nearest_order():
+    from golf.starts.algebraic import constructions, construction_for
 
-    assert construction_for(1024, 32)[0] == 31
-    assert construction_for(1560, 40)[0] == 37
-    assert construction_for(3250, 57)[0] == 53
-    assert construction_for(60, 8)[0] == 7
+    assert construction_for(1024, 32).name == "ER_32-line"  # exactly 32^2 vertices of degree 32
+    assert construction_for(1560, 40).name == "ER_41-2lines"
+    assert construction_for(3250, 57).name == "ER_59-3lines"
+    assert construction_for(60, 8).name == "ER_7"
+    assert construction_for(64, 8).name == "ER_8-line"
+    assert {"ER_31", "ER_32-line"} <= {c.name for c in constructions(1024, 32)}
+    assert all(c.degree <= 20 for c in constructions(400, 20))  # never above d
     assert construction_for(256, 8) is None  # ER_7 has 57 vertices: too far from 256
     assert construction_for(1024, 3) is None
+
+
+@pytest.mark.parametrize("q,k", [(7, 2), (8, 3), (11, 3), (16, 2), (17, 5)])
+def test_polarity_graph_less_k_lines(q, k):
+    """About q^2 + q + 1 - k (q + 2) + k (k - 1) / 2 vertices (fewer lines meet in one point,
+    more vertices stay), degree q + 1 - k but for a few one less, diameter at most 4; the
+    same graph for a seed, another for another seed."""
+    from golf.starts.polarity import lines_deleted_edges
+
+    e = lines_deleted_edges(q, k, seed=1)
+    n = int(e.max()) + 1
+    assert 0 <= n - (q * q + q + 1 - k * (q + 2) + k * (k - 1) // 2) <= k
+    assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e)
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert deg.max() == q + 1 - k and (deg >= q - k).all()
+    assert (deg == q - k).sum() <= n // 4
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    dist = shortest_path((a + a.T).tocsr(), unweighted=True)
+    assert dist.max() <= 4 and (dist == 4).sum() // 2 <= n // 8
+    assert np.array_equal(lines_deleted_edges(q, k, seed=1), e)
+    assert not np.array_equal(lines_deleted_edges(q, k, seed=2), e)
+    with pytest.raises(GolfError, match="k >= 2"):
+        lines_deleted_edges(q, 1)
+
+
+@pytest.mark.parametrize("n,d", [(1024, 32), (1560, 40), (64, 8), (60, 8), (120, 12)])
+def test_the_chosen_construction_fits_better_than_the_others(n, d):
+    """The rule of construction_for against the scores of every candidate fitted (seed 0)."""
+    from golf.graph import Graph
+    from golf.starts.algebraic import constructions, construction_for
+    from golf.starts.fit import fit_edges
+
+    def fitted(c):
+        e = c.edges(0)
+        e = fit_edges(e, int(e.max()) + 1, n, d, seed=0)
+        s = golf.evaluate(Graph.from_edges(e, n=n, d=d), "bitset")
+        return s.diameter, s.total
+
+    scores = {c.name: fitted(c) for c in constructions(n, d)}
+    assert len(scores) >= 2
+    assert scores[construction_for(n, d).name] == min(scores.values()), scores
 
 
 def test_algebraic_start_runs_and_says_what_it_built(tmp_path):

@@ -29,7 +29,7 @@ run's own engine and keeps the best.
      prime; ``n*d`` odd), which otherwise has ``g = 1`` and ``n`` sources to score. (101, 6):
      ``Z_5`` with one centre (20 orbits) and ``Z_3`` with two, where ``g = 1`` is all else.
    * First of all, where a construction of :mod:`golf.starts.algebraic` lies near ``(n, d)``
-     (dense pairs: ``ER_31`` for (1024, 32)) and ``problem.start`` is random: ``g = 1`` from
+     (dense pairs: ``ER_32-line`` for (1024, 32)) and ``problem.start`` is random: ``g = 1`` from
      that construction fitted to the pair, which starts closer to the record than the other
      forms get in their trials.
 
@@ -132,7 +132,7 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
 class Form:
     """A symmetry form: order ``g`` and ``group`` (a :class:`golf.group.Group`, None for the
     cyclic ``Z_g``); ``construction`` names the algebraic start graph of a ``g = 1`` form that
-    starts from one (``ER_31``: :mod:`golf.starts.algebraic`), None for the config's start;
+    starts from one (``ER_32-line``: :mod:`golf.starts.algebraic`), None for the config's start;
     ``centres`` the centre vertices (:mod:`golf.graph`, ``g`` divides ``n - centres``);
     ``switches`` the number of switches of a host-switch problem (:mod:`golf.hostswitch`;
     0 for the others)."""
@@ -275,8 +275,8 @@ def forms(problem: dict) -> tuple[list[Form], str]:
                  f"the largest g of each c, where it beats every other form's g")
     found = construction_for(n, d) if problem.get("start") in (None, "random") else None
     if found is not None:  # first: for a dense pair it starts far closer than any other form
-        out.insert(0, Form(1, None, f"ER_{found[0]}"))
-        rule += f"; first, g=1 from the algebraic start {found[1]}"
+        out.insert(0, Form(1, None, found.name))
+        rule += f"; first, g=1 from the algebraic start {found.label}"
     return out, rule
 
 

@@ -2,41 +2,112 @@
 near ``(n, d)``, fitted to it (:mod:`golf.starts.fit`).
 
 For a pair with a large degree the best graphs have almost every pair of vertices at
-distance 2, which local moves from a random graph do not reach. The constructions:
+distance 2, which local moves from a random graph do not reach. The constructions
+(:mod:`golf.starts.polarity`), for each prime power ``q``:
 
-* the polarity graph ``ER_q`` (:mod:`golf.starts.polarity`): ``q^2 + q + 1`` vertices of
-  degree ``q + 1`` (``q`` a prime power), diameter 2.
+* ``ER_q``, the polarity graph: ``q^2 + q + 1`` vertices of degree ``q + 1``, diameter 2;
+* ``ER_q-line``, ``ER_q`` less one polar line, its pole joined back: ``q^2`` vertices of degree
+  ``q``, diameter 3.
 
-:func:`construction_for` takes the largest ``ER_q`` with ``q + 1 <= d`` whose order lies within
-:data:`NEAR` of ``n``: e.g. ``ER_31`` (993 vertices) for (1024, 32), ``ER_37`` (1407) for
-(1560, 40), ``ER_53`` (2863) for (3250, 57). Fitted before any search, they score (diameter,
-ASPL) 3 / 2.0400, 3 / 2.1103 and 3 / 2.1543 (excess ratios against the 2016 records 2.43, 2.14
-and 1.96), where the search from a random graph ended at ratios 6.8, 3.3 and 2.7
-(``results/quality/``).
+:func:`construction_for` takes, among those of degree at most ``d`` whose order lies within
+:data:`NEAR` of ``n``, the one that leaves the fewest slots for the fitting to fill or free,
+``|n - N| d + N (d - d')`` for ``N`` vertices of degree ``d'``; ties go to the larger degree.
+Fitted before any search, in (diameter, ASPL) and excess ratio against the 2016 records:
+
+=============  ====================  ==================  ==============================
+pair           construction          fitted start        the other candidate, fitted
+=============  ====================  ==================  ==============================
+(1024, 32)     ``ER_32-line``        3 / 1.99991, 1.07   ``ER_31``: 3 / 2.0396, 2.42
+(1560, 40)     ``ER_37``             3 / 2.1117, 2.14    ``ER_37-line``: 3 / 2.1406, 2.59
+(3250, 57)     ``ER_53``             3 / 2.1550, 1.96    ``ER_53-line``: 3 / 2.1731, 2.17
+(64, 8)        ``ER_8-line``         3 / 1.99355         ``ER_7``: 3 / 2.0446
+(60, 8)        ``ER_7``              3 / 1.9407          ``ER_8-line``: 3 / 2.0017
+=============  ====================  ==================  ==============================
+
+The rule picks the better start on each of these pairs. The search from a random graph ended at
+ratios 6.8, 3.3 and 2.7 on the first three (``results/quality/``).
 
 The start is not symmetric in golf's numbering: it needs ``problem.g: 1``.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from golf.errors import GolfError
 
-__all__ = ["NEAR", "construction_for", "algebraic_graph"]
+__all__ = ["NEAR", "MAX_LINES", "Construction", "constructions", "construction_for",
+           "algebraic_graph"]
 
 # a construction is near (n, d) when its order is within this fraction of n, either side
 NEAR = 0.15
+# the most polar lines a construction deletes from ER_q
+MAX_LINES = 8
 
 
-def construction_for(n: int, d: int) -> tuple[int, str] | None:
-    """``(q, label)`` of the construction the ``algebraic`` start fits to ``(n, d)``, or None
-    where none is near (module docstring)."""
+class Construction(NamedTuple):
+    """A construction of :mod:`golf.starts.polarity`: ``ER_q`` less ``lines`` polar lines
+    (``ER_31``, ``ER_32-line``, ``ER_59-3lines``), its order (for two lines or more, where the
+    lines meet in distinct points) and degree."""
+
+    q: int
+    lines: int
+    order: int
+    degree: int
+
+    @property
+    def name(self) -> str:
+        return f"ER_{self.q}" + ("", "-line")[self.lines] if self.lines < 2 else \
+            f"ER_{self.q}-{self.lines}lines"
+
+    @property
+    def label(self) -> str:
+        what = ("", "less a polar line, ", f"less {self.lines} polar lines and their poles, ")
+        return (f"{self.name} ({what[min(self.lines, 2)]}{self.order} vertices, degree "
+                f"{self.degree}, diameter {(2, 3, 4)[min(self.lines, 2)]})")
+
+    def edges(self, seed: int = 0):
+        """The construction's edges (``seed`` draws the poles of two lines or more)."""
+        from golf.starts.polarity import line_deleted_edges, lines_deleted_edges, polarity_edges
+
+        if self.lines == 0:
+            return polarity_edges(self.q)
+        if self.lines == 1:
+            return line_deleted_edges(self.q)
+        return lines_deleted_edges(self.q, self.lines, seed)
+
+
+def _construction(q: int, lines: int) -> Construction:
+    k = lines
+    order = (q * q + q + 1 if k == 0 else q * q if k == 1 else
+             q * q + q + 1 - k * (q + 2) + k * (k - 1) // 2)
+    return Construction(q, k, order, q + 1 - k)
+
+
+def constructions(n: int, d: int) -> list[Construction]:
+    """Every construction of degree at most ``d`` whose order lies within :data:`NEAR` of
+    ``n``: for each prime power ``q`` up to ``d + MAX_LINES - 1``, ``ER_q`` less the fewest
+    lines that bring its degree to ``d`` or below, and less one more."""
     from golf.starts.polarity import prime_power
 
-    for q in range(d - 1, 1, -1):
-        order = q * q + q + 1
-        if prime_power(q) and abs(order - n) <= NEAR * n:
-            return q, f"ER_{q} ({order} vertices, degree {q + 1}, diameter 2)"
-    return None
+    out = []
+    for q in range(2, d + MAX_LINES):
+        if prime_power(q):
+            least = max(0, q + 1 - d)
+            for k in (least, least + 1):
+                c = _construction(q, k)
+                if k <= MAX_LINES and abs(c.order - n) <= NEAR * n:
+                    out.append(c)
+    return out
+
+
+def construction_for(n: int, d: int) -> Construction | None:
+    """The construction the ``algebraic`` start fits to ``(n, d)`` (module docstring), or None
+    where none is near."""
+    found = constructions(n, d)
+    if not found:
+        return None
+    return min(found, key=lambda c: (d - c.degree, abs(n - c.order)))
 
 
 def algebraic_graph(n: int, d: int, seed: int = 0):
@@ -45,18 +116,21 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
     GolfError where no construction is near."""
     from golf.graph import Graph
     from golf.starts.fit import fit_edges
-    from golf.starts.polarity import polarity_edges
 
-    found = construction_for(n, d)
-    if found is None:
+    c = construction_for(n, d)
+    if c is None:
         raise GolfError(f"problem.start: algebraic: no construction lies near (n={n}, d={d}) "
-                        f"(the polarity graphs ER_q, q + 1 <= d, of order within "
-                        f"{NEAR:.0%} of n)")
-    q, label = found
-    order = q * q + q + 1
-    edges = fit_edges(polarity_edges(q), order, n, d, seed=seed)
+                        f"({NO_CONSTRUCTION})")
+    built = c.edges(seed)
+    order = int(built.max()) + 1
+    edges = fit_edges(built, order, n, d, seed=seed)
     how = (f"{n - order} vertices added (free slots, then split edges)" if n > order else
            f"{order - n} vertices deleted (their slots rejoined in pairs)" if n < order else
            "as it is")
-    return (Graph.from_edges(edges, n=n, d=d, source=f"ER_{q} fitted"),
-            f"start graph: {label} fitted to (n={n}, d={d}), seed {seed}: {how}")
+    return (Graph.from_edges(edges, n=n, d=d, source=f"{c.name} fitted"),
+            f"start graph: {c.label} fitted to (n={n}, d={d}), seed {seed}: {how}")
+
+
+# what the constructions are, for the errors that say none is near
+NO_CONSTRUCTION = (f"the polarity graphs ER_q, q a prime power, less up to {MAX_LINES} polar "
+                   f"lines: degree q + 1 - lines <= d, of order within {NEAR:.0%} of n")

@@ -10,6 +10,10 @@ keeps as much of the construction as it can.
 * **Deleting** ``N - n`` vertices: the vertices with the largest ids go, and the slots their
   edges freed are joined in pairs at random (a maximal matching of the freed stubs between
   vertices not yet adjacent), which restores most degrees.
+* Last, every slot still free (a construction of degree below ``d``) is joined in pairs the
+  same way: the search swaps edges and never adds one, so a slot left free stays free. For
+  ``ER_41`` less 3 polar lines (degree 39) fitted to (1560, 40) that takes the start's ASPL
+  from 2.0613 to 2.0561.
 
 Deterministic for a seed: the same graph on every machine.
 """
@@ -52,19 +56,7 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
                     nbrs[u].discard(x)
                     freed.append(u)
         nbrs = nbrs[:n]
-        order = rng.permutation(len(freed))
-        stubs = [freed[i] for i in order]
-        waiting = []
-        for u in stubs:
-            partner = next((i for i, w in enumerate(waiting)
-                            if w != u and w not in nbrs[u] and len(nbrs[w]) < d), None)
-            if partner is None or len(nbrs[u]) >= d:
-                waiting.append(u)
-                continue
-            w = waiting.pop(partner)
-            nbrs[u].add(w)
-            nbrs[w].add(u)
-        return _edges(nbrs)
+        _join(nbrs, freed, d, rng)
     for x in range(big_n, n):
         nbrs.append(set())
         free = [u for u in range(x) if len(nbrs[u]) < d]
@@ -83,4 +75,22 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
             for w in (u, v):
                 nbrs[w].add(x)
                 nbrs[x].add(w)
+    _join(nbrs, [v for v in range(n) for _ in range(d - len(nbrs[v]))], d, rng)
     return _edges(nbrs)
+
+
+def _join(nbrs: list, stubs: list, d: int, rng) -> None:
+    """Join the free slots ``stubs`` (a vertex once for each) in pairs, in an order drawn from
+    ``rng``: each to the first waiting stub of a vertex that is neither it nor a neighbour
+    (a maximal matching of the stubs between vertices not yet adjacent)."""
+    waiting = []
+    for i in rng.permutation(len(stubs)):
+        u = stubs[i]
+        partner = next((j for j, w in enumerate(waiting)
+                        if w != u and w not in nbrs[u] and len(nbrs[w]) < d), None)
+        if partner is None or len(nbrs[u]) >= d:
+            waiting.append(u)
+            continue
+        w = waiting.pop(partner)
+        nbrs[u].add(w)
+        nbrs[w].add(u)
