@@ -6,26 +6,34 @@ distance 2, which local moves from a random graph do not reach. The construction
 (:mod:`golf.starts.polarity`), for each prime power ``q``:
 
 * ``ER_q``, the polarity graph: ``q^2 + q + 1`` vertices of degree ``q + 1``, diameter 2;
-* ``ER_q-line``, ``ER_q`` less one polar line, its pole joined back: ``q^2`` vertices of degree
-  ``q``, diameter 3.
+* ``ER_q-line``: ``ER_q`` less one polar line, its pole joined back: ``q^2`` vertices of degree
+  ``q``, diameter 3;
+* ``ER_q-klines``: ``ER_q`` less ``k`` polar lines (``2 <= k <=`` :data:`MAX_LINES`) and their
+  poles: about ``q^2 + q + 1 - k (q + 2)`` vertices of degree ``q + 1 - k``. Deleting a line
+  takes one neighbour from every other vertex, so this brings a larger plane down to ``d``.
 
-:func:`construction_for` takes, among those of degree at most ``d`` whose order lies within
-:data:`NEAR` of ``n``, the one that leaves the fewest slots for the fitting to fill or free,
-``|n - N| d + N (d - d')`` for ``N`` vertices of degree ``d'``; ties go to the larger degree.
-Fitted before any search, in (diameter, ASPL) and excess ratio against the 2016 records:
+:func:`constructions` lists, for each ``q`` up to ``d + MAX_LINES - 1``, ``ER_q`` less the
+fewest lines that bring its degree to ``d`` or below, and less one more, where the order lies
+within :data:`NEAR` of ``n``. :func:`construction_for` takes the one of the fullest degree
+(a slot left free is joined at random by the fitting), then the nearest order (each vertex
+added or deleted cuts paths of length 2). Every candidate fitted (seed 0; 2-core machine,
+2026-11-27), (diameter, ASPL) and excess ratio against the 2016 records, the chosen one first:
 
-=============  ====================  ==================  ==============================
-pair           construction          fitted start        the other candidate, fitted
-=============  ====================  ==================  ==============================
-(1024, 32)     ``ER_32-line``        3 / 1.99991, 1.07   ``ER_31``: 3 / 2.0396, 2.42
-(1560, 40)     ``ER_37``             3 / 2.1117, 2.14    ``ER_37-line``: 3 / 2.1406, 2.59
-(3250, 57)     ``ER_53``             3 / 2.1550, 1.96    ``ER_53-line``: 3 / 2.1731, 2.17
-(64, 8)        ``ER_8-line``         3 / 1.99355         ``ER_7``: 3 / 2.0446
-(60, 8)        ``ER_7``              3 / 1.9407          ``ER_8-line``: 3 / 2.0017
-=============  ====================  ==================  ==============================
-
-The rule picks the better start on each of these pairs. The search from a random graph ended at
-ratios 6.8, 3.3 and 2.7 on the first three (``results/quality/``).
+==========  ===============================================================================
+pair        fitted starts
+==========  ===============================================================================
+(1024, 32)  ``ER_32-line`` 3 / 1.99991 (1.07); ``ER_31`` 2.03956 (2.42), ``ER_32-2lines``
+            D=4, ``ER_31-line`` 2.08284, ``ER_29`` 2.17589, ``ER_37-7lines`` 2.18035
+(1560, 40)  ``ER_41-2lines`` 3 / 2.05462 (1.26); ``ER_41-3lines`` 2.05606 (1.28),
+            ``ER_37`` 2.11173 (2.16), ``ER_43-4lines`` 2.11610, ``ER_43-5lines``,
+            ``ER_37-line``
+(3250, 57)  ``ER_59-3lines`` 3 / 2.05680 (0.85, below the record 2.070); ``ER_59-4lines``
+            2.05879 (0.87), ``ER_61-5lines`` 2.10416, ``ER_53`` 2.15500 (1.97),
+            ``ER_64-8lines``, ``ER_53-line``
+(64, 8)     ``ER_8-line`` 3 / 1.99355 (2.23); ``ER_7`` 2.04464, ``ER_9-2lines``,
+            ``ER_9-3lines``
+(60, 8)     ``ER_7`` 3 / 1.94068; ``ER_8-line`` 2.00169, ``ER_8-2lines``, ``ER_9-3lines``
+==========  ===============================================================================
 
 The start is not symmetric in golf's numbering: it needs ``problem.g: 1``.
 """
