@@ -76,8 +76,8 @@ def test_polarity_graph_against_the_literature(q):
 
 @pytest.mark.parametrize("q", [3, 4, 5, 7, 8, 9, 11, 16])
 def test_polarity_graph_less_a_line(q):
-    """q^2 vertices; for even q every degree is q (the nucleus's line went, the nucleus came
-    back); for odd q, q - 2 absolute points keep degree q - 1; diameter 3; two vertices at
+    """q^2 vertices; for even q every degree is q; for odd q, q - 2 absolute points keep
+    degree q - 1; diameter 3; two vertices at
     distance 3 lost the one path of length 2 that ER_q gave them, so there are at most as many
     such pairs as paths the deletion cut: (q + 1) C(q + 1, 2) through the deleted vertices,
     q (q + 1) through the dropped edges."""
@@ -93,6 +93,9 @@ def test_polarity_graph_less_a_line(q):
     far = (dist == 3).sum() // 2
     assert 0 < far <= (q + 1) * (q + 1) * q // 2 + q * (q + 1)
     assert (line_deleted_edges(q) == e).all()
+    if q % 2 == 0:  # the pole came back to the nucleus's neighbours: two vertices are twins
+        rows = {tuple(np.flatnonzero(r)) for r in a.toarray() + a.toarray().T}
+        assert len(rows) == n - 1
 
 
 @pytest.mark.parametrize("q,line", [(4, False), (7, False), (9, False), (5, True), (8, True)])
