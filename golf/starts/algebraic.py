@@ -8,11 +8,11 @@ distance 2, which local moves from a random graph do not reach. The construction
 * ``ER_q``, the polarity graph: ``q^2 + q + 1`` vertices of degree ``q + 1``, diameter 2;
 * ``ER_q-line``: ``ER_q`` less one polar line, its pole joined back: ``q^2`` vertices of degree
   ``q``, diameter 3;
-* ``ER_q-klines``: ``ER_q`` less ``k`` polar lines (``2 <= k <=`` :data:`MAX_LINES`) and their
+* ``ER_q-klines``: ``ER_q`` less ``k`` polar lines (``2 <= k <= q /`` :data:`LINES_PER`) and their
   poles: about ``q^2 + q + 1 - k (q + 2)`` vertices of degree ``q + 1 - k``. Deleting a line
   takes one neighbour from every other vertex, so this brings a larger plane down to ``d``.
 
-:func:`constructions` lists, for each ``q`` up to ``d + MAX_LINES - 1``, ``ER_q`` less the
+:func:`constructions` lists, for each ``q``, ``ER_q`` less the
 fewest lines that bring its degree to ``d`` or below, and less one more, where the order lies
 within :data:`NEAR` of ``n``. :func:`construction_for` takes the one of the fullest degree
 (a slot left free is joined at random by the fitting), then the nearest order (each vertex
@@ -46,13 +46,14 @@ from typing import NamedTuple
 
 from golf.errors import GolfError
 
-__all__ = ["NEAR", "MAX_LINES", "Construction", "constructions", "construction_for",
+__all__ = ["NEAR", "LINES_PER", "Construction", "constructions", "construction_for",
            "algebraic_graph"]
 
 # a construction is near (n, d) when its order is within this fraction of n, either side
 NEAR = 0.15
-# the most polar lines a construction deletes from ER_q
-MAX_LINES = 8
+# ER_q loses at most q / LINES_PER polar lines: more would leave a sparse graph (order far
+# above the square of its degree), where the symmetric forms serve better
+LINES_PER = 4
 
 
 class Construction(NamedTuple):
@@ -96,17 +97,17 @@ def _construction(q: int, lines: int) -> Construction:
 
 def constructions(n: int, d: int) -> list[Construction]:
     """Every construction of degree at most ``d`` whose order lies within :data:`NEAR` of
-    ``n``: for each prime power ``q`` up to ``d + MAX_LINES - 1``, ``ER_q`` less the fewest
+    ``n``: for each prime power ``q``, ``ER_q`` less the fewest
     lines that bring its degree to ``d`` or below, and less one more."""
     from golf.starts.polarity import prime_power
 
     out = []
-    for q in range(2, d + MAX_LINES):
+    for q in range(2, d + d // (LINES_PER - 1) + 2):
         if prime_power(q):
             least = max(0, q + 1 - d)
             for k in (least, least + 1):
                 c = _construction(q, k)
-                if k <= MAX_LINES and abs(c.order - n) <= NEAR * n:
+                if k <= q // LINES_PER and abs(c.order - n) <= NEAR * n:
                     out.append(c)
     return out
 
@@ -142,5 +143,5 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
 
 
 # what the constructions are, for the errors that say none is near
-NO_CONSTRUCTION = (f"the polarity graphs ER_q, q a prime power, less up to {MAX_LINES} polar "
+NO_CONSTRUCTION = (f"the polarity graphs ER_q, q a prime power, less up to q/{LINES_PER} polar "
                    f"lines: degree q + 1 - lines <= d, of order within {NEAR:.0%} of n")
