@@ -95,6 +95,23 @@ def test_chase_starts_its_own_ranks(tmp_path):
     assert {t.get("rank") for t in s["auto_g"]["trials"]} == {0, 1}
 
 
+@pytest.mark.gpu
+def test_chase_starts_a_rank_on_every_gpu(tmp_path):
+    """On a host of several GPUs, ``golf chase`` without a launcher starts one rank a GPU and
+    each rank scores on its own GPU (summary.json: mpi.gpus)."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install 'golf[gpu]')")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no usable GPU")
+    if count < 2 or mpiexec_cmd(2) is None:
+        pytest.skip("needs 2 GPUs, mpiexec and mpi4py (one rank a GPU)")
+    run_golf("chase", 1024, 8, "--minutes", 0.4, "--out", tmp_path, "--quiet", check=True)
+    s = json.loads((tmp_path / "n1024d8" / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == count and sorted(s["mpi"]["gpus"]) == list(range(count))
+    assert s["recheck"]["total"] == s["best"]["total"]
+
+
 def test_chase_polishes_small_pairs_at_g1(tmp_path):
     """A chase of ``n <= POLISH_MAX_N`` ends with tabu search at ``g = 1`` from the best graphs
     of its population; larger pairs, grids and host-switch problems have none; ``--set

@@ -369,6 +369,7 @@ class Search:
             return ann, ev
 
         self.ann, self.ev = collective(comm, build)
+        self.gpu = getattr(self.ev, "device", None)  # this rank's GPU (summary.json: mpi.gpus)
         self._announce(resume is not None)
         self.exchange = self._exchange()
         if resume is None:
@@ -687,6 +688,7 @@ class Search:
         rows, (best_d, best_total, best_per), best_rank = self.co.best(ann)
         per_chain, evals = self.co.chain_reports(ann, self.seed, int(ann.sc[SC.EVALS]))
         evals += self.meta.get("auto_g", {}).get("evaluations", 0)
+        gpus = self.comm.allgather(self.gpu) if self.comm is not None else [self.gpu]
         if not self.rank0:
             return None
         best = self.best_graph = self._graph_of(rows)
@@ -704,6 +706,8 @@ class Search:
             summary["auto_g"] = self.meta["auto_g"]
         if self.comm is not None:
             summary["mpi"] = {"ranks": self.comm.size, "mode": self.cfg["parallel"]["mode"]}
+            if any(x is not None for x in gpus):  # each rank's GPU
+                summary["mpi"]["gpus"] = gpus
             if per_chain is not None:
                 summary["mpi"]["chains"] = per_chain
         rd = self.rundir
