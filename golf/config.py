@@ -218,7 +218,8 @@ DOCS = {
     "search.voltage_moves": "The fraction of proposals that re-target one orbit to another "
                             "group element (its voltage); needs ``g > 1``.",
     "search.near_moves": "The fraction of the other proposals that swap two edges two hops "
-                         "apart: smaller uphill steps, so more pass late in a run.",
+                         "apart: smaller uphill steps, so more pass late in a run. Tabu search "
+                         "draws that share of its candidates as near swaps.",
     "search.speculate": "Proposal streams of a chain: device chains score that many moves "
                         "at once and take the first accepted. Raise it on a GPU with few "
                         "chains.",

@@ -218,6 +218,40 @@ def test_same_seed_same_trace_and_paths_agree():
     assert not np.array_equal(seed2.graph.adj, first[2])
 
 
+@pytest.mark.parametrize("n,d,g", [(48, 3, 1), (60, 4, 3), (96, 5, 4)])
+def test_near_swaps_join_vertices_two_hops_apart(n, d, g):
+    """With ``near_moves`` 1 every drawn candidate is a near swap: each edge it adds joined
+    two vertices with a common neighbour; with 0.5 some are and some are not; the share
+    changes the run, and a run with it is the same for a seed."""
+    graph = random_graph(n, d, g, seed=4)
+    hood = Neighbourhood(graph.n_sym, d, g, 64)
+    adj = graph.adj.copy()
+
+    def added(share, seed):
+        st = rng_seed(seed)
+        k = draw_moves(adj, n, g, st, 64, False, new_undo(), hood.moves, hood.orbits,
+                       hood.table, None, None, int(1000 * share))
+        assert k > 0 and np.array_equal(adj, graph.adj)  # drawn, the graph left as it was
+        old = edge_set(graph)
+        nbrs = {v: {w for e in old for w in e if v in e and w != v} for v in range(n)}
+        out = []
+        for i in range(k):
+            rows = adj.copy()
+            apply_move(rows, hood.moves[i])
+            new = edge_set(graph.with_rows(sort_rows(rows)))
+            out.append([bool(nbrs[u] & nbrs[v]) for u, v in new - old])
+        return out
+
+    assert all(all(two) for two in added(1.0, 1))
+    mixed = [all(two) for two in added(0.5, 2)]
+    assert any(mixed) and not all(mixed)
+    runs = [tabu(graph, steps=30, seed=5, neighbourhood=24, near_moves=x) for x in (0.5, 0.5, 0)]
+    for t in runs:
+        t.run(100)
+    assert np.array_equal(runs[0].graph.adj, runs[1].graph.adj)
+    assert not np.array_equal(runs[0].graph.adj, runs[2].graph.adj)
+
+
 def test_state_round_trip_continues_bit_for_bit():
     graph = random_graph(60, 4, 3, seed=9)
     full = tabu(graph, steps=50, neighbourhood=40, tenure=6)
@@ -540,7 +574,8 @@ def test_a_search_scored_by_another_backend_takes_the_same_steps():
     backend takes the steps the original takes."""
     graph = random_graph(60, 4, 2, seed=3)
     others = [random_graph(60, 4, 2, seed=s) for s in (31, 32)]
-    t = tabu(graph, steps=0, seed=6, neighbourhood=40, tenure=5, pool=others, patience=4)
+    t = tabu(graph, steps=0, seed=6, neighbourhood=40, tenure=5, pool=others, patience=4,
+             near_moves=0.5)
     t.run(25)
     twin = t.scored_by(evaluator(graph, "bfs"))
     assert twin.evaluator.name == "bfs" and twin is not t

@@ -17,8 +17,9 @@ graph unchanged) is left out.
 The neighbourhood is enumerated when it is small: all pairs of slots, rotations and both ways
 of reconnecting, ``(m d)(m d + 1) g`` tries, when that is at most ``ENUMERATE * K``; the
 distinct swaps found are all kept if there are at most ``K`` of them, else ``K`` of them drawn
-at random. Otherwise ``K`` distinct swaps are drawn with :func:`golf.engine.moves.propose_swap` (at
-most ``DRAWS * K`` draws; fewer are kept when the draws keep finding the same swaps).
+at random. Otherwise ``K`` distinct swaps are drawn with :func:`golf.engine.moves.propose_swap`, or
+with :func:`golf.engine.moves.propose_near` for the share of near swaps asked (at most
+``DRAWS * K`` draws; fewer are kept when the draws keep finding the same swaps).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from numba import njit
 
 from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act_inv
-from golf.engine.moves import propose_swap, swap_at, undo_swap
+from golf.engine.moves import propose_near, propose_swap, swap_at, undo_swap
 
 __all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "orbit_key", "draw_moves", "apply_move",
            "revert_move", "moves_applied", "Neighbourhood"]
@@ -140,10 +141,11 @@ def _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach, grp):
 
 @njit(cache=True)
 def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table, reach=None,
-               grp=None):
+               grp=None, near_permille=0):
     """Up to ``K`` distinct valid swaps of ``adj`` (left unchanged) into ``moves`` and
     ``orbits``: all of them (or ``K`` drawn among all) when ``enumerate_all``, else drawn with
-    the RNG state ``st``. Returns how many."""
+    the RNG state ``st``, each a near swap (:func:`golf.engine.moves.propose_near`) with
+    probability ``near_permille / 1000``. Returns how many."""
     table[:] = 0
     if enumerate_all:
         return _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach, grp)
@@ -151,7 +153,11 @@ def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table, reac
     for _ in range(DRAWS * K):
         if k == K:
             break
-        if propose_swap(adj, n, g, st, undo, reach, 64, grp):
+        if near_permille > 0 and rng_below(st, 1000) < near_permille:
+            drawn = propose_near(adj, n, st, undo, reach, 64, grp)
+        else:
+            drawn = propose_swap(adj, n, g, st, undo, reach, 64, grp)
+        if drawn:
             k = _keep(adj, n, undo, moves, orbits, table, k, grp)
     return k
 

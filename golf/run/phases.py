@@ -56,7 +56,8 @@ class Phases:
         s = self.s
         return dict(neighbourhood=s["neighbourhood"], tenure=s["tenure"],
                     aspl_priority=s["aspl_priority"], seed=seed, trace_every=self.trace_every,
-                    patience=s["polish_patience"], kick=s["polish_kick"])
+                    patience=s["polish_patience"], kick=s["polish_kick"],
+                    near_moves=s["near_moves"])
 
     def _budget(self) -> tuple[int, int]:
         from golf.engine.tabu import polish_budget
