@@ -1,7 +1,8 @@
 """golf.starts.polarity: the finite fields GF(p^k) and the polarity graphs ER_q, checked
 against the literature (order q^2 + q + 1, q (q+1)^2 / 2 edges, q + 1 absolute points of degree
 q and the rest of degree q + 1, diameter 2, no 4-cycle) with SciPy's shortest paths; ER_q less
-a polar line (q^2 vertices, degree q, diameter 3); the fitting and the algebraic start."""
+one polar line (q^2 vertices, degree q, diameter 3) and less k lines; the fitting, the choice
+among the constructions and the algebraic start."""
 
 import itertools
 

@@ -54,12 +54,11 @@ from golf.engine.neighbourhood import (Neighbourhood, apply_move, draw_moves, mo
 __all__ = ["TabuSearch", "PA", "choose_move", "polish_budget"]
 
 
-
 class PA(IntEnum):
     """The slots of ``TabuSearch.pool_at``: where the search is in its cycle of start graphs."""
     NEXT = 0        # the next start graph's place in the cycle (the pool, then the best graph)
     START = 1       # the step the current start began at
-    PATIENCE = 2    # steps without going below START_BEST before the next start (0: never)
+    PATIENCE = 2    # steps since START_STEP before the next start (0: never)
     KICK = 3        # kick steps after each return to the best graph
     KICKS_LEFT = 4  # kick steps still to take
     START_D = 5     # the best (diameter, total) since the current start (after a kick: the

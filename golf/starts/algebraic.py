@@ -15,16 +15,16 @@ distance 2, which local moves from a random graph do not reach. The construction
 :func:`constructions` lists, for each ``q``, ``ER_q`` less the
 fewest lines that bring its degree to ``d`` or below, and less one more, where the order lies
 within :data:`NEAR` of ``n``. :func:`construction_for` takes the one of the fullest degree
-(a slot left free is joined at random by the fitting), then the nearest order (each vertex
-added or deleted cuts paths of length 2). Every candidate fitted (seed 0; 2-core machine,
+(the fitting must join every slot left free with edges the construction did not choose), then
+the nearest order (each vertex added or deleted cuts paths of length 2). Every candidate fitted (seed 0; 2-core machine,
 2026-11-27), (diameter, ASPL) and excess ratio against the 2016 records, the chosen one first:
 
 ==========  ===============================================================================
 pair        fitted starts
 ==========  ===============================================================================
 (1024, 32)  ``ER_32-line`` 3 / 1.99716 (0.97, below the record 1.998); ``ER_31`` 2.03956
-            (2.42), ``ER_32-2lines``
-            D=4, ``ER_31-line`` 2.08284, ``ER_37-7lines`` 2.13910, ``ER_29`` 2.17589
+            (2.42), ``ER_32-2lines`` D=4, ``ER_31-line`` 2.08284, ``ER_37-7lines`` 2.13910,
+            ``ER_29`` 2.17589
 (1560, 40)  ``ER_41-2lines`` 3 / 2.05038 (1.19); ``ER_41-3lines`` 2.05043 (1.20),
             ``ER_43-5lines`` 2.09889, ``ER_43-4lines``, ``ER_37`` 2.11173 (2.16),
             ``ER_37-line``
@@ -68,8 +68,8 @@ class Construction(NamedTuple):
 
     @property
     def name(self) -> str:
-        return f"ER_{self.q}" + ("", "-line")[self.lines] if self.lines < 2 else \
-            f"ER_{self.q}-{self.lines}lines"
+        tail = {0: "", 1: "-line"}.get(self.lines, f"-{self.lines}lines")
+        return f"ER_{self.q}{tail}"
 
     @property
     def label(self) -> str:

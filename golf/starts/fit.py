@@ -29,7 +29,7 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["fit_edges", "NEAR_JOIN_MAX", "JOIN_ROUNDS"]
+__all__ = ["fit_edges", "neighbour_sets", "edge_pairs", "NEAR_JOIN_MAX", "JOIN_ROUNDS"]
 
 # the largest order whose free slots are joined greedily (two n x n products a round)
 NEAR_JOIN_MAX = 4096
@@ -37,7 +37,8 @@ NEAR_JOIN_MAX = 4096
 JOIN_ROUNDS = 10
 
 
-def _adjacency(edges: np.ndarray, n: int) -> list:
+def neighbour_sets(edges, n: int) -> list:
+    """The neighbours of each of ``n`` vertices as sets to edit."""
     nbrs = [set() for _ in range(n)]
     for u, v in edges:
         nbrs[u].add(int(v))
@@ -45,7 +46,14 @@ def _adjacency(edges: np.ndarray, n: int) -> list:
     return nbrs
 
 
-def _edges(nbrs: list) -> np.ndarray:
+def edge_pairs(nbrs: list, gone=frozenset()) -> np.ndarray:
+    """The sorted ``u < v`` edges of neighbour sets (``nbrs[u]`` for each ``u`` of them: a
+    neighbour may lie past the list's end); with ``gone``, those among the other vertices,
+    numbered in their order from 0."""
+    if gone:
+        number = np.cumsum([v not in gone for v in range(len(nbrs))]) - 1
+        nbrs = [{int(number[v]) for v in vs if v not in gone} for u, vs in enumerate(nbrs)
+                if u not in gone]
     out = [(u, v) for u, vs in enumerate(nbrs) for v in vs if u < v]
     return np.array(sorted(out), dtype=np.int64).reshape(-1, 2)
 
@@ -54,7 +62,7 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
     """The edges of the graph fitted to ``(n, d)`` from ``edges`` on ``big_n`` vertices
     (module docstring); sorted pairs ``u < v``."""
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    nbrs = _adjacency(edges, big_n)
+    nbrs = neighbour_sets(edges, big_n)
     if max((len(s) for s in nbrs), default=0) > d:
         raise GolfError(f"the construction has degree {max(len(s) for s in nbrs)} > d = {d}")
     rng = np.random.default_rng(seed)
@@ -70,7 +78,7 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
         for u in rng.permutation(free)[:d]:
             nbrs[int(u)].add(x)
             nbrs[x].add(int(u))
-        current = _edges(nbrs[:x])
+        current = edge_pairs(nbrs[:x])
         for i in rng.permutation(len(current)):
             if len(nbrs[x]) + 2 > d:
                 break
@@ -85,7 +93,7 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
     if n <= NEAR_JOIN_MAX:
         _join_near(nbrs, d)
     _join(nbrs, [v for v in range(n) for _ in range(d - len(nbrs[v]))], d, rng)
-    return _edges(nbrs)
+    return edge_pairs(nbrs)
 
 
 def _join_near(nbrs: list, d: int) -> None:

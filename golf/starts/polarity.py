@@ -128,7 +128,7 @@ def polarity_edges(q: int) -> np.ndarray:
 @lru_cache(maxsize=8)
 def line_deleted_edges(q: int) -> np.ndarray:
     """The edges of ``ER_q`` less one polar line, its pole joined back: ``q^2`` vertices of
-    degree at most ``q``, diameter 3; an array of ``u < v`` pairs.
+    degree at most ``q``, diameter 3 (for ``q >= 3``); an array of ``u < v`` pairs.
 
     Deleting the ``q + 1`` neighbours of a vertex ``x`` (the points of its polar line ``x^⊥``)
     takes exactly one neighbour from every other vertex: the polar line of a point ``p`` meets
@@ -153,6 +153,8 @@ def line_deleted_edges(q: int) -> np.ndarray:
     points keep degree ``q - 1``. The other vertices keep their order, numbered
     ``0 .. q^2 - 1``.
     """
+    from golf.starts.fit import edge_pairs
+
     n = q * q + q + 1
     nbrs = _neighbour_sets(q)
     absolute = np.array([len(s) for s in nbrs]) == q
@@ -176,7 +178,7 @@ def line_deleted_edges(q: int) -> np.ndarray:
     for z in ring:
         nbrs[z].add(x)
         nbrs[x].add(z)
-    return _renumbered(nbrs, gone)
+    return edge_pairs(nbrs, gone)
 
 
 def lines_deleted_edges(q: int, k: int, seed: int = 0) -> np.ndarray:
@@ -191,11 +193,14 @@ def lines_deleted_edges(q: int, k: int, seed: int = 0) -> np.ndarray:
     and give up edges to each other (in vertex order, an edge where both ends are still above
     ``q + 1 - k``), then to their fullest neighbours, until none is above. The ``k`` points are
     drawn for ``seed`` among the vertices that are not absolute; the others keep their order.
-    ``ER_59`` less 3 lines has about 3361 vertices of degree 57, and fitted to (3250, 57) it
-    scores ASPL 2.0568 before any search (the 2016 record: 2.070).
+    ``ER_59`` less 3 lines has about 3361 vertices of degree 57, and fitted to (3250, 57)
+    (:func:`golf.starts.fit.fit_edges`, seed 0) it scores ASPL 2.05385 before any search (the
+    2016 record: 2.070).
     """
     if k < 2:
         raise GolfError(f"lines_deleted_edges deletes k >= 2 lines, got {k}")
+    from golf.starts.fit import edge_pairs
+
     nbrs = _neighbour_sets(q)
     n, top = len(nbrs), q + 1 - k
     rng = np.random.default_rng(seed)
@@ -216,26 +221,14 @@ def lines_deleted_edges(q: int, k: int, seed: int = 0) -> np.ndarray:
             u = max(sorted(nbrs[v]), key=lambda t: len(nbrs[t]))
             nbrs[v].discard(u)
             nbrs[u].discard(v)
-    return _renumbered(nbrs, gone)
+    return edge_pairs(nbrs, gone)
 
 
 def _neighbour_sets(q: int) -> list:
     """``ER_q``'s neighbours of each vertex, as sets to edit."""
-    nbrs = [set() for _ in range(q * q + q + 1)]
-    for u, v in polarity_edges(q):
-        nbrs[u].add(int(v))
-        nbrs[v].add(int(u))
-    return nbrs
+    from golf.starts.fit import neighbour_sets
 
-
-def _renumbered(nbrs: list, gone: set) -> np.ndarray:
-    """The edges among the vertices not in ``gone``, numbered in their order from 0."""
-    n = len(nbrs)
-    keep = np.array(sorted(set(range(n)) - gone))
-    number = np.full(n, -1, dtype=np.int64)
-    number[keep] = np.arange(len(keep))
-    out = [(number[u], number[v]) for u in keep for v in nbrs[u] if u < v]
-    return np.array(sorted(out), dtype=np.int64).reshape(-1, 2)
+    return neighbour_sets(polarity_edges(q), q * q + q + 1)
 
 
 def polarity_graph(q: int, d: int | None = None):
