@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -187,6 +188,10 @@ def main(argv=None):
     p.add_argument("--out", default=os.path.join(ROOT, "results", "grid", "bench_grid"))
     p.add_argument("--graphs", default=None, help="where the best graphs go (default "
                    "results/grid/graphs/, with --chase its chase/ folder)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="with --chase: a setting for every problem's chase (repeatable), e.g. "
+                   "search.polish=0.5")
+    p.add_argument("--logs", help="folder to copy each run's log.txt to")
     p.add_argument("--render", action="store_true", help="rewrite the markdown from the JSON "
                    "record; runs nothing")
     args = p.parse_args(argv)
@@ -218,7 +223,8 @@ def main(argv=None):
         if args.chase:
             p = run["problem"]
             (w, h), d, r = p["grid"], p["d"], p["r"]
-            cmd = chase_command(["--grid", f"{w}x{h}", d, r], args.chase, args.ranks, tmp)
+            cmd = chase_command(["--grid", f"{w}x{h}", d, r], args.chase, args.ranks, tmp,
+                                args.sets)
             subprocess.run(cmd, check=True, cwd=ROOT,
                            env=repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES=""))
             rd = os.path.join(tmp, run.name)
@@ -231,6 +237,10 @@ def main(argv=None):
         jobs = [pool.submit(one, run, os.path.join(tmp, run.name)) for run in runs]
         for job in jobs:
             run, s, rd = job.result()
+            if args.logs:
+                os.makedirs(args.logs, exist_ok=True)
+                shutil.copyfile(os.path.join(rd, "log.txt"),
+                                os.path.join(args.logs, f"{run.name}.log"))
             row = row_of(run, s, rd, args.ranks, args.graphs)
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"], commit=mach.get("commit"),
