@@ -621,13 +621,13 @@ def _check_relations(out: dict, where) -> None:
     if start is not None and start not in START_KINDS:
         _check_start(start, where)
     if start == "algebraic":
-        from golf.starts.algebraic import NO_CONSTRUCTION, construction_for
+        from golf.starts.algebraic import NO_CONSTRUCTION, constructions
 
         if p["g"] != 1 or p["grid"] is not None or p["group"] not in (None, "cyclic"):
             raise GolfError(f"{where('problem.start')}: problem.start: algebraic starts are "
                             f"not symmetric in golf's numbering and have no lattice: they need "
                             f"problem.g: 1 and no grid")
-        if construction_for(n, d) is None:
+        if not constructions(n, d):
             raise GolfError(f"{where('problem.start')}: problem.start: algebraic: no "
                             f"construction lies near (n={n}, d={d}) ({NO_CONSTRUCTION})")
     if e["backend"] != "auto":

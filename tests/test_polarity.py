@@ -99,6 +99,98 @@ def test_polarity_graph_less_a_line(q):
         assert len(rows) == n - 1
 
 
+def _distances(e, n):
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    return shortest_path((a + a.T).tocsr(), unweighted=True)
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 5, 7, 8, 9, 11])
+def test_levi_graph_against_the_literature(q):
+    """The incidence graph of PG(2, q): 2 (q^2 + q + 1) vertices, (q + 1)-regular, bipartite
+    (points even, lines odd), girth 6 (no two vertices share two neighbours), diameter 3, and
+    from every vertex q + 1 at distance 1, q (q + 1) at 2 and q^2 at 3: the Moore bound of
+    (n, q + 1) for diameter 3."""
+    from fractions import Fraction
+
+    from golf.lower_bounds import moore_bounds
+    from golf.starts.incidence import levi_edges
+
+    n = 2 * (q * q + q + 1)
+    e = levi_edges(q)
+    assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e)
+    assert len(e) == (q * q + q + 1) * (q + 1) and ((e[:, 0] + e[:, 1]) % 2 == 1).all()
+    assert (np.bincount(e.ravel(), minlength=n) == q + 1).all()
+    dist = _distances(e, n)
+    for k, count in ((1, q + 1), (2, q * (q + 1)), (3, q * q)):
+        assert ((dist == k).sum(axis=1) == count).all()
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    common = ((a + a.T) @ (a + a.T)).toarray()
+    np.fill_diagonal(common, 0)
+    assert common.max() == 1
+    total = int(dist[np.triu_indices(n, 1)].sum())
+    assert Fraction(total, n * (n - 1) // 2) == moore_bounds(n, q + 1).aspl
+
+
+@pytest.mark.parametrize("q", [3, 4, 5, 7, 8, 9, 16])
+def test_levi_graph_less_a_pencil_or_an_antiflag(q):
+    """Less a pencil: 2 q^2 + q vertices, every degree q + 1; less an antiflag: 2 (q^2 - 1)
+    vertices, every degree q + 1 but one point and one line at q for even q (an odd count on
+    each side); both diameter 3, the matching never joining two vertices of one side that
+    were adjacent or one group."""
+    from golf.starts.incidence import antiflag_deleted_edges, pencil_deleted_edges
+
+    for e, n, low in ((pencil_deleted_edges(q), 2 * q * q + q, 0),
+                      (antiflag_deleted_edges(q), 2 * (q * q - 1), 2 if q % 2 == 0 else 0)):
+        assert int(e.max()) + 1 == n
+        assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e)
+        deg = np.bincount(e.ravel(), minlength=n)
+        assert deg.max() == q + 1 and (deg == q).sum() == low and deg.min() >= q
+        assert _distances(e, n).max() == 3
+
+
+def test_every_backend_scores_a_levi_graph_exactly():
+    from golf.starts.incidence import antiflag_deleted_edges, levi_edges, pencil_deleted_edges
+
+    for e in (levi_edges(5), pencil_deleted_edges(7), antiflag_deleted_edges(8)):
+        graph = golf.Graph.from_edges(e, n=int(e.max()) + 1)
+        want = apsp_score(graph.n, e)
+        for backend in ("bitset", "bfs", "reference"):
+            s = golf.evaluate(graph, backend)
+            assert (s.diameter, s.total, s.peripheral) == want
+
+
+def test_construction_for_takes_an_incidence_graph_above_diameter_2():
+    """Above d^2 + 1 vertices (no graph of diameter 2): the incidence form that fits best; a
+    polarity graph wherever one is near."""
+    from golf.starts.algebraic import construction_for, constructions
+
+    assert construction_for(512, 18).name == "Levi_16-antiflag"  # 510 vertices, 2 added
+    assert construction_for(1726, 30).name == "Levi_29"  # 1742, 16 deleted
+    assert construction_for(40, 5).name == "Levi_4-pencil"
+    assert "Levi_17-antiflag" in {c.name for c in constructions(512, 18)}  # 576: 64 deleted
+    assert not any(c.family == "Levi" for c in constructions(1024, 32))  # 1024 <= 32^2 + 1
+    assert construction_for(432, 12) is None  # Levi_11 has 266 vertices
+    c = construction_for(512, 18)
+    assert "incidence graph of PG(2, 16)" in c.label and c.order == int(c.edges().max()) + 1
+
+
+@pytest.mark.parametrize("n,d", [(512, 18), (40, 5)])
+def test_the_chosen_incidence_form_fits_best(n, d):
+    """construction_for's incidence form against every candidate fitted (seed 0), scored by
+    SciPy's BFS: the lowest (diameter, total)."""
+    from golf.starts.algebraic import constructions, construction_for
+    from golf.starts.fit import fit_edges
+
+    def fitted(c):
+        e = c.edges(0)
+        e = fit_edges(e, int(e.max()) + 1, n, d, seed=0)
+        return apsp_score(n, e)[:2]
+
+    scores = {c.name: fitted(c) for c in constructions(n, d)}
+    assert len(scores) >= 2
+    assert scores[construction_for(n, d).name] == min(scores.values()), scores
+
+
 @pytest.mark.parametrize("q,line", [(4, False), (7, False), (9, False), (5, True), (8, True)])
 def test_every_backend_scores_a_polarity_graph_exactly(q, line):
     e = line_deleted_edges(q) if line else polarity_edges(q)

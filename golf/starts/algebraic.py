@@ -10,14 +10,32 @@ distance 2, which local moves from a random graph do not reach. The construction
   ``q``, diameter 3;
 * ``ER_q-klines``: ``ER_q`` less ``k`` polar lines (``2 <= k <= q /`` :data:`LINES_PER`) and their
   poles: about ``q^2 + q + 1 - k (q + 2)`` vertices of degree ``q + 1 - k``. Deleting a line
-  takes one neighbour from every other vertex, so this brings a larger plane down to ``d``.
+  takes one neighbour from every other vertex, so this brings a larger plane down to ``d``;
+
+and, for pairs above the order ``d^2 + 1`` that diameter 2 allows, the incidence graphs of the
+planes (:mod:`golf.starts.incidence`), of diameter 3:
+
+* ``Levi_q``: ``2 (q^2 + q + 1)`` vertices of degree ``q + 1``, the Moore bound for diameter 3
+  met exactly;
+* ``Levi_q-pencil``: less a point and the lines through it, ``2 q^2 + q`` vertices;
+* ``Levi_q-antiflag``: less also a line not through that point and its points, ``2 (q^2 - 1)``
+  vertices.
 
 :func:`constructions` lists, for each ``q``, ``ER_q`` less the
-fewest lines that bring its degree to ``d`` or below, and less one more, where the order lies
-within :data:`NEAR` of ``n``. :func:`construction_for` takes the one of the fullest degree
-(the fitting must join every slot left free with edges the construction did not choose), then
-the nearest order (each vertex added or deleted cuts paths of length 2). Every candidate fitted (seed 0; 2-core machine,
-2026-11-27), (diameter, ASPL) and excess ratio against the 2016 records, the chosen one first:
+fewest lines that bring its degree to ``d`` or below, and less one more, and the three
+incidence forms of degree ``q + 1 <= d`` (and at least ``d - d /`` :data:`LINES_PER`), where
+the order lies within :data:`NEAR` of ``n``. :func:`construction_for` takes a polarity graph
+where one is near: the one of the fullest degree (the fitting must join every slot left free
+with edges the construction did not choose), then the nearest order (each vertex added or
+deleted cuts paths of length 2). Else it takes the incidence form whose fit (seed 0) scores
+best (:func:`fitted_score`; each fit takes 0.4-3 s on (1726, 30), 9 s for its five on 2
+cores): no rule of degree and order picks it. A deleted vertex takes from the points of each line through
+it their one common line, which leaves them at distance 4, so on (512, 18) ``Levi_17-antiflag``
+(576 vertices, degree 18; 64 deleted) fits to 4 / 2.35161 and ``Levi_16-antiflag`` (510,
+degree 17; 2 added) to 3 / 2.34882; on (1726, 30) deleting 16 vertices of ``Levi_29`` fits to
+4 / 2.46445 and adding 15 to ``Levi_29-pencil`` to 4 / 2.46561. The polarity graphs, every
+candidate fitted (seed 0; 2-core machine, 2026-11-27), (diameter, ASPL) and excess ratio
+against the 2016 records, the chosen one first:
 
 ==========  ===============================================================================
 pair        fitted starts
@@ -42,11 +60,12 @@ The start is not symmetric in golf's numbering: it needs ``problem.g: 1``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from golf.errors import GolfError
 
-__all__ = ["NEAR", "LINES_PER", "Construction", "constructions", "construction_for",
+__all__ = ["NEAR", "LINES_PER", "LEVI_FORMS", "Construction", "constructions", "construction_for",
            "algebraic_graph"]
 
 # a construction is near (n, d) when its order is within this fraction of n, either side
@@ -56,31 +75,48 @@ NEAR = 0.15
 LINES_PER = 4
 
 
+# the forms of an incidence graph (Construction.lines for family "Levi")
+LEVI_FORMS = ("", "-pencil", "-antiflag")
+
+
 class Construction(NamedTuple):
-    """A construction of :mod:`golf.starts.polarity`: ``ER_q`` less ``lines`` polar lines
-    (``ER_31``, ``ER_32-line``, ``ER_59-3lines``), its order (for two lines or more, where the
-    lines meet in distinct points) and degree."""
+    """A construction: of :mod:`golf.starts.polarity` (``family`` "ER"), ``ER_q`` less
+    ``lines`` polar lines (``ER_31``, ``ER_32-line``, ``ER_59-3lines``); of
+    :mod:`golf.starts.incidence` ("Levi"), ``Levi_q`` whole, less a pencil or less an antiflag
+    (``lines`` 0, 1, 2: ``Levi_29``, ``Levi_29-pencil``, ``Levi_16-antiflag``). Its order (for
+    two polar lines or more, where the lines meet in distinct points) and degree."""
 
     q: int
     lines: int
     order: int
     degree: int
+    family: str = "ER"
 
     @property
     def name(self) -> str:
+        if self.family == "Levi":
+            return f"Levi_{self.q}{LEVI_FORMS[self.lines]}"
         tail = {0: "", 1: "-line"}.get(self.lines, f"-{self.lines}lines")
         return f"ER_{self.q}{tail}"
 
     @property
     def label(self) -> str:
+        if self.family == "Levi":
+            what = ("", "less a pencil, ", "less an antiflag, ")[self.lines]
+            return (f"{self.name} (the incidence graph of PG(2, {self.q}), {what}{self.order} "
+                    f"vertices, degree {self.degree}, diameter 3)")
         what = ("", "less a polar line, ", f"less {self.lines} polar lines and their poles, ")
         return (f"{self.name} ({what[min(self.lines, 2)]}{self.order} vertices, degree "
                 f"{self.degree}, diameter {(2, 3, 4)[min(self.lines, 2)]})")
 
     def edges(self, seed: int = 0):
-        """The construction's edges (``seed`` draws the poles of two lines or more)."""
+        """The construction's edges (``seed`` draws the poles of two polar lines or more)."""
+        from golf.starts import incidence
         from golf.starts.polarity import line_deleted_edges, lines_deleted_edges, polarity_edges
 
+        if self.family == "Levi":
+            return (incidence.levi_edges, incidence.pencil_deleted_edges,
+                    incidence.antiflag_deleted_edges)[self.lines](self.q)
         if self.lines == 0:
             return polarity_edges(self.q)
         if self.lines == 1:
@@ -95,10 +131,17 @@ def _construction(q: int, lines: int) -> Construction:
     return Construction(q, k, order, q + 1 - k)
 
 
+def _levi(q: int, form: int) -> Construction:
+    order = (2 * (q * q + q + 1), 2 * q * q + q, 2 * (q * q - 1))[form]
+    return Construction(q, form, order, q + 1, "Levi")
+
+
 def constructions(n: int, d: int) -> list[Construction]:
     """Every construction of degree at most ``d`` whose order lies within :data:`NEAR` of
     ``n``: for each prime power ``q``, ``ER_q`` less the fewest
-    lines that bring its degree to ``d`` or below, and less one more."""
+    lines that bring its degree to ``d`` or below, and less one more; where ``n > d^2 + 1``,
+    the three forms of ``Levi_q`` for ``d - d /`` :data:`LINES_PER` ``<= q + 1 <= d`` (``q >=
+    3``)."""
     from golf.starts.polarity import prime_power
 
     out = []
@@ -109,6 +152,11 @@ def constructions(n: int, d: int) -> list[Construction]:
                 c = _construction(q, k)
                 if k <= q // LINES_PER and abs(c.order - n) <= NEAR * n:
                     out.append(c)
+    if n > d * d + 1:
+        for q in range(max(3, d - d // LINES_PER - 1), d):
+            if prime_power(q):
+                out += [c for c in map(lambda f: _levi(q, f), range(3))
+                        if abs(c.order - n) <= NEAR * n]
     return out
 
 
@@ -116,9 +164,25 @@ def construction_for(n: int, d: int) -> Construction | None:
     """The construction the ``algebraic`` start fits to ``(n, d)`` (module docstring), or None
     where none is near."""
     found = constructions(n, d)
+    polar = [c for c in found if c.family == "ER"]
+    if polar:
+        return min(polar, key=lambda c: (d - c.degree, abs(n - c.order)))
     if not found:
         return None
-    return min(found, key=lambda c: (d - c.degree, abs(n - c.order)))
+    return min(found, key=lambda c: fitted_score(c, n, d))
+
+
+@lru_cache(maxsize=64)
+def fitted_score(c: Construction, n: int, d: int) -> tuple:
+    """``(diameter, total)`` of ``c`` fitted to ``(n, d)`` with seed 0 (bitset backend)."""
+    import golf
+    from golf.graph import Graph
+    from golf.starts.fit import fit_edges
+
+    e = c.edges(0)
+    e = fit_edges(e, int(e.max()) + 1, n, d, seed=0)
+    s = golf.evaluate(Graph.from_edges(e, n=n, d=d), "bitset")
+    return s.diameter, s.total
 
 
 def algebraic_graph(n: int, d: int, seed: int = 0):
@@ -144,4 +208,6 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
 
 # what the constructions are, for the errors that say none is near
 NO_CONSTRUCTION = (f"the polarity graphs ER_q, q a prime power, less up to q/{LINES_PER} polar "
-                   f"lines: degree q + 1 - lines <= d, of order within {NEAR:.0%} of n")
+                   f"lines: degree q + 1 - lines <= d, of order within {NEAR:.0%} of n; for "
+                   f"n > d^2 + 1 the incidence graphs Levi_q, whole or less a pencil or an "
+                   f"antiflag: degree q + 1 <= d, of order within {NEAR:.0%} of n")
