@@ -151,22 +151,39 @@ def _pair_command(rows) -> str:
     """The benchmark's command line, the pairs of each call shown as PAIRS."""
     import re
 
-    cmds = sorted({re.sub(r"--only \S+", "--only PAIRS", r["command"]) for r in rows})
-    return "; ".join(f"`{c}`" for c in cmds)
+    def shape(cmd):  # the call's pairs and its machine-local folders are in the JSON
+        cmd = re.sub(r" --(out|graphs|logs) \S+", "", cmd)
+        cmd = re.sub(r"--only \S+", "--only PAIRS", cmd)
+        head, *opts = re.split(r" (?=--)", cmd)  # the options in one order
+        return " ".join([head, *sorted(opts, key=lambda o: (not o.startswith("--target "), o))])
+
+    cmds = sorted({shape(r["command"]) for r in rows})
+    parallel = sorted({m for c in cmds for m in re.findall(r"--parallel (\d+)", c)}, key=int)
+    if len(parallel) > 1:
+        cmds = sorted({re.sub(r"--parallel \d+", "--parallel P", c) for c in cmds})
+    return "; ".join(f"`{c}`" for c in cmds) + (
+        f" (P = {', '.join(parallel)})" if len(parallel) > 1 else "")
+
+
+def _machines(rows) -> str:
+    """The machines of the rows in one line: the GPUs, then the hosts they sat in."""
+    parts = [r["machine"].split("; host ", 1) for r in rows]
+    gpus = sorted({p[0] for p in parts if len(p) == 2})
+    hosts = sorted({p[-1] for p in parts})
+    return (" or ".join(gpus) + "; host " if gpus else "") + "; ".join(hosts)
 
 
 def markdown(record, target):
     """The page: what, command, machine, date, the table, at most five lines of notes (the
     verdict among them). Per-pair details (commands, evaluators, files) stay in the JSON."""
     rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["d"]))
-    machines = sorted({r["machine"] for r in rows})
     dates = sorted({r["date"][:10] for r in rows})
     lines = [f"# golf chase against the Graph Golf 2016 records ({target.upper()})", "",
-             f"- what: `golf chase N D` on each pair, nothing set per pair; excess ratio = "
-             f"(ASPL - L) / (ASPL_best - L), L the Moore ASPL bound (1.0 matches the record); "
-             f"trials: their seconds over the run's; at once: runs sharing a GPU (CPU: the machine); target: {TARGETS[target]}",
+             f"- what: `golf chase N D`, nothing set per pair; excess ratio (ASPL - L) / "
+             f"(ASPL_best - L), L the Moore bound; trials: their share of the run; at once: "
+             f"runs on a GPU (CPU: the machine); target: {TARGETS[target]}",
              f"- command: {_pair_command(rows)}",
-             f"- machine: {'; '.join(machines)}", f"- date: {', '.join(dates)}", ""]
+             f"- machine: {_machines(rows)}", f"- date: {', '.join(dates)}", ""]
     cols = ["pair", "form chosen", "D (best-known)", "ASPL (best-known)", "excess ratio",
             "trials", "evaluations/s", "at once"]
     lines += table(cols, [[f"({r['n']}, {r['d']})", r["form"],
