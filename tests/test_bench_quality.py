@@ -59,11 +59,15 @@ def test_the_page_is_a_short_record():
                       "diameter": k, "aspl": a, "best_known": [k, a], "excess_ratio": 1.0,
                       "record_matched": True, "diameter_matched": True, "trial_share": 0.25,
                       "evaluations_per_s": 1e6, "at_once": 5, "date": "2026-11-26T10:00:00",
-                      "machine": "NVIDIA H100; host 32 cores",
-                      "command": f"python scripts/bench_quality.py --only {name} --minutes 8"}
+                      "machine": f"NVIDIA H{(100, 200)[i % 2]}; host 32 cores",
+                      "command": f"python scripts/bench_quality.py --only {name} --minutes 8 "
+                                 f"--parallel {3 + 3 * (i % 2)} --out /root/out/q{i % 2}"}
     page = markdown({"rows": rows, "notes": ["one note"]}, "gpu")
     assert len(page.encode()) <= 4096 and page.count("\n| (") == 20
-    assert "--only PAIRS --minutes 8`" in page and "- machine: NVIDIA H100" in page
+    # one command line for the calls: their folders dropped, the options in one order
+    assert ("- command: `python scripts/bench_quality.py --minutes 8 --only PAIRS --parallel P` "
+            "(P = 3, 6)\n") in page
+    assert "- machine: NVIDIA H100 or NVIDIA H200; host 32 cores\n" in page
     assert "- one note" in page and "Targets met" in page
 
 
