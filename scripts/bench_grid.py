@@ -28,14 +28,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from benchlib import (ROOT, chase_command, describe_machine, export_best, header, load,
-                      machine, new_record, repo_env, run_problem, save, table)
+from benchlib import (ROOT, chase_command, describe_machine, export_best, header, keep_log,
+                      load, machine, new_record, repo_env, run_problem, save, table)
 
 from golf.config import load_config
 from golf.lower_bounds import grid_bounds
@@ -237,10 +236,7 @@ def main(argv=None):
         jobs = [pool.submit(one, run, os.path.join(tmp, run.name)) for run in runs]
         for job in jobs:
             run, s, rd = job.result()
-            if args.logs:
-                os.makedirs(args.logs, exist_ok=True)
-                shutil.copyfile(os.path.join(rd, "log.txt"),
-                                os.path.join(args.logs, f"{run.name}.log"))
+            keep_log(rd, args.logs, run.name)
             row = row_of(run, s, rd, args.ranks, args.graphs)
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"], commit=mach.get("commit"),

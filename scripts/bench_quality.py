@@ -26,14 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-from benchlib import (ROOT, chase_command, describe_machine, load, machine, new_record, repo_env,
-                      save, table)
+from benchlib import (ROOT, chase_command, describe_machine, keep_log, load, machine,
+                      new_record, repo_env, save, table)
 
 from golf.lower_bounds import moore_bounds
 from golf.run.problem import submission_name
@@ -261,9 +260,7 @@ def main(argv=None):
         for name, s, rd in run_pairs(names, args.minutes, args.ranks, tmp, args.set,
                                      args.parallel, args.gpus, args.target == "cpu"):
             row = row_of(name, s, rd, args.target, graphs)
-            if args.logs:  # each run's log (the trials, the choice, the progress)
-                os.makedirs(args.logs, exist_ok=True)
-                shutil.copyfile(os.path.join(rd, "log.txt"), os.path.join(args.logs, name + ".log"))
+            keep_log(rd, args.logs, name)  # the trials, the choice, the progress
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"],
                        machine=describe_machine(mach), commit=mach.get("commit"),

@@ -187,6 +187,16 @@ def chase_command(pair: list, minutes: float, ranks: int, tmp: str, sets=()) -> 
     return cmd
 
 
+def keep_log(rd: str, folder: str | None, name: str) -> None:
+    """Copy run folder ``rd``'s log.txt to ``folder/name.log`` (nothing when ``folder`` is
+    None)."""
+    if folder:
+        import shutil
+
+        os.makedirs(folder, exist_ok=True)
+        shutil.copyfile(os.path.join(rd, "log.txt"), os.path.join(folder, name + ".log"))
+
+
 def export_best(rd: str, folder: str, summary: dict) -> str:
     """``golf export RUN --gzip`` into ``folder`` (the competition's file name); returns the
     file's path relative to the repository."""

@@ -155,8 +155,7 @@ def constructions(n: int, d: int) -> list[Construction]:
     if n > d * d + 1:
         for q in range(max(3, d - d // LINES_PER - 1), d):
             if prime_power(q):
-                out += [c for c in map(lambda f: _levi(q, f), range(3))
-                        if abs(c.order - n) <= NEAR * n]
+                out += [c for c in (_levi(q, f) for f in range(3)) if abs(c.order - n) <= NEAR * n]
     return out
 
 

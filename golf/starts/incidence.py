@@ -45,29 +45,16 @@ from functools import lru_cache
 
 import numpy as np
 
+from golf.starts.polarity import incidence
+
 __all__ = ["levi_edges", "pencil_deleted_edges", "antiflag_deleted_edges"]
-
-
-@lru_cache(maxsize=4)
-def _incidence(q: int) -> np.ndarray:
-    """``inc[p, l]``: point ``p`` of PG(2, q) lies on line ``l`` (both numbered by their
-    normalised coordinates, :func:`golf.starts.polarity._points`)."""
-    from golf.starts.polarity import Field, _points
-
-    field, pts = Field(q), _points(q)
-    add, mul = field.add, field.mul
-    inc = np.zeros((len(pts), len(pts)), dtype=bool)
-    for p in range(len(pts)):
-        a, b, c = pts[p]
-        inc[p] = add[add[mul[a, pts[:, 0]], mul[b, pts[:, 1]]], mul[c, pts[:, 2]]] == 0
-    return inc
 
 
 @lru_cache(maxsize=4)
 def levi_edges(q: int) -> np.ndarray:
     """The edges of ``Levi_q`` (module docstring): ``(q^2 + q + 1)(q + 1)`` pairs ``u < v``,
     point ``i`` numbered ``2 i``, line ``i`` numbered ``2 i + 1``."""
-    p, l = np.nonzero(_incidence(q))
+    p, l = np.nonzero(incidence(q))
     return np.sort(np.stack([2 * p, 2 * l + 1], axis=1), axis=1)
 
 
@@ -76,7 +63,7 @@ def _less(q: int, antiflag: bool) -> np.ndarray:
     line not through it with its points; each side that lost a vertex matched across groups."""
     from golf.starts.fit import edge_pairs, neighbour_sets
 
-    inc = _incidence(q)
+    inc = incidence(q)
     size = len(inc)
     nbrs = neighbour_sets(levi_edges(q), 2 * size)
     p0 = size - 1

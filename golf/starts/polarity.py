@@ -30,7 +30,7 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["prime_power", "Field", "polarity_graph", "polarity_edges", "line_deleted_edges",
+__all__ = ["prime_power", "Field", "incidence", "polarity_graph", "polarity_edges", "line_deleted_edges",
            "lines_deleted_edges"]
 
 
@@ -109,20 +109,27 @@ def _points(q: int) -> np.ndarray:
     return np.concatenate(pts).astype(np.int64)
 
 
-@lru_cache(maxsize=8)
-def polarity_edges(q: int) -> np.ndarray:
-    """The edges of ``ER_q`` as an array of shape ``(q (q+1)^2 / 2, 2)``, ``u < v``."""
+@lru_cache(maxsize=4)
+def incidence(q: int) -> np.ndarray:
+    """``inc[u, v]``: ``u . v = 0`` over ``GF(q)`` for the points of PG(2, q) in vertex order,
+    so point ``u`` lies on the line of coordinates ``v`` (the polar line of ``v``). Symmetric;
+    its diagonal marks the absolute points. ``ER_q`` joins ``u != v`` where it holds;
+    :mod:`golf.starts.incidence` joins point ``u`` to line ``v``."""
     field = Field(q)
     pts = _points(q)
     add, mul = field.add, field.mul
-    edges = []
+    inc = np.zeros((len(pts), len(pts)), dtype=bool)
     for u in range(len(pts)):
         a, b, c = pts[u]
-        dot = add[add[mul[a, pts[:, 0]], mul[b, pts[:, 1]]], mul[c, pts[:, 2]]]
-        v = np.flatnonzero(dot == 0)
-        v = v[v > u]
-        edges.append(np.stack([np.full(len(v), u), v], axis=1))
-    return np.concatenate(edges)
+        inc[u] = add[add[mul[a, pts[:, 0]], mul[b, pts[:, 1]]], mul[c, pts[:, 2]]] == 0
+    return inc
+
+
+@lru_cache(maxsize=8)
+def polarity_edges(q: int) -> np.ndarray:
+    """The edges of ``ER_q`` as an array of shape ``(q (q+1)^2 / 2, 2)``, ``u < v``, in
+    row order."""
+    return np.argwhere(np.triu(incidence(q), 1)).astype(np.int64)
 
 
 @lru_cache(maxsize=8)
