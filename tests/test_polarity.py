@@ -164,7 +164,7 @@ def test_construction_for_takes_an_incidence_graph_above_diameter_2():
     polarity graph wherever one is near."""
     from golf.starts.algebraic import construction_for, constructions
 
-    assert construction_for(512, 18).name == "Levi_16-antiflag"  # 510 vertices, 2 added
+    assert construction_for(512, 18).name == "Levi_16-pencil"  # 528 vertices, 16 deleted
     assert construction_for(1726, 30).name == "Levi_29"  # 1742, 16 deleted
     assert construction_for(40, 5).name == "Levi_4-pencil"
     assert "Levi_17-antiflag" in {c.name for c in constructions(512, 18)}  # 576: 64 deleted
@@ -174,17 +174,29 @@ def test_construction_for_takes_an_incidence_graph_above_diameter_2():
     assert "incidence graph of PG(2, 16)" in c.label and c.order == int(c.edges().max()) + 1
 
 
+@pytest.mark.parametrize("q,k", [(7, 4), (8, 6), (11, 10)])
+def test_fit_keeps_diameter_3_of_an_incidence_graph(q, k):
+    """Deleting k vertices of Levi_q leaves pairs at distance 4; the plain greedy join leaves
+    some of them, the join that ranks them first (diameter3) none."""
+    from golf.starts.fit import fit_edges
+    from golf.starts.incidence import levi_edges
+
+    big = 2 * (q * q + q + 1)
+    plain, kept = (fit_edges(levi_edges(q), big, big - k, q + 1, diameter3=x)
+                   for x in (False, True))
+    for e in (plain, kept):
+        _check_fitted(e, big - k, q + 1)
+    assert _distances(plain, big - k).max() == 4 and _distances(kept, big - k).max() == 3
+
+
 @pytest.mark.parametrize("n,d", [(512, 18), (40, 5)])
 def test_the_chosen_incidence_form_fits_best(n, d):
     """construction_for's incidence form against every candidate fitted (seed 0), scored by
-    SciPy's BFS: the lowest (diameter, total)."""
-    from golf.starts.algebraic import constructions, construction_for
-    from golf.starts.fit import fit_edges
+    networkx's BFS: the lowest (diameter, total)."""
+    from golf.starts.algebraic import constructions, construction_for, fitted_edges
 
     def fitted(c):
-        e = c.edges(0)
-        e = fit_edges(e, int(e.max()) + 1, n, d, seed=0)
-        return apsp_score(n, e)[:2]
+        return apsp_score(n, fitted_edges(c, n, d)[0])[:2]
 
     scores = {c.name: fitted(c) for c in constructions(n, d)}
     assert len(scores) >= 2

@@ -27,13 +27,15 @@ incidence forms of degree ``q + 1 <= d`` (and at least ``d - d /`` :data:`LINES_
 the order lies within :data:`NEAR` of ``n``. :func:`construction_for` takes a polarity graph
 where one is near: the one of the fullest degree (the fitting must join every slot left free
 with edges the construction did not choose), then the nearest order (each vertex added or
-deleted cuts paths of length 2). Else it takes the incidence form whose fit (seed 0) scores
-best (:func:`fitted_score`; each fit takes 0.4-3 s on (1726, 30), 9 s for its five on 2
-cores): no rule of degree and order picks it. A deleted vertex takes from the points of each line through
-it their one common line, which leaves them at distance 4, so on (512, 18) ``Levi_17-antiflag``
-(576 vertices, degree 18; 64 deleted) fits to 4 / 2.35161 and ``Levi_16-antiflag`` (510,
-degree 17; 2 added) to 3 / 2.34882; on (1726, 30) deleting 16 vertices of ``Levi_29`` fits to
-4 / 2.46445 and adding 15 to ``Levi_29-pencil`` to 4 / 2.46561. The polarity graphs, every
+deleted cuts paths of length 2). Else it takes the incidence form whose fit (seed 0; the
+fit keeps diameter 3, :func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`;
+the five fits of (1726, 30) take 6.5 s on 2 cores, the four of (512, 18) 1.2 s): no rule of
+degree and order picks it. On (512, 18) ``Levi_16-pencil`` (528 vertices, degree 17; 16
+deleted) fits to 3 / 2.346517, ``Levi_16-antiflag`` (510; 2 added) to
+3 / 2.348818 and ``Levi_17-antiflag`` (576, degree 18; 64 deleted) to 3 / 2.358939; on
+(1726, 30) ``Levi_29`` less 16 vertices fits to 3 / 2.461375 (the Moore bound: 2.460870) and
+``Levi_29-pencil`` plus 15 to 4 / 2.465612 (added vertices split edges, which the join does not
+repair). The polarity graphs, every
 candidate fitted (seed 0; 2-core machine, 2026-11-27), (diameter, ASPL) and excess ratio
 against the 2016 records, the chosen one first:
 
@@ -66,7 +68,7 @@ from typing import NamedTuple
 from golf.errors import GolfError
 
 __all__ = ["NEAR", "LINES_PER", "LEVI_FORMS", "Construction", "constructions", "construction_for",
-           "algebraic_graph"]
+           "fitted_score", "fitted_edges", "algebraic_graph"]
 
 # a construction is near (n, d) when its order is within this fraction of n, either side
 NEAR = 0.15
@@ -176,12 +178,19 @@ def fitted_score(c: Construction, n: int, d: int) -> tuple:
     """``(diameter, total)`` of ``c`` fitted to ``(n, d)`` with seed 0 (bitset backend)."""
     import golf
     from golf.graph import Graph
+
+    s = golf.evaluate(Graph.from_edges(fitted_edges(c, n, d, 0)[0], n=n, d=d), "bitset")
+    return s.diameter, s.total
+
+
+def fitted_edges(c: Construction, n: int, d: int, seed: int = 0):
+    """``c``'s edges fitted to ``(n, d)`` (:func:`golf.starts.fit.fit_edges`; the incidence
+    forms keep diameter 3), and the order ``c`` was built with."""
     from golf.starts.fit import fit_edges
 
-    e = c.edges(0)
-    e = fit_edges(e, int(e.max()) + 1, n, d, seed=0)
-    s = golf.evaluate(Graph.from_edges(e, n=n, d=d), "bitset")
-    return s.diameter, s.total
+    built = c.edges(seed)
+    order = int(built.max()) + 1
+    return fit_edges(built, order, n, d, seed=seed, diameter3=c.family == "Levi"), order
 
 
 def algebraic_graph(n: int, d: int, seed: int = 0):
@@ -189,15 +198,12 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
     wide) and a line for the log that says which construction and how it was fitted; a
     GolfError where no construction is near."""
     from golf.graph import Graph
-    from golf.starts.fit import fit_edges
 
     c = construction_for(n, d)
     if c is None:
         raise GolfError(f"problem.start: algebraic: no construction lies near (n={n}, d={d}) "
                         f"({NO_CONSTRUCTION})")
-    built = c.edges(seed)
-    order = int(built.max()) + 1
-    edges = fit_edges(built, order, n, d, seed=seed)
+    edges, order = fitted_edges(c, n, d, seed)
     how = (f"{n - order} vertices added (free slots, then split edges)" if n > order else
            f"{order - n} vertices deleted" if n < order else
            "as it is")

@@ -19,6 +19,16 @@ keeps as much of the construction as it can.
   maximal matching of the stubs between vertices not yet adjacent). ``ER_41`` less 2 polar
   lines, 78 vertices deleted for (1560, 40): ASPL 2.05038 greedy (1.5 s on 2 cores), 2.05462
   at random; ``ER_59`` less 3 lines for (3250, 57): 2.05385 (9 s), 2.05680 at random.
+* **Keeping diameter 3** (``diameter3``, for the incidence graphs of
+  :mod:`golf.starts.incidence`): deleting a point or a line of such a graph leaves every pair
+  of points on it (or lines through it) at distance 4, thousands of pairs, which the join
+  above leaves in part. With ``diameter3`` each round first ranks the pairs ``u, v`` by the
+  pairs at distance 4 or more that ``u -- v`` brings within 3 (``d(x, u) + d(v, y) <= 2``:
+  three products over the far pairs' ends, one matrix product to find them), then by the
+  count above. ``Levi_29`` less 16 vertices for (1726, 30): diameter 3, ASPL 2.461375 (the
+  Moore bound 2.460870), where the plain join leaves diameter 4 (2.464451). The polarity
+  graphs do without: their plain join reaches diameter 3, and ranking the far pairs first
+  costs ``ER_41`` less 2 lines 0.0006 of ASPL on (1560, 40).
 
 Deterministic for a seed: the same graph on every machine.
 """
@@ -58,9 +68,11 @@ def edge_pairs(nbrs: list, gone=frozenset()) -> np.ndarray:
     return np.array(sorted(out), dtype=np.int64).reshape(-1, 2)
 
 
-def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
+def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0,
+              diameter3: bool = False) -> np.ndarray:
     """The edges of the graph fitted to ``(n, d)`` from ``edges`` on ``big_n`` vertices
-    (module docstring); sorted pairs ``u < v``."""
+    (module docstring); sorted pairs ``u < v``. ``diameter3``: the greedy join brings the
+    pairs at distance 4 or more within 3 first."""
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     nbrs = neighbour_sets(edges, big_n)
     if max((len(s) for s in nbrs), default=0) > d:
@@ -91,30 +103,39 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0) -> np.ndarray:
                 nbrs[w].add(x)
                 nbrs[x].add(w)
     if n <= NEAR_JOIN_MAX:
-        _join_near(nbrs, d)
+        _join_near(nbrs, d, diameter3)
     _join(nbrs, [v for v in range(n) for _ in range(d - len(nbrs[v]))], d, rng)
     return edge_pairs(nbrs)
 
 
-def _join_near(nbrs: list, d: int) -> None:
+def _join_near(nbrs: list, d: int, diameter3: bool = False) -> None:
     """Join free slots in pairs, greedily by the pairs of vertices each edge brings within
-    distance 2 (module docstring); the slots no round could join stay free."""
+    distance 2 (module docstring); with ``diameter3`` first by the pairs at distance 4 or more
+    it brings within 3. The slots no round could join stay free."""
     n = len(nbrs)
     adj = np.zeros((n, n), dtype=bool)
     for u, vs in enumerate(nbrs):
         adj[u, list(vs)] = True
     deg = adj.sum(axis=1)
     share = max(1, int((d - deg).clip(0).sum()) // (2 * JOIN_ROUNDS))
+    eye = np.eye(n, dtype=bool)
+    distant = diameter3  # pairs at distance >= 4 may be left (counted while there are)
     while True:
         free = np.flatnonzero(deg < d)
         if len(free) < 2:
             return
         a = adj.astype(np.float32)
-        far = ~(adj | ((a @ a) > 0))
+        two = (a @ a) > 0
+        far = ~(adj | two)
         np.fill_diagonal(far, False)
         sub = far[free].astype(np.float32) @ a
         gain = sub[:, free]
-        gain = gain + gain.T + 2 * far[np.ix_(free, free)]
+        gain = (gain + gain.T + 2 * far[np.ix_(free, free)]).astype(np.float64)
+        if distant:
+            gain4 = _brings_within_3(adj, two, eye, free)
+            distant = gain4 is not None
+            if distant:
+                gain += (2 * n + 2) * gain4  # above any count of pairs brought within 2
         gain[adj[np.ix_(free, free)]] = -1
         np.fill_diagonal(gain, -1)
         joined = 0
@@ -132,6 +153,27 @@ def _join_near(nbrs: list, d: int) -> None:
                 joined += 1
         if joined == 0:
             return
+
+
+def _brings_within_3(adj, two, eye, free):
+    """For ``u, v`` in ``free``: how many pairs ``x, y`` at distance 4 or more an edge ``u --
+    v`` brings within 3 (``d(u, x) + d(v, y) <= 2``, either way round); None when no pair is
+    that far. ``two``: the pairs joined by a path of length 2."""
+    one = adj | eye
+    within2 = one | two
+    within3 = (within2.astype(np.float32) @ one.astype(np.float32)) > 0
+    xs, ys = np.nonzero(np.triu(~within3, 1))
+    if len(xs) == 0:
+        return None
+    exact2 = within2 & ~one
+
+    def ends(m, cols):  # m's rows of the free vertices, columns of the far pairs' ends
+        return m[np.ix_(free, cols)].astype(np.float32)
+
+    # d(u, x) + d(v, y) <= 2: (<= 2, 0), (<= 1, 1), (0, 2)
+    t = (ends(within2, xs) @ ends(eye, ys).T + ends(one, xs) @ ends(adj, ys).T
+         + ends(eye, xs) @ ends(exact2, ys).T)
+    return (t + t.T).astype(np.float64)
 
 
 def _join(nbrs: list, stubs: list, d: int, rng) -> None:

@@ -12,7 +12,8 @@ It is bipartite with girth 6, and its distance counts from every vertex are ``q 
 ``q (q + 1)`` at 2 and ``q^2`` at 3: the Moore bound of ``(n, q + 1)`` for diameter 3, met
 exactly. It serves pairs ``(n, d)`` with ``n`` near ``2 d^2``, above the order ``d^2 + 1`` that
 diameter 2 allows: (1726, 30) of Graph Golf 2019 lies 16 vertices below ``Levi_29``, and
-(512, 18) of 2021 two above ``Levi_16`` less an antiflag.
+(512, 18) of 2021 16 below ``Levi_16`` less a pencil (:mod:`golf.starts.algebraic` says which
+form it takes and why).
 
 Deleting vertices from ``Levi_q`` takes two points apart when their one common line goes
 (distance 4), so the two smaller forms delete whole pencils and join the points that lost a
