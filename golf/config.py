@@ -97,6 +97,8 @@ SCHEMA = {
                            "that re-target one orbit's rotation; needs g > 1)"),
         "near_moves": S("float", 0.5, (0, 1), "a fraction from 0 to 1 (of the proposals "
                         "other than voltage moves that swap two edges two hops apart)"),
+        "slide_moves": S("float", 0.05, (0, 1), "a fraction from 0 to 1 (of the proposals "
+                         "on a grid that change degrees: slide, fill or drop an edge)"),
         "speculate": S("int", 1, (1, 1024), "an integer from 1 to 1024 (proposal streams "
                        "of a chain: device chains score that many moves at once)"),
         "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
@@ -220,6 +222,10 @@ DOCS = {
     "search.near_moves": "The fraction of the other proposals that swap two edges two hops "
                          "apart: smaller uphill steps, so more pass late in a run. Tabu search "
                          "draws that share of its candidates as near swaps.",
+    "search.slide_moves": "Grid problems only: the fraction of proposals that slide an edge's "
+                          "end onto a free slot within reach, join two free slots, or drop an "
+                          "edge (:func:`golf.engine.moves.propose_slide`). The best grid "
+                          "graphs known leave a few slots free; 0 keeps every degree.",
     "search.speculate": "Proposal streams of a chain: device chains score that many moves "
                         "at once and take the first accepted. Raise it on a GPU with few "
                         "chains.",

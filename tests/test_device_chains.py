@@ -168,8 +168,12 @@ CASES = [
     (64, 8, 4, {"voltage_moves": 0.3, "near_moves": 0.5}),
     (96, 3, 1, {"near_moves": 0.6, "speculate": 4}),
 ]
-# (w, h, d, r, g, options of the search)
-GRIDS = [(10, 10, 8, 4, 1, {}), (10, 10, 6, 3, 4, {"near_moves": 0.5}), (6, 5, 4, 2, 2, {})]
+# (w, h, d, r, g, options of the search): slides (golf.engine.moves.propose_slide) change
+# degrees, alone and beside near swaps, with speculating chains
+GRIDS = [(10, 10, 8, 4, 1, {}), (10, 10, 6, 3, 4, {"near_moves": 0.5}), (6, 5, 4, 2, 2, {}),
+         (10, 10, 4, 2, 4, {"slide_moves": 0.3}),
+         (6, 5, 4, 2, 2, {"slide_moves": 0.2, "near_moves": 0.5}),
+         (10, 10, 4, 2, 1, {"slide_moves": 0.1, "speculate": 4})]
 # (m, d, (a, b, r), options of the search): metacyclic groups Z_a ⋊_r Z_b, non-abelian,
 # dihedral (odd degree: involution orbits of one slot) and abelian, m = 1, 2, 3, 4 and 80 (two
 # words a row), the records' (256, 8) and (1024, 8) over m = 2, with and without voltage and

@@ -64,6 +64,7 @@ class P(IntEnum):
     NEAR = 10  # near swaps per 1000 proposals (golf.engine.moves.propose_near)
     WEIGHT = 11  # the kernel's sums to the graph's (golf.evaluators.base.Evaluator.weight)
     HOSTS = 12  # host moves per 1000 proposals (golf.engine.moves.propose_host)
+    SLIDE = 13  # slides per 1000 proposals on a grid (golf.engine.moves.propose_slide)
 
 
 class StopReason(IntEnum):
@@ -110,7 +111,8 @@ def begin_step(adj, n, st, sc, fl, params, undo, ctrl, reach=None, grp=None):
         pst = st[j:j + 4]
     # the moves take the vertices the group moves, g*m (n but for centre vertices)
     if not propose_move(adj, params[P.G] * adj.shape[0], params[P.G], pst, undo,
-                        params[P.VOLTAGE], reach, params[P.NEAR], grp, params[P.HOSTS]):
+                        params[P.VOLTAGE], reach, params[P.NEAR], grp, params[P.HOSTS],
+                        params[P.SLIDE]):
         sc[SC.STEP] += 1
         sc[SC.FAILED] += 1
         if sc[SC.FAILED] > 1000 and sc[SC.FAILED] > sc[SC.STEP] // 2:
@@ -275,6 +277,8 @@ class Annealer:
         (:func:`golf.engine.moves.propose_near`)
     host_moves : float, the fraction of proposals that move a host (host-switch graphs,
         :func:`golf.engine.moves.propose_host`)
+    slide_moves : float, the fraction of proposals that are slides (grid problems, with
+        ``reach``: :func:`golf.engine.moves.propose_slide`; they change degrees)
     reach : None, or a grid problem's length limit (:meth:`golf.grid.Grid.reach`): every move
         keeps every edge within it
     seed : int
@@ -285,7 +289,7 @@ class Annealer:
     def __init__(self, graph, evaluator, *, steps=0, method="sa", aspl_priority=False,
                  tiebreak=True, peripheral_weight=1.0, voltage_moves=0.0, near_moves=0.0,
                  speculate=1, seed=0, bounds=None, trace_every=1000, reach=None,
-                 host_moves=0.0):
+                 host_moves=0.0, slide_moves=0.0):
         from golf.lower_bounds import moore_bounds
 
         self.graph = graph.copy()
@@ -324,6 +328,7 @@ class Annealer:
         self.params[P.SPEC] = int(speculate)
         self.params[P.NEAR] = int(round(1000 * float(near_moves)))
         self.params[P.HOSTS] = int(round(1000 * float(host_moves)))
+        self.params[P.SLIDE] = int(round(1000 * float(slide_moves))) if reach is not None else 0
         self.fl[FL.PW] = float(peripheral_weight) * graph.m / 8.0
         self.best_adj = self.graph.adj.copy()
         if self.compiled:
@@ -477,7 +482,7 @@ def search_options(search: dict) -> dict:
                 aspl_priority=search["aspl_priority"], tiebreak=search["tiebreak"],
                 peripheral_weight=search["peripheral_weight"],
                 voltage_moves=search["voltage_moves"], near_moves=search["near_moves"],
-                speculate=search["speculate"])
+                slide_moves=search["slide_moves"], speculate=search["speculate"])
 
 
 def schedule(search: dict, sample) -> tuple[float, float, str | None]:

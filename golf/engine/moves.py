@@ -54,6 +54,22 @@ switch: onto a free port, or onto a port that holds a link ``b -- c``, which the
 ``a -- c`` (the port the host left). Every switch keeps its number of used ports, so the radix
 holds; the swaps above never pick a host's slot, so they rewire the links alone.
 
+A fifth kind, the **slide** (:func:`propose_slide`), is for grid problems, where the best graphs
+known leave a few slots free (the best-known (5x10, 4, 2) and (10x10, 4, 2) graphs have 99 and
+198 edges, not 100 and 200): a slot left free where no edge within reach can take it is what the
+length limit makes best there. Every move above keeps every degree, so it never reaches such a
+graph. A slide changes degrees, one orbit at a time, and keeps the symmetry and the reach:
+
+* it re-targets an edge ``a -- b`` to a vertex ``c`` near ``a`` with a free slot (``a -- c``): the
+  free slot moves from ``c`` to ``b``, and the number of edges stays;
+* it joins two vertices with free slots within reach (a *fill*: one orbit more);
+* with a small share (:data:`DROP_SHARE`), or when no slot is free, it removes one orbit (a
+  *drop*), which makes the free slots the other two kinds move.
+
+A drop never lowers a distance and a fill never raises one, so the annealing keeps a free slot
+only where moving it around pays; :func:`try_rewire` is the one orbit out, one orbit in (either
+may be none) that all three are.
+
 With centre vertices (:mod:`golf.graph`) the moves take ``n`` = ``g*m``, the vertices the
 group moves: a slot that holds a centre (an id ``>= n``) is never picked, so the orbits at the
 centres stay as the start graph laid them and every move is one among the other orbits.
@@ -71,14 +87,18 @@ from numba import njit
 from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act, act_inv
 
-__all__ = ["UNDO_SIZE", "HOST_PORT", "HOST_MOVES", "propose_swap", "propose_voltage", "propose_near",
-           "propose_host", "propose_move", "swap_at", "undo_swap", "try_swap", "new_undo"]
+__all__ = ["UNDO_SIZE", "HOST_PORT", "HOST_MOVES", "DROP_SHARE", "propose_swap", "propose_voltage",
+           "propose_near", "propose_host", "propose_slide", "propose_move", "swap_at",
+           "undo_swap", "try_swap", "try_rewire", "new_undo"]
 
 # a slot of a host-switch graph's switch rows that holds a host (golf.hostswitch.ports): not an
 # edge to another switch, so no swap ever picks it; only propose_host moves it
 HOST_PORT = -2
 # the fraction of a host-switch search's proposals that are host moves (propose_host)
 HOST_MOVES = 0.3
+
+# the share of slide moves (propose_slide) that remove an orbit (a drop), per 1000
+DROP_SHARE = 62
 
 # undo layout: [0] count, [1:13] (row, slot, old value) x 4; [16:48] scratch for try_swap
 UNDO_SIZE = 48
@@ -399,15 +419,132 @@ def propose_host(adj, st, undo, tries=64):
 
 
 @njit(cache=True)
+def try_rewire(adj, n, a, b, x, y, undo, reach=None, grp=None):
+    """Remove the orbit of ``a -- b`` (none: ``a < 0``) and add the orbit of ``x -- y`` (none:
+    ``x < 0``) in free slots (-1) of its rows, if the result is simple and, with ``reach``, the
+    new edge within the length limit; record the change in ``undo`` (at most two slots freed
+    and two taken). Returns True when applied, False when rejected (``adj`` untouched): the
+    new orbit is already there (or is the removed one), it is a loop, or a row it needs has no
+    free slot."""
+    m = adj.shape[0]
+    rr = undo[16:18]
+    rv = undo[18:20]
+    ar = undo[20:22]
+    av = undo[22:24]
+    pos = undo[24:26]
+    nr = 0 if a < 0 else _slots(a, b, n, m, rr, rv, 0, grp)
+    na = 0
+    if x >= 0:
+        if x == y or (reach is not None and _beyond(reach, x, y)):
+            return False
+        na = _slots(x, y, n, m, ar, av, 0, grp)
+        for p in range(na):  # a multi-edge, or the removed orbit put back
+            if _find(adj, ar[p], av[p]) >= 0:
+                return False
+    for p in range(nr):
+        j = _find(adj, rr[p], rv[p])
+        if j < 0:
+            return False
+        pos[p] = j
+    k = 0
+    for p in range(nr):
+        undo[1 + 3 * k] = rr[p]
+        undo[2 + 3 * k] = pos[p]
+        undo[3 + 3 * k] = adj[rr[p], pos[p]]
+        adj[rr[p], pos[p]] = -1
+        k += 1
+    for p in range(na):
+        j = _find(adj, ar[p], -1)
+        if j < 0:  # no room: put back what was changed
+            undo[0] = k
+            undo_swap(adj, undo)
+            return False
+        undo[1 + 3 * k] = ar[p]
+        undo[2 + 3 * k] = j
+        undo[3 + 3 * k] = -1
+        adj[ar[p], j] = av[p]
+        k += 1
+    undo[0] = k
+    return True
+
+
+@njit(cache=True)
+def _free_slot(adj, n, st):
+    """A uniformly drawn free base slot's row (-1: none is free)."""
+    m, d = adj.shape
+    count = 0
+    for i in range(m):
+        for j in range(d):
+            if adj[i, j] < 0:
+                count += 1
+    if count == 0:
+        return -1
+    k = rng_below(st, count)
+    for i in range(m):
+        for j in range(d):
+            if adj[i, j] < 0:
+                if k == 0:
+                    return i
+                k -= 1
+    return -1
+
+
+@njit(cache=True)
+def propose_slide(adj, n, st, undo, reach, tries=64, grp=None):
+    """Apply one random valid **slide** (module docstring) on a grid (``reach``): at a
+    vertex ``c`` with a free slot, either join ``c`` to a vertex within reach that has one
+    too (a fill), or take a vertex ``a`` within reach of ``c`` and one of its edges
+    ``a -- b`` and make it ``a -- c``; a drop (an edge's orbit removed) with the share
+    :data:`DROP_SHARE` per 1000, or when no slot is free. Returns False if ``tries`` draws in
+    a row were all invalid (the graph is then unchanged)."""
+    m, d = adj.shape
+    if d == 0:
+        return False
+    for _ in range(tries):
+        c = _free_slot(adj, n, st)
+        if c < 0 or rng_below(st, 1000) < DROP_SHARE:
+            i = rng_below(st, m)
+            b = adj[i, rng_below(st, d)]
+            if b < 0 or b >= n:
+                continue
+            if try_rewire(adj, n, np.int64(i), np.int64(b), np.int64(-1), np.int64(-1), undo,
+                          reach, grp):
+                return True
+            continue
+        a = _near(reach, n, np.int64(c), st)
+        if a < 0 or a == c:
+            continue
+        if rng_below(st, 2) == 0:  # a fill
+            if try_rewire(adj, n, np.int64(-1), np.int64(-1), np.int64(c), a, undo, reach,
+                          grp):
+                return True
+            continue
+        x = adj[a % m, rng_below(st, d)]
+        if x < 0 or x >= n:
+            continue
+        b = act(np.int64(x), (a // m) * m, n, grp)  # a's neighbour: a's row moved to a
+        if b == c:
+            continue
+        if try_rewire(adj, n, a, b, a, np.int64(c), undo, reach, grp):
+            return True
+    return False
+
+
+@njit(cache=True)
 def propose_move(adj, n, g, st, undo, voltage_permille, reach=None, near_permille=0,
-                 grp=None, host_permille=0):
+                 grp=None, host_permille=0, slide_permille=0):
     """A host move with probability ``host_permille / 1000`` (host-switch graphs), else a
+    slide with probability ``slide_permille / 1000`` (grid problems: ``reach``), else a
     voltage move with probability ``voltage_permille / 1000`` (when ``g > 1``), else a near
-    swap with probability ``near_permille / 1000``, else a uniform swap; with all three 0 it
+    swap with probability ``near_permille / 1000``, else a uniform swap; with all four 0 it
     draws exactly what :func:`propose_swap` draws."""
     if host_permille > 0 and rng_below(st, 1000) < host_permille:
         if propose_host(adj, st, undo, 64):
             return True
+    if reach is not None:
+        if slide_permille > 0 and rng_below(st, 1000) < slide_permille:
+            if propose_slide(adj, n, st, undo, reach, 64, grp):
+                return True
     if voltage_permille > 0 and g > 1 and rng_below(st, 1000) < voltage_permille:
         if propose_voltage(adj, n, g, st, undo, reach, 64, grp):
             return True

@@ -36,7 +36,7 @@ enum { SC_STEP, SC_CUR_D, SC_CUR_TOTAL, SC_CUR_PER, SC_BEST_D, SC_BEST_TOTAL, SC
        SC_ACCEPTED, SC_EVALS, SC_BEST_STEP, SC_STOP, SC_FAILED, NSC };
 enum { FL_T0, FL_T1, FL_TIME_FRAC, FL_PW, FL_T, FL_FRAC, NFL };
 enum { P_STEPS, P_HILL, P_ASPL_PRIORITY, P_TIEBREAK, P_D_BOUND, P_TOTAL_BOUND, P_G,
-       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, P_NEAR, P_WEIGHT, NP };
+       P_TRACE_EVERY, P_VOLTAGE, P_SPEC, P_NEAR, P_WEIGHT, P_HOSTS, P_SLIDE, NP };
 enum { STOP_STEPS = 1, STOP_BOUNDS = 2, STOP_STUCK = 3 };
 #define TRACE_COLS 8
 #define TRIES 64
@@ -276,20 +276,101 @@ GOLF_HD bool propose_near(int* adj, int m, int d, int n, u64* st, i64* undo,
     return false;
 }
 
+GOLF_HD inline void undo_swap(int* adj, int d, i64* undo) {
+    for (int p = (int)undo[0] - 1; p >= 0; p--)
+        adj[(int)undo[1 + 3 * p] * d + (int)undo[2 + 3 * p]] = (int)undo[3 + 3 * p];
+    undo[0] = 0;
+}
+
+// ---- slides on a grid (golf.engine.moves.propose_slide): degrees change -----------------
+#define DROP_SHARE 62
+// the orbit of a -- b out (none: a < 0), the orbit of x -- y in, in free slots (none: x < 0)
+GOLF_HD bool try_rewire(int* adj, int m, int d, int n, int a, int b, int x, int y, i64* undo,
+                        const int* reach, const i64* grp) {
+    int rr[2], rv[2], ar[2], av[2], pos[2];
+    int nr = a < 0 ? 0 : orbit_slots(a, b, n, m, grp, rr, rv, 0), na = 0;
+    if (x >= 0) {
+        if (x == y || (reach && beyond(reach, x, y))) return false;
+        na = orbit_slots(x, y, n, m, grp, ar, av, 0);
+        for (int p = 0; p < na; p++)  // a multi-edge, or the removed orbit put back
+            if (find_slot(adj, d, ar[p], av[p]) >= 0) return false;
+    }
+    for (int p = 0; p < nr; p++) {
+        int j = find_slot(adj, d, rr[p], rv[p]);
+        if (j < 0) return false;
+        pos[p] = j;
+    }
+    int k = 0;
+    for (int p = 0; p < nr; p++, k++) {
+        undo[1 + 3 * k] = rr[p];
+        undo[2 + 3 * k] = pos[p];
+        undo[3 + 3 * k] = adj[rr[p] * d + pos[p]];
+        adj[rr[p] * d + pos[p]] = -1;
+    }
+    for (int p = 0; p < na; p++, k++) {
+        int j = find_slot(adj, d, ar[p], -1);
+        if (j < 0) {  // no room: put back what was changed
+            undo[0] = k;
+            undo_swap(adj, d, undo);
+            return false;
+        }
+        undo[1 + 3 * k] = ar[p];
+        undo[2 + 3 * k] = j;
+        undo[3 + 3 * k] = -1;
+        adj[ar[p] * d + j] = av[p];
+    }
+    undo[0] = k;
+    return true;
+}
+
+// a uniformly drawn free base slot's row (-1: none is free)
+GOLF_HD int free_slot(const int* adj, int m, int d, u64* st) {
+    int count = 0;
+    for (int i = 0; i < m * d; i++) count += adj[i] < 0;
+    if (count == 0) return -1;
+    int k = rng_below(st, count);
+    for (int i = 0; i < m * d; i++)
+        if (adj[i] < 0 && k-- == 0) return i / d;
+    return -1;
+}
+
+GOLF_HD bool propose_slide(int* adj, int m, int d, int n, u64* st, i64* undo,
+                           const int* reach, const i64* grp) {
+    if (d == 0) return false;
+    for (int k = 0; k < TRIES; k++) {
+        int c = free_slot(adj, m, d, st);
+        if (c < 0 || rng_below(st, 1000) < DROP_SHARE) {  // a drop
+            int i = rng_below(st, m);
+            int b = adj[i * d + rng_below(st, d)];
+            if (b < 0 || b >= n) continue;
+            if (try_rewire(adj, m, d, n, i, b, -1, -1, undo, reach, grp)) return true;
+            continue;
+        }
+        int a = near_cell(reach, n, c, st);
+        if (a < 0 || a == c) continue;
+        if (rng_below(st, 2) == 0) {  // a fill
+            if (try_rewire(adj, m, d, n, -1, -1, c, a, undo, reach, grp)) return true;
+            continue;
+        }
+        int x = adj[(a % m) * d + rng_below(st, d)];
+        if (x < 0 || x >= n) continue;
+        int b = act(x, (a / m) * m, n, m, grp);  // a's neighbour: a's row moved to a
+        if (b == c) continue;
+        if (try_rewire(adj, m, d, n, a, b, a, c, undo, reach, grp)) return true;
+    }
+    return false;
+}
+
 GOLF_HD bool propose_move(int* adj, int m, int d, int n, const i64* params, u64* st, i64* undo,
                           const int* reach, const i64* grp) {
     int g = (int)params[P_G];
+    if (reach && params[P_SLIDE] > 0 && rng_below(st, 1000) < params[P_SLIDE])
+        if (propose_slide(adj, m, d, n, st, undo, reach, grp)) return true;
     if (params[P_VOLTAGE] > 0 && g > 1 && rng_below(st, 1000) < params[P_VOLTAGE])
         if (propose_voltage(adj, m, d, n, g, st, undo, reach, grp)) return true;
     if (params[P_NEAR] > 0 && rng_below(st, 1000) < params[P_NEAR])
         if (propose_near(adj, m, d, n, st, undo, reach, grp)) return true;
     return propose_swap(adj, m, d, n, g, st, undo, reach, grp);
-}
-
-GOLF_HD inline void undo_swap(int* adj, int d, i64* undo) {
-    for (int p = (int)undo[0] - 1; p >= 0; p--)
-        adj[(int)undo[1 + 3 * p] * d + (int)undo[2 + 3 * p]] = (int)undo[3 + 3 * p];
-    undo[0] = 0;
 }
 
 // ---- the step (golf.engine.annealer) ---------------------------------------------------------------
