@@ -144,10 +144,35 @@ def verdict(rows, chase=0) -> str:
                            if absent else ".")
 
 
+def runs_of(rows) -> list[str]:
+    """Where the rows come from more than one call: a line a call (its commit, its command
+    without the folders it wrote to, its rows), else nothing."""
+    calls: dict = {}
+    for r in rows:
+        calls.setdefault((r.get("commit"), plain(r.get("command") or "")), []).append(r["name"])
+    if len(calls) < 2:
+        return []
+    return ["", "Rows by call:"] + [f"- commit {commit}, `{cmd}`: {', '.join(names)}"
+                                    for (commit, cmd), names in calls.items()]
+
+
+# options naming where a call wrote (not how it ran): left out of the page's commands
+FOLDER_OPTIONS = ("--out", "--graphs", "--logs")
+
+
+def plain(command: str) -> str:
+    """``command`` without the folders it wrote to (:data:`FOLDER_OPTIONS` and their
+    values)."""
+    words = command.split()
+    return " ".join(w for i, w in enumerate(words) if w not in FOLDER_OPTIONS
+                    and (i == 0 or words[i - 1] not in FOLDER_OPTIONS))
+
+
 def markdown(record) -> str:
     rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["d"]))
     chase = record.get("chase", 0)
-    lines = header("Grid graphs: Graph Golf 2019 grid problems on the CPU", record,
+    lines = header("Grid graphs: Graph Golf 2019 grid problems on the CPU",
+                   dict(record, command=plain(record["command"])),
                    f"target: {TARGET_TEXT}",
                    "gap = ASPL / lattice bound - 1 (the bound of `golf bounds --grid WxH D R`)",
                    f"best-known: D, ASPL (gap) of the best graph known here ({BEST_SOURCE}); "
@@ -168,7 +193,7 @@ def markdown(record) -> str:
                            f"{r['evaluations_per_s']:,.0f}",
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
     lines += ["", f"Machine: {describe_machine(record['machine'])}; each row's commit is in the "
-                  f"JSON (`commit`).", "", verdict(rows, chase), "",
+                  f"JSON (`commit`).", *runs_of(rows), "", verdict(rows, chase), "",
               f"Each row's best graph is in `{os.path.dirname(rows[0]['file'])}/` (its file: "
               "`file` in the JSON)."]
     return "\n".join(lines) + "\n"

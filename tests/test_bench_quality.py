@@ -95,3 +95,18 @@ def test_grid_chase_verdict_counts_the_best_known_graphs_reached():
                                                       "of 1.")
     rows[0]["target"] = False  # the config mode judges its own target problems
     assert bench_grid.verdict(rows[:1]).startswith("Target met")
+
+
+def test_grid_page_names_each_call_where_rows_come_from_several():
+    """bench_grid: the page's commands leave out the folders a call wrote to, and rows from
+    more than one call (another commit or command) get a line a call; rows of one call none."""
+    import bench_grid
+
+    assert bench_grid.plain("python scripts/bench_grid.py --chase 10 --out a/b --logs /tmp/l "
+                            "--only x") == "python scripts/bench_grid.py --chase 10 --only x"
+    one = [{"name": "a", "commit": "c1", "command": "bench --out x"},
+           {"name": "b", "commit": "c1", "command": "bench --out y"}]
+    assert bench_grid.runs_of(one) == []
+    two = one + [{"name": "c", "commit": "c2", "command": "bench --only c"}]
+    assert bench_grid.runs_of(two) == ["", "Rows by call:", "- commit c1, `bench`: a, b",
+                                       "- commit c2, `bench --only c`: c"]
