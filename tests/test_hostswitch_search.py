@@ -17,7 +17,7 @@ from golf.hostswitch.h_evaluator import HostSwitchEvaluator, recheck
 from golf.hostswitch.orp_format import read_host_switch
 from golf.hostswitch.ports import (PortGraph, check_ports, host_counts, random_ports, to_graph,
                                    to_ports)
-from golf.hostswitch.radix_bounds import host_switch_bounds, suggested_switches
+from golf.hostswitch.radix_bounds import even_switches, host_switch_bounds, suggested_switches
 from golf.kernels.rng import rng_seed
 from golf.run import resume_run, run_config
 
@@ -97,6 +97,12 @@ def test_random_ports_are_connected_even_and_seeded():
     with pytest.raises(GolfError, match="no connected host-switch graph"):
         random_ports(30, 10, 3)  # 3 hosts a switch leave no port for a link
     assert suggested_switches(32, 4) == 32 and suggested_switches(128, 24) == 8
+    # ORP_Optimize_switches on the 13 featured pairs of 2021 (mnakao/ORP, utils.c), the
+    # same estimate
+    pairs = [(32, 4), (80, 6), (128, 24), (432, 12), (1281, 21), (3800, 30), (1024, 5),
+             (1024, 10), (4608, 36), (8208, 48), (10000, 10), (10000, 100), (65536, 64)]
+    assert [even_switches(n, r) for n, r in pairs] == [26, 33, 8, 101, 138, 297, 1250, 400,
+                                                       243, 328, 5051, 196, 3045]
 
 
 def test_annealing_lowers_the_h_total_and_keeps_the_rules():
@@ -192,9 +198,9 @@ def test_chase_host_switch_from_the_command_line(tmp_path):
 def test_switch_forms_try_the_estimate_first_and_only_what_connects():
     from golf.run.portfolio import switch_forms
 
-    forms, rule = switch_forms(80, 6)
-    assert [f.switches for f in forms] == [40, 32, 50, 26, 62]
-    assert "suggested_switches" in rule
+    forms, rule = switch_forms(80, 6)  # 33: ORP_Optimize_switches' value for (80, 6)
+    assert [f.switches for f in forms] == [40, 33, 32, 50, 26, 62]
+    assert "suggested_switches" in rule and "even_switches" in rule
     forms, _ = switch_forms(32, 4)  # 26 switches of 4 ports hold 32 hosts with links
     assert all(-(-32 // f.switches) < 4 for f in forms) and forms[0].switches == 32
     assert forms[0].label(32) == "32 switches" and forms[0].record(32)["switches"] == 32
@@ -266,3 +272,45 @@ def test_a_run_scored_by_bfs_walks_the_bit_matrix_chain(tmp_path):
     got = run_config(p2, quiet=True)[0]
     assert got["backend"] == "h-bfs" and want["backend"] == "h-bitset"
     assert (rd / "best.edges").read_bytes() == (rd2 / "best.edges").read_bytes()
+
+
+def _joinable(ports):
+    """Pairs of switches, both with a free port, not linked."""
+    free = [a for a in range(len(ports)) if (ports[a] == -1).any()]
+    return [(a, b) for i, a in enumerate(free) for b in free[i + 1:] if b not in ports[a]]
+
+
+def test_the_start_links_every_two_switches_it_can():
+    """The random pairing drops a pair that would repeat a link; the start then joins every
+    two switches with free ports left: on (128, 24) with 8 switches (16 hosts, 8 ports for
+    links each) the switch graph is complete, where the pairing alone leaves it short."""
+    for n, s, r in SHAPES + [(128, 8, 24), (10000, 196, 100)]:
+        for seed in range(3):
+            ports = random_ports(n, s, r, seed=seed)
+            assert _joinable(ports) == []
+            check_ports(ports, n, r)
+    complete = random_ports(128, 8, 24, seed=1)
+    assert ((complete >= 0).sum(axis=1) == 7).all()
+
+
+def test_host_moves_link_two_free_ports():
+    """A host moved onto a free port leaves one behind; a host move that draws two free ports
+    of switches not linked links them (two slots, undone exactly), and never links two that
+    are linked already."""
+    ports = np.full((3, 4), -1, dtype=np.int32)
+    ports[0, :2] = [1, HOST_PORT]
+    ports[1, :2] = [0, 2]
+    ports[2, :2] = [1, HOST_PORT]
+    rng, undo = rng_seed(4), new_undo()
+    links = []
+    for _ in range(200):
+        before = ports.copy()
+        if not propose_host(ports, rng, undo, 64):
+            continue
+        check_ports(ports, 2, 4)
+        links.append(int((ports >= 0).sum() - (before >= 0).sum()))
+        if links[-1]:
+            assert undo[0] == 2 and _joinable(before) == [(0, 2)]
+        undo_swap(ports, undo)
+        assert np.array_equal(ports, before)
+    assert 2 in links and 0 in links

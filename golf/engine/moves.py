@@ -51,8 +51,9 @@ A fourth kind, the **host move** (:func:`propose_host`), is for host-switch grap
 (:mod:`golf.hostswitch`), whose rows are the switches' ports: a slot ``HOST_PORT`` holds a
 host, -1 is a free port, and an id a link to another switch. It moves one host to another
 switch: onto a free port, or onto a port that holds a link ``b -- c``, which then becomes
-``a -- c`` (the port the host left). Every switch keeps its number of used ports, so the radix
-holds; the swaps above never pick a host's slot, so they rewire the links alone.
+``a -- c`` (the port the host left); and it links two free ports of switches not yet linked.
+No move exceeds a switch's ports, so the radix holds; the swaps above never pick a host's
+slot, so they rewire the links alone.
 
 A fifth kind, the **slide** (:func:`propose_slide`), is for grid problems, where the best graphs
 known leave a few slots free (the best-known (5x10, 4, 2) and (10x10, 4, 2) graphs have 99 and
@@ -382,7 +383,9 @@ def propose_host(adj, st, undo, tries=64):
     random host port ``(a, j)`` and a random port ``(b, k)`` of another switch; a free port
     takes the host, a port that holds the link ``b -- c`` gives it to the host and the link
     becomes ``a -- c`` (rejected where ``c`` is ``a`` or already a neighbour of ``a``); a port
-    holding a host changes nothing and is drawn again. Returns False if ``tries`` draws in a
+    holding a host changes nothing and is drawn again. Where the first port drawn is free
+    and the second is a free port of a switch not linked to the first, the two are linked (a
+    host moved onto a free port leaves one behind, which a link can then take). Returns False if ``tries`` draws in a
     row were all invalid (nothing changed)."""
     s, d = adj.shape
     if s < 2 or d == 0:
@@ -390,6 +393,17 @@ def propose_host(adj, st, undo, tries=64):
     for _ in range(tries):
         a = rng_below(st, s)
         j = rng_below(st, d)
+        if adj[a, j] == -1:  # a free port: a link to another switch's free port (a fill)
+            b = rng_below(st, s)
+            k = rng_below(st, d)
+            if b == a or adj[b, k] != -1 or _find(adj, a, b) >= 0:
+                continue
+            undo[0] = 2
+            undo[1], undo[2], undo[3] = a, j, -1
+            undo[4], undo[5], undo[6] = b, k, -1
+            adj[a, j] = b
+            adj[b, k] = a
+            return True
         if adj[a, j] != HOST_PORT:
             continue
         b = rng_below(st, s)
@@ -475,14 +489,14 @@ def _free_slot(adj, n, st):
     count = 0
     for i in range(m):
         for j in range(d):
-            if adj[i, j] < 0:
+            if adj[i, j] == -1:
                 count += 1
     if count == 0:
         return -1
     k = rng_below(st, count)
     for i in range(m):
         for j in range(d):
-            if adj[i, j] < 0:
+            if adj[i, j] == -1:
                 if k == 0:
                     return i
                 k -= 1

@@ -15,7 +15,8 @@ never pick them, so they rewire links alone and keep every switch's used ports;
 
 :func:`random_ports` lays a random connected start: the hosts spread evenly (``n // s`` or
 one more a switch), a random spanning tree over the switches (those with more free ports
-first), then the free ports paired at random.
+first), then the free ports paired at random, then every two switches with free ports left
+and no link between them joined (so a port stays free only where no link can take it).
 """
 
 from __future__ import annotations
@@ -121,6 +122,9 @@ def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> 
             if a != b and b not in links[a]:
                 links[a].add(b)
                 links[b].add(a)
+                left[a] -= 1
+                left[b] -= 1
+        _fill(links, left, rng)
         rows = np.full((s, r), -1, dtype=np.int32)
         for a in range(s):
             row = sorted(links[a])
@@ -129,6 +133,30 @@ def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> 
         return rows
     raise GolfError(f"could not lay a connected host-switch graph with n={n}, s={s}, r={r} "
                     f"in {attempts} attempts (seed {seed})")
+
+
+def _fill(links, left, rng) -> None:
+    """Join switches with free ports that are not linked yet, in random order, until no two
+    such remain: the pairing drops the pairs that would repeat a link, and on a dense switch
+    graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. No move
+    of the search adds a link to a graph without free ports, so the start takes all it can."""
+    while True:
+        open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
+        joined = False
+        for i, a in enumerate(open_):
+            if left[a] == 0:
+                continue
+            for b in open_[i + 1:]:
+                if left[b] > 0 and b not in links[a]:
+                    links[a].add(b)
+                    links[b].add(a)
+                    left[a] -= 1
+                    left[b] -= 1
+                    joined = True
+                    if left[a] == 0:
+                        break
+        if not joined:
+            return
 
 
 class PortGraph(Graph):

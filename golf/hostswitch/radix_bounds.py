@@ -18,7 +18,8 @@ from fractions import Fraction
 
 from golf.errors import GolfError
 
-__all__ = ["HostSwitchBounds", "host_switch_bounds", "fewest_switches", "suggested_switches"]
+__all__ = ["HostSwitchBounds", "host_switch_bounds", "fewest_switches", "suggested_switches",
+           "even_switches"]
 
 
 @dataclass(frozen=True)
@@ -186,4 +187,54 @@ def suggested_switches(n: int, r: int) -> int | None:
             continue
         if best is None or b.aspl < best:
             best, best_s = b.aspl, s
+    return best_s
+
+
+def _moore_aspl(nodes: float, k: float) -> float:
+    """The Moore bound on the ASPL of ``nodes`` vertices of degree ``k``, a real number: each
+    level holds ``k (k-1)^(l-1)`` vertices until they are all placed (the levels stop where a
+    level would add almost nothing, for ``k < 2``)."""
+    if k + 1 >= nodes:
+        return 1.0
+    reached, level, total = 1.0, 1, 0.0
+    while True:
+        width = k * (k - 1.0) ** (level - 1)
+        if reached + width >= nodes or width < 1e-9:
+            break
+        reached += width
+        total += level * width
+        level += 1
+    return (total + level * (nodes - reached)) / (nodes - 1)
+
+
+def even_switches(n: int, r: int) -> int | None:
+    """The number of switches of the estimate of Yasudo, Koibuchi and Nakano (TPDS 2019, the
+    one ORP's ``ORP_Optimize_switches`` follows): with the hosts spread evenly, ``n/s`` a
+    switch, the switch graph has the real degree ``k = r - n/s``, the host pairs on two
+    switches (a fraction ``n(s-1) / (s(n-1))``) lie ``2 + L(s, k)`` apart, ``L`` the Moore
+    bound on its ASPL, and those on one switch 2. The first ``s`` from the fewest switches
+    that connect the hosts up where the estimate stops falling. Where ports cannot be evened
+    out this way it differs from :func:`suggested_switches`: 8 for (128, 24) as well, but
+    101 for (432, 12) against 108, 196 for (10000, 100) against 200, and 1250 for (1024, 5)
+    against 1024 (more switches than hosts: a switch without hosts adds links). None where
+    no graph connects the hosts.
+
+    >>> even_switches(128, 24), even_switches(432, 12), even_switches(10000, 100)
+    (8, 101, 196)
+    >>> even_switches(1024, 5)
+    1250
+    """
+    n, r = _check(n, r)
+    least = fewest_switches(n, r)
+    if least is None or least == 1:
+        return least
+    best, best_s, s = None, least, max(least, 2) - 1
+    while True:  # past n too: switches without hosts are links more
+        s += 1
+        if s * r - 2 * (s - 1) < n:
+            continue
+        est = _moore_aspl(s, r - n / s) * (s * n - n) / (s * n - s)
+        if best is not None and est >= best:
+            break
+        best, best_s = est, s
     return best_s

@@ -282,21 +282,25 @@ def forms(problem: dict) -> tuple[list[Form], str]:
 
 def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
     """The numbers of switches a host-switch problem tries (:mod:`golf.hostswitch`): the one
-    of :func:`golf.hostswitch.radix_bounds.suggested_switches` first, then that one times
-    :data:`SWITCH_FACTORS`, each rounded, those that can connect the hosts (a port for a link
-    on every switch), each once."""
-    from golf.hostswitch.radix_bounds import fewest_switches, suggested_switches
+    of :func:`golf.hostswitch.radix_bounds.suggested_switches` first, then the one of
+    :func:`~golf.hostswitch.radix_bounds.even_switches` (the hosts spread evenly over a real
+    degree; 101 against 108 on (432, 12), 196 against 200 on (10000, 100)), then the first
+    times :data:`SWITCH_FACTORS`, each rounded, those that can connect the hosts (a port for
+    a link on every switch) with no more switches than hosts, each once."""
+    from golf.hostswitch.radix_bounds import even_switches, fewest_switches, suggested_switches
 
     best = suggested_switches(hosts, r)
+    even = even_switches(hosts, r)
     least = fewest_switches(hosts, r)
     out: list[int] = []
-    for f in (1.0, *SWITCH_FACTORS):
+    for f in (1.0, even / best, *SWITCH_FACTORS):
         sw = max(least, int(round(best * f)))
         fits = sw == 1 or (-(-hosts // sw) < r and sw * r - hosts >= 2 * (sw - 1))
         if fits and sw not in out and sw <= hosts:
             out.append(sw)
     rule = (f"switches: {best} (the smallest estimate of the h-ASPL: golf.hostswitch."
-            f"radix_bounds.suggested_switches), and times {', '.join(map(str, SWITCH_FACTORS))}")
+            f"radix_bounds.suggested_switches), {even} (hosts spread evenly: even_switches), "
+            f"and {best} times {', '.join(map(str, SWITCH_FACTORS))}")
     return [Form(1, switches=sw) for sw in out], rule
 
 

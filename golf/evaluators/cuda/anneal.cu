@@ -326,11 +326,11 @@ GOLF_HD bool try_rewire(int* adj, int m, int d, int n, int a, int b, int x, int 
 // a uniformly drawn free base slot's row (-1: none is free)
 GOLF_HD int free_slot(const int* adj, int m, int d, u64* st) {
     int count = 0;
-    for (int i = 0; i < m * d; i++) count += adj[i] < 0;
+    for (int i = 0; i < m * d; i++) count += adj[i] == -1;
     if (count == 0) return -1;
     int k = rng_below(st, count);
     for (int i = 0; i < m * d; i++)
-        if (adj[i] < 0 && k-- == 0) return i / d;
+        if (adj[i] == -1 && k-- == 0) return i / d;
     return -1;
 }
 
