@@ -282,12 +282,14 @@ def _joinable(ports):
 
 def test_the_start_links_every_two_switches_it_can():
     """The random pairing drops a pair that would repeat a link; the start then joins every
-    two switches with free ports left: on (128, 24) with 8 switches (16 hosts, 8 ports for
-    links each) the switch graph is complete, where the pairing alone leaves it short."""
+    two switches with free ports left, and a switch left with two puts them in the place of
+    a link: on (128, 24) with 8 switches (16 hosts, 8 ports for links each) the switch graph
+    is complete, where the pairing alone leaves it short."""
     for n, s, r in SHAPES + [(128, 8, 24), (10000, 196, 100)]:
         for seed in range(3):
             ports = random_ports(n, s, r, seed=seed)
             assert _joinable(ports) == []
+            assert (ports == -1).sum(axis=1).max() <= 1  # two would take a link's place
             check_ports(ports, n, r)
     complete = random_ports(128, 8, 24, seed=1)
     assert ((complete >= 0).sum(axis=1) == 7).all()

@@ -138,8 +138,10 @@ def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> 
 def _fill(links, left, rng) -> None:
     """Join switches with free ports that are not linked yet, in random order, until no two
     such remain: the pairing drops the pairs that would repeat a link, and on a dense switch
-    graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. No move
-    of the search adds a link to a graph without free ports, so the start takes all it can."""
+    graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. Then a
+    switch still left with two free ports or more takes the place of a link between two
+    switches it is not linked to ((10000, 100) on 196 switches left one with 6). No move of
+    the search adds a link to a graph without free ports, so the start takes all it can."""
     while True:
         open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
         joined = False
@@ -156,7 +158,22 @@ def _fill(links, left, rng) -> None:
                     if left[a] == 0:
                         break
         if not joined:
-            return
+            break
+    # a switch left with two free ports or more, and no partner: a link x -- y away from it
+    # becomes x -- a -- y (x and y keep their ports, a uses two of its own)
+    for a in rng.permutation(len(left)).tolist():
+        while left[a] >= 2:
+            pairs = [(x, y) for x in range(len(links)) for y in links[x]
+                     if x < y and a not in (x, y) and x not in links[a] and y not in links[a]]
+            if not pairs:
+                break
+            x, y = pairs[int(rng.integers(len(pairs)))]
+            links[x].discard(y)
+            links[y].discard(x)
+            for z in (x, y):
+                links[a].add(z)
+                links[z].add(a)
+            left[a] -= 2
 
 
 class PortGraph(Graph):
