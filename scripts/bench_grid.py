@@ -34,7 +34,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from benchlib import (ROOT, chase_command, describe_machine, export_best, header, keep_log,
-                      load, machine, new_record, repo_env, run_problem, save, table)
+                      load, machine, new_record, plain, repo_env, run_problem, save, table)
 
 from golf.config import load_config
 from golf.lower_bounds import grid_bounds
@@ -154,18 +154,6 @@ def runs_of(rows) -> list[str]:
         return []
     return ["", "Rows by call:"] + [f"- commit {commit}, `{cmd}`: {', '.join(names)}"
                                     for (commit, cmd), names in calls.items()]
-
-
-# options naming where a call wrote (not how it ran): left out of the page's commands
-FOLDER_OPTIONS = ("--out", "--graphs", "--logs")
-
-
-def plain(command: str) -> str:
-    """``command`` without the folders it wrote to (:data:`FOLDER_OPTIONS` and their
-    values)."""
-    words = command.split()
-    return " ".join(w for i, w in enumerate(words) if w not in FOLDER_OPTIONS
-                    and (i == 0 or words[i - 1] not in FOLDER_OPTIONS))
 
 
 def markdown(record) -> str:

@@ -32,7 +32,7 @@ import tempfile
 import time
 
 from benchlib import (ROOT, chase_command, describe_machine, keep_log, load, machine,
-                      new_record, repo_env, save, table)
+                      new_record, plain, repo_env, save, table)
 
 from golf.lower_bounds import moore_bounds
 from golf.run.problem import submission_name
@@ -151,8 +151,7 @@ def _pair_command(rows) -> str:
     import re
 
     def shape(cmd):  # the call's pairs and its machine-local folders are in the JSON
-        cmd = re.sub(r" --(out|graphs|logs) \S+", "", cmd)
-        cmd = re.sub(r"--only \S+", "--only PAIRS", cmd)
+        cmd = re.sub(r"--only \S+", "--only PAIRS", plain(cmd))
         head, *opts = re.split(r" (?=--)", cmd)  # the options in one order
         return " ".join([head, *sorted(opts, key=lambda o: (not o.startswith("--target "), o))])
 

@@ -187,6 +187,18 @@ def chase_command(pair: list, minutes: float, ranks: int, tmp: str, sets=()) -> 
     return cmd
 
 
+# options naming where a call wrote (not how it ran): left out of a page's commands
+FOLDER_OPTIONS = ("--out", "--graphs", "--logs")
+
+
+def plain(command: str) -> str:
+    """``command`` without the folders it wrote to (:data:`FOLDER_OPTIONS` and their
+    values)."""
+    words = command.split()
+    return " ".join(w for i, w in enumerate(words) if w not in FOLDER_OPTIONS
+                    and (i == 0 or words[i - 1] not in FOLDER_OPTIONS))
+
+
 def keep_log(rd: str, folder: str | None, name: str) -> None:
     """Copy run folder ``rd``'s log.txt to ``folder/name.log`` (nothing when ``folder`` is
     None)."""

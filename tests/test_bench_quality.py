@@ -101,9 +101,10 @@ def test_grid_page_names_each_call_where_rows_come_from_several():
     """bench_grid: the page's commands leave out the folders a call wrote to, and rows from
     more than one call (another commit or command) get a line a call; rows of one call none."""
     import bench_grid
+    import benchlib
 
-    assert bench_grid.plain("python scripts/bench_grid.py --chase 10 --out a/b --logs /tmp/l "
-                            "--only x") == "python scripts/bench_grid.py --chase 10 --only x"
+    assert benchlib.plain("python scripts/bench_grid.py --chase 10 --out a/b --logs /tmp/l "
+                          "--only x") == "python scripts/bench_grid.py --chase 10 --only x"
     one = [{"name": "a", "commit": "c1", "command": "bench --out x"},
            {"name": "b", "commit": "c1", "command": "bench --out y"}]
     assert bench_grid.runs_of(one) == []

@@ -384,9 +384,9 @@ def propose_host(adj, st, undo, tries=64):
     takes the host, a port that holds the link ``b -- c`` gives it to the host and the link
     becomes ``a -- c`` (rejected where ``c`` is ``a`` or already a neighbour of ``a``); a port
     holding a host changes nothing and is drawn again. Where the first port drawn is free
-    and the second is a free port of a switch not linked to the first, the two are linked (a
-    host moved onto a free port leaves one behind, which a link can then take). Returns False if ``tries`` draws in a
-    row were all invalid (nothing changed)."""
+    and the second is a free port of a switch not linked to the first, the two are linked
+    (:func:`try_rewire`; a host moved onto a free port leaves one behind, which a link can then
+    take). Returns False if ``tries`` draws in a row were all invalid (nothing changed)."""
     s, d = adj.shape
     if s < 2 or d == 0:
         return False
@@ -395,15 +395,11 @@ def propose_host(adj, st, undo, tries=64):
         j = rng_below(st, d)
         if adj[a, j] == -1:  # a free port: a link to another switch's free port (a fill)
             b = rng_below(st, s)
-            k = rng_below(st, d)
-            if b == a or adj[b, k] != -1 or _find(adj, a, b) >= 0:
+            if adj[b, rng_below(st, d)] != -1:
                 continue
-            undo[0] = 2
-            undo[1], undo[2], undo[3] = a, j, -1
-            undo[4], undo[5], undo[6] = b, k, -1
-            adj[a, j] = b
-            adj[b, k] = a
-            return True
+            if try_rewire(adj, s, np.int64(-1), np.int64(-1), np.int64(a), np.int64(b), undo):
+                return True
+            continue
         if adj[a, j] != HOST_PORT:
             continue
         b = rng_below(st, s)
@@ -483,19 +479,24 @@ def try_rewire(adj, n, a, b, x, y, undo, reach=None, grp=None):
 
 
 @njit(cache=True)
-def _free_slot(adj, n, st):
-    """A uniformly drawn free base slot's row (-1: none is free)."""
-    m, d = adj.shape
+def _free_count(adj):
+    """How many base slots are free (-1)."""
     count = 0
-    for i in range(m):
-        for j in range(d):
+    for i in range(adj.shape[0]):
+        for j in range(adj.shape[1]):
             if adj[i, j] == -1:
                 count += 1
+    return count
+
+
+@njit(cache=True)
+def _free_slot(adj, count, st):
+    """The row of a free base slot drawn uniformly from the ``count`` there are (-1: none)."""
     if count == 0:
         return -1
     k = rng_below(st, count)
-    for i in range(m):
-        for j in range(d):
+    for i in range(adj.shape[0]):
+        for j in range(adj.shape[1]):
             if adj[i, j] == -1:
                 if k == 0:
                     return i
@@ -514,8 +515,9 @@ def propose_slide(adj, n, st, undo, reach, tries=64, grp=None):
     m, d = adj.shape
     if d == 0:
         return False
+    free = _free_count(adj)  # a refused draw changes nothing: counted once
     for _ in range(tries):
-        c = _free_slot(adj, n, st)
+        c = _free_slot(adj, free, st)
         if c < 0 or rng_below(st, 1000) < DROP_SHARE:
             i = rng_below(st, m)
             b = adj[i, rng_below(st, d)]

@@ -323,10 +323,8 @@ GOLF_HD bool try_rewire(int* adj, int m, int d, int n, int a, int b, int x, int 
     return true;
 }
 
-// a uniformly drawn free base slot's row (-1: none is free)
-GOLF_HD int free_slot(const int* adj, int m, int d, u64* st) {
-    int count = 0;
-    for (int i = 0; i < m * d; i++) count += adj[i] == -1;
+// the row of a free base slot drawn uniformly from the count there are (-1: none)
+GOLF_HD int free_slot(const int* adj, int m, int d, int count, u64* st) {
     if (count == 0) return -1;
     int k = rng_below(st, count);
     for (int i = 0; i < m * d; i++)
@@ -337,8 +335,10 @@ GOLF_HD int free_slot(const int* adj, int m, int d, u64* st) {
 GOLF_HD bool propose_slide(int* adj, int m, int d, int n, u64* st, i64* undo,
                            const int* reach, const i64* grp) {
     if (d == 0) return false;
+    int free = 0;  // a refused draw changes nothing: counted once
+    for (int i = 0; i < m * d; i++) free += adj[i] == -1;
     for (int k = 0; k < TRIES; k++) {
-        int c = free_slot(adj, m, d, st);
+        int c = free_slot(adj, m, d, free, st);
         if (c < 0 || rng_below(st, 1000) < DROP_SHARE) {  // a drop
             int i = rng_below(st, m);
             int b = adj[i * d + rng_below(st, d)];
