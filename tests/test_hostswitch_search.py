@@ -280,17 +280,35 @@ def _joinable(ports):
     return [(a, b) for i, a in enumerate(free) for b in free[i + 1:] if b not in ports[a]]
 
 
+def _two_take_a_link(ports):
+    """Links x -- y that two switches a, b with a free port each could take as a -- x and
+    b -- y (x not linked to a, y not linked to b)."""
+    free = [a for a in range(len(ports)) if (ports[a] == -1).any()]
+    out = []
+    for i, a in enumerate(free):
+        for b in free[i + 1:]:
+            out += [(x, y) for x in range(len(ports)) for y in ports[x][ports[x] >= 0].tolist()
+                    for u, v in ((a, b), (b, a))
+                    if x not in (u, v) and y not in (u, v) and x not in ports[u]
+                    and y not in ports[v]]
+    return out
+
+
 def test_the_start_links_every_two_switches_it_can():
     """The random pairing drops a pair that would repeat a link; the start then joins every
-    two switches with free ports left, and a switch left with two puts them in the place of
-    a link: on (128, 24) with 8 switches (16 hosts, 8 ports for links each) the switch graph
+    two switches with free ports left, a switch left with two puts them in the place of a
+    link, and so do two linked switches with one each: on (128, 24) with 8 switches (16 hosts, 8 ports for links each) the switch graph
     is complete, where the pairing alone leaves it short."""
     for n, s, r in SHAPES + [(128, 8, 24), (10000, 196, 100)]:
         for seed in range(3):
             ports = random_ports(n, s, r, seed=seed)
             assert _joinable(ports) == []
             assert (ports == -1).sum(axis=1).max() <= 1  # two would take a link's place
+            assert _two_take_a_link(ports) == []
             check_ports(ports, n, r)
+    # (10000, 100) on 196 switches: every port used, 4800 links
+    ports = random_ports(10000, 196, 100, seed=1)
+    assert (ports == -1).sum() == 0 and (ports >= 0).sum() == 2 * 4800
     complete = random_ports(128, 8, 24, seed=1)
     assert ((complete >= 0).sum(axis=1) == 7).all()
 

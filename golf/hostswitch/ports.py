@@ -140,7 +140,9 @@ def _fill(links, left, rng) -> None:
     such remain: the pairing drops the pairs that would repeat a link, and on a dense switch
     graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. Then a
     switch still left with two free ports or more takes the place of a link between two
-    switches it is not linked to ((10000, 100) on 196 switches left one with 6). No move of
+    switches it is not linked to ((10000, 100) on 196 switches left one with 6), and two
+    linked switches with a free port each take the place of a link x -- y as a -- x and
+    b -- y (there, it left two with one each). No move of
     the search adds a link to a graph without free ports, so the start takes all it can."""
     while True:
         open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
@@ -174,6 +176,26 @@ def _fill(links, left, rng) -> None:
                 links[a].add(z)
                 links[z].add(a)
             left[a] -= 2
+    # two switches with a free port each, already linked to each other: a link x -- y with x
+    # not linked to a and y not linked to b becomes a -- x and b -- y (one link more)
+    while True:
+        open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
+        if len(open_) < 2:
+            break
+        a, b = open_[0], open_[1]
+        pairs = [(x, y) for x in range(len(links)) for y in links[x]
+                 if x not in (a, b) and y not in (a, b) and x not in links[a]
+                 and y not in links[b]]
+        if not pairs:
+            break
+        x, y = pairs[int(rng.integers(len(pairs)))]
+        links[x].discard(y)
+        links[y].discard(x)
+        for u, z in ((a, x), (b, y)):
+            links[u].add(z)
+            links[z].add(u)
+        left[a] -= 1
+        left[b] -= 1
 
 
 class PortGraph(Graph):
