@@ -147,15 +147,36 @@ def _refuse_for_host_switch(args, options) -> None:
     defaults = {"g": 1, "backend": "auto"}
     for name in options:
         value = getattr(args, name, None)
+        if name == "backend" and value in HOST_SWITCH_BACKENDS:
+            continue
         if value is not None and value != defaults.get(name) and value != []:
             flag = "--" + name.replace("_", "-")
             if name == "backend":
                 raise GolfError(f"--backend {value}: {args.file} is a host-switch graph, "
-                                f"scored by golf's host-switch scorer (the bit matrix over the "
-                                f"switches, weighted by host counts: golf.hostswitch.h_score); "
-                                f"leave --backend out")
+                                f"scored by golf's host-switch scorers, the bit matrix over "
+                                f"the switches weighted by host counts: --backend "
+                                f"{' or '.join(HOST_SWITCH_BACKENDS)} (on the GPU: "
+                                f"golf.hostswitch.h_gpu), or leave --backend out")
             raise GolfError(f"{flag}: does not apply to the host-switch graph {args.file} "
                             f"(hosts, switches and radix come from its first line)")
+
+
+# golf eval --backend of a host-switch file: the CPU's bit matrix (auto, bitset) or the GPU's
+HOST_SWITCH_BACKENDS = ("auto", "bitset", "gpu-bitset")
+
+
+def _host_switch_scorer(backend: str, net, threads):
+    """``(score function of no arguments, its name)`` for ``golf eval --backend``."""
+    if backend == "gpu-bitset":
+        from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
+        from golf.hostswitch.ports import PortGraph, to_ports
+
+        ev = HostSwitchGpuEvaluator(net.n, net.s, net.r)
+        graph = PortGraph(net.n, to_ports(net))
+        return (lambda: ev.evaluate(graph)), ev.name
+    from golf.hostswitch.h_scoring import h_score
+
+    return (lambda: h_score(net, threads=threads)), "h-bitset"
 
 
 def load_host_switch(path: str, warn=_warn):
@@ -176,25 +197,27 @@ def load_host_switch(path: str, warn=_warn):
 def _eval_host_switch(args) -> int:
     """``golf eval`` of a host-switch file: the h-values (host pairs only) and the bounds of
     the Order/Radix problem."""
-    from golf.hostswitch.h_scoring import h_score
     from golf.hostswitch.radix_bounds import host_switch_bounds
 
     _refuse_for_host_switch(args, ["g", "group", "n", "d", "grid", "r", "backend",
                                    "chunk_words", "opt"])
     net = load_host_switch(args.file)
+    scorer, backend = _host_switch_scorer(args.backend or "auto", net, args.threads)
     comm = args.comm
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:
-        print(f"host-switch scorer: the bit matrix over the {net.s} switches, one column for "
-              f"each of the {int((net.host_counts > 0).sum())} that hold hosts, the level "
-              f"sums weighted by host counts (golf.hostswitch.h_score)", file=sys.stderr)
+        print(f"host-switch scorer {backend}: the bit matrix over the {net.s} switches, a "
+              f"column for each of the {int((net.host_counts > 0).sum())} that hold hosts, "
+              f"the level sums weighted by host counts ("
+              + ("on the GPU, golf.hostswitch.h_gpu)" if backend != "h-bitset" else
+                 "golf.hostswitch.h_score)"), file=sys.stderr)
     t0 = time.perf_counter()
-    score = h_score(net, threads=args.threads)
+    score = scorer()
     seconds = time.perf_counter() - t0
     if args.repeat:
         t0 = time.perf_counter()
         for _ in range(args.repeat):
-            score = h_score(net, threads=args.threads)
+            score = scorer()
         seconds = (time.perf_counter() - t0) / args.repeat
     if not rank0:
         return 0
@@ -213,7 +236,7 @@ def _eval_host_switch(args) -> int:
         "aspl_bound_fraction": str(b.aspl) if b.aspl is not None else None,
         "diameter_gap": score.diameter - b.diameter if connected else None,
         "aspl_gap": score.aspl - float(b.aspl) if connected else None,
-        "backend": "h-bitset", "seconds": seconds, "repeat": args.repeat,
+        "backend": backend, "seconds": seconds, "repeat": args.repeat,
     }
     if args.json:
         print(json.dumps(out))
@@ -577,9 +600,14 @@ def cmd_chase(args) -> int:
 
         grid, (d, r), n = parse_size(args.grid), (first, second), None
     comm = args.comm
+    backend = args.backend
+    if args.host_switch:
+        from golf.run.chase import host_switch_backend
+
+        backend = host_switch_backend(args.backend, n)
     if comm is None and args.ranks != 1:
-        gpu = _backend_on_gpu(args.backend)
-        ranks = args.ranks or default_ranks(args.backend)
+        gpu = _backend_on_gpu(backend)
+        ranks = args.ranks or default_ranks(backend)
         code = relaunch(args.rest, ranks, gpu)
         if code is not None:
             return code

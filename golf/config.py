@@ -647,7 +647,7 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
     group or centres; a random start or an ORP file; annealing (sa or hill); the evaluator is
     one of golf's host-switch ones (``backend: auto`` or ``bitset``, with threads and
-    chunk_words; ``bfs``, with threads)."""
+    chunk_words; ``bfs``, with threads; ``gpu-bitset``, with device)."""
     at = where("problem")
     if p["hosts"] is None:
         raise GolfError(f"{at}: problem.radix and problem.switches belong to a host-switch "
@@ -697,11 +697,13 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
         key = "method" if s["method"] == "tabu" else "polish"
         raise GolfError(f"{where('search.' + key)}: search.{key}: a host-switch problem "
                         f"anneals (sa or hill); the tabu search takes no host moves")
-    if e["backend"] not in ("auto", "bitset", "bfs"):
+    if e["backend"] not in ("auto", "bitset", "bfs", "gpu-bitset"):
         raise GolfError(f"{where('evaluator.backend')}: evaluator.backend: a host-switch "
                         f"problem is scored by golf.hostswitch's evaluators: auto or bitset "
-                        f"(the weighted bit matrix), or bfs (one BFS a switch with hosts)")
-    takes = ("backend", "threads") + (("chunk_words",) if e["backend"] != "bfs" else ())
+                        f"(the weighted bit matrix), bfs (one BFS a switch with hosts) or "
+                        f"gpu-bitset (the weighted bit matrix on the GPU)")
+    takes = (("backend", "device") if e["backend"] == "gpu-bitset" else
+             ("backend", "threads") + (("chunk_words",) if e["backend"] != "bfs" else ()))
     extra = sorted(k for k in e if k not in takes)
     if extra:
         raise GolfError(f"{where('evaluator.' + extra[0])}: evaluator.{extra[0]}: the "

@@ -58,7 +58,7 @@ def test_eval_text(capsys):
     assert "h-diameter    11   bound 5   gap 6" in out
     assert "h-ASPL        5.9677419355   bound 4.1935483871 (130/31)   gap 1.7741935484" in out
     assert "h-total       2960" in out and "mean of 2" in out
-    assert "one column for each of the 26 that hold hosts" in err
+    assert "a column for each of the 26 that hold hosts" in err
 
 
 def test_eval_disconnected_hosts(tmp_path, capsys):

@@ -59,6 +59,11 @@ def test_moves_keep_every_rule_and_the_evaluator_matches_a_bfs(shape, seed, step
 
 def test_host_moves_take_free_ports_and_links():
     ports = random_ports(80, 40, 6, seed=3)
+    for a in (0, 5, 9):  # free ports: the start takes every link it can
+        b = ports[a, 0]
+        ports[a, 0] = -1
+        ports[b][ports[b] == a] = -1
+    check_ports(ports, 80, 6)
     rng, undo = rng_seed(1), new_undo()
     kinds = set()
     for _ in range(500):
@@ -171,14 +176,28 @@ def test_config_refuses_a_bad_host_switch_problem(problem, match):
 
 @pytest.mark.parametrize("section,match", [
     ({"search": {"steps": 10, "method": "tabu"}}, "anneals"),
-    ({"search": {"steps": 10}, "evaluator": {"backend": "seidel"}}, "or bfs"),
+    ({"search": {"steps": 10}, "evaluator": {"backend": "seidel"}}, "or gpu-bitset"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "bfs", "chunk_words": 2}},
      "takes threads only"),
+    ({"search": {"steps": 10}, "evaluator": {"backend": "gpu-bitset", "threads": 2}},
+     "takes device only"),
 ])
 def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
     with pytest.raises(GolfError, match=match):
         validate({"name": "h", "problem": {"hosts": 32, "radix": 4}, **section},
                  lambda k: "h.yaml")
+
+
+def test_a_host_switch_chase_chooses_its_evaluator():
+    from golf.run.chase import HOST_SWITCH_GPU_HOSTS, _backend_on_gpu, host_switch_backend
+
+    assert host_switch_backend("auto", 32) == "bitset"
+    assert host_switch_backend("auto", HOST_SWITCH_GPU_HOSTS) == (
+        "gpu-bitset" if _backend_on_gpu("auto") else "bitset")
+    for asked in ("bitset", "bfs", "gpu-bitset"):
+        assert host_switch_backend(asked, 10**5) == asked
+    with pytest.raises(GolfError, match="does not score host-switch graphs"):
+        host_switch_backend("seidel", 32)
 
 
 def test_chase_host_switch_from_the_command_line(tmp_path):

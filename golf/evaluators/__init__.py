@@ -153,6 +153,11 @@ def build_evaluator(cfg, comm=None):
     if p.get("hosts") is not None:  # a host-switch problem: golf.hostswitch's evaluators
         from golf.hostswitch.h_evaluator import HostSwitchBfsEvaluator, HostSwitchEvaluator
 
+        if e.get("backend") == "gpu-bitset":
+            from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
+
+            return HostSwitchGpuEvaluator(p["hosts"], p["n"], p["d"], device=e.get("device"),
+                                          batch=s["batch"], comm=split)
         if e.get("backend") == "bfs":
             return HostSwitchBfsEvaluator(p["hosts"], p["n"], p["d"], threads=e.get("threads"),
                                           batch=s["batch"], comm=split)

@@ -34,7 +34,8 @@ from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, OK, THREADS, Capabi
 from golf.hostswitch.h_scoring import _score, plan_chunks, switch_sums
 from golf.kernels.bits import aligned_zeros
 
-__all__ = ["HostSwitchEvaluator", "HostSwitchBfsEvaluator", "score", "score_bfs", "recheck"]
+__all__ = ["HostSwitchScores", "HostSwitchEvaluator", "HostSwitchBfsEvaluator", "score",
+           "score_bfs", "recheck"]
 
 
 @njit(cache=True)
@@ -66,7 +67,27 @@ def score(adj, ctrl, out, n, hosts, host_switch, cw, balance, bufs, scratch):
     out[3] = OK
 
 
-class HostSwitchEvaluator(CompiledEvaluator):
+class HostSwitchScores:
+    """What every host-switch evaluator shares: ``n`` is the switches, ``d`` the radix,
+    ``hosts`` the hosts; a merged result ``[h-diameter, 2 * h-total, peripheral hosts,
+    status]`` finishes into the hosts' :class:`Score`, and the rows have the shape
+    ``(switches, radix)``."""
+
+    def finish(self, part) -> Score:
+        ecc, dist_sum, n_at, status = part.tolist() if isinstance(part, np.ndarray) else part
+        if status != OK:
+            return Score(self.hosts, None, None, 0, status)
+        return Score(self.hosts, ecc, dist_sum // 2, n_at, OK)
+
+    def check_shape(self, graph) -> None:
+        if graph.adj.shape != (self.n, self.d):
+            from golf.errors import GolfError
+
+            raise GolfError(f"{self.name}: evaluator built for {self.n} switches of radix "
+                            f"{self.d}, got rows of shape {graph.adj.shape}")
+
+
+class HostSwitchEvaluator(HostSwitchScores, CompiledEvaluator):
     """h-scores of host-switch port rows for the search (module docstring).
 
     Parameters
@@ -103,12 +124,6 @@ class HostSwitchEvaluator(CompiledEvaluator):
         return (self.hosts, self._host_switch, self.cw, self.balance, self._bufs,
                 self._scratch)
 
-    def finish(self, part) -> Score:
-        ecc, dist_sum, n_at, status = part.tolist() if isinstance(part, np.ndarray) else part
-        if status != OK:
-            return Score(self.hosts, None, None, 0, status)
-        return Score(self.hosts, ecc, dist_sum // 2, n_at, OK)
-
     def scorer(self):
         out, ctrl, kernel, tail = self.out, self.ctrl, self.kernel, self.kernel_args(None)[1:]
 
@@ -118,13 +133,6 @@ class HostSwitchEvaluator(CompiledEvaluator):
             return self.finish(out)
 
         return run
-
-    def check_shape(self, graph) -> None:
-        if graph.adj.shape != (self.n, self.d):
-            from golf.errors import GolfError
-
-            raise GolfError(f"{self.name}: evaluator built for {self.n} switches of radix "
-                            f"{self.d}, got rows of shape {graph.adj.shape}")
 
     def describe(self) -> str:
         return (f"h-bitset: {self.hosts} hosts on {self.n} switches of radix {self.d}, "

@@ -41,13 +41,18 @@ import sys
 
 from golf.errors import GolfError
 
-__all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
+__all__ = ["chase_config", "chase_settings", "chase_backend", "host_switch_backend",
+           "default_ranks", "relaunch",
            "GPU_CHAINS", "CPU_CHAINS", "POLISH", "POLISH_STARTS", "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
 GPU_CHAINS = 256
 CPU_CHAINS = 16
+# a host-switch chase: the fewest hosts for which auto scores on a GPU, and the chains of
+# its population there
+HOST_SWITCH_GPU_HOSTS = 4096
+HOST_SWITCH_GPU_CHAINS = 16
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
 POLISH = 0.5
@@ -63,6 +68,20 @@ def _backend_on_gpu(backend: str) -> bool:
         return any(backend_class(b).supports.gpu and backend_class(b).unavailable() is None
                    for b in names())
     return backend_class(backend).supports.gpu
+
+
+def host_switch_backend(backend: str, hosts: int) -> str:
+    """The evaluator a host-switch chase scores with: ``gpu-bitset`` (the weighted bit matrix
+    on the GPU, :mod:`golf.hostswitch.h_gpu`) where asked, or for ``auto`` where a GPU is
+    usable and there are at least :data:`HOST_SWITCH_GPU_HOSTS` hosts; else ``bitset`` (the
+    CPU's), or ``bfs`` as asked."""
+    if backend == "auto":
+        return ("gpu-bitset" if hosts >= HOST_SWITCH_GPU_HOSTS and _backend_on_gpu("auto")
+                else "bitset")
+    if backend not in ("bitset", "bfs", "gpu-bitset"):
+        raise GolfError(f"golf chase --host-switch: --backend {backend} does not score "
+                        f"host-switch graphs: auto, bitset, bfs or gpu-bitset")
+    return backend
 
 
 def chase_backend(backend: str = "auto") -> str:
@@ -111,13 +130,15 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
             and polish > 0):
         for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
             kw.setdefault(key, value)
-    if host_switch:  # one chain a process: on the 13 featured pairs of 2021 it beat ORP's
-        # annealer on 10 where 16 tempering chains did on 5 (results/hostswitch/)
+    if host_switch:  # on a CPU one chain a process: on the 13 featured pairs of 2021 it beat
+        # ORP's annealer on 10 where 16 tempering chains did on 5 (results/hostswitch/); on a
+        # GPU a population, one launch scoring all its chains
         kw.pop("voltage_moves", None)
-        kw["batch"] = 1
-        backend = "auto"
+        backend = host_switch_backend(backend, n)
+        kw["batch"] = HOST_SWITCH_GPU_CHAINS if backend == "gpu-bitset" else 1
     raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed,
-                          "auto" if host_switch else chase_backend(backend), out is not None, kw)
+                          backend if host_switch else chase_backend(backend), out is not None,
+                          kw)
     if host_switch:
         raw["problem"] = {"hosts": n, "radix": d, "switches": "auto"}
     raw["name"] = _default_name(raw["problem"])
