@@ -294,9 +294,9 @@ def time_kernel(net, seconds: float) -> tuple[list, tuple]:
 
         @njit
         def loop(reps, adj, host_switch, cw, bufs, scratch):
-            out = kernel(adj, host_switch, cw, True, bufs, scratch)
+            out = kernel(adj, host_switch, cw, True, bufs, scratch, 0, -1)
             for _ in range(reps - 1):
-                out = kernel(adj, host_switch, cw, True, bufs, scratch)
+                out = kernel(adj, host_switch, cw, True, bufs, scratch, 0, -1)
             return out
 
         _LOOP = loop

@@ -113,7 +113,8 @@ def test_kernels_the_host_fetches_are_defined():
     sq = fetched_kernels(seidel)
     assert sq == {"square_step", "parity_step"}
     assert sq <= defined_kernels(module_source(seidel.FILES))
-    assert fetched_kernels(h_gpu) == {"h_bitset"} == defined_kernels(module_source(h_gpu.FILES))
+    assert fetched_kernels(h_gpu) == {"h_bitset", "h_patch"} == defined_kernels(
+        module_source(h_gpu.FILES))
     grid = module_source(gpu_bitset.GRID_FILES)
     assert re.search(r"template <int PS, int PD, int G>\n__global__ void "
                      r"__launch_bounds__\(256, GRID_MINB\) bitset_grid\(", grid)

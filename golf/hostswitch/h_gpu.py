@@ -9,7 +9,9 @@ upload than the slots it changed. Its columns are all ``s`` switches in their ow
 switch without hosts weighing 0; a row's weighted popcount over a word is the sum over the
 bit planes of the host counts (``sum_j 2^j popcount(x & plane_j)``), so the columns need no
 sorting by weight. Each block runs all the levels of its word with both bit matrices of that
-word in shared memory (16 bytes a switch, and 4 for its host count), and writes the part of
+word in shared memory (16 bytes a switch, and 4 for its host count); a group of lanes (the
+power of two at or above ``r``, at most 32) reads a switch's ports together, consecutive
+lanes consecutive ports, and ORs its neighbours' words by shuffles. A block writes the part of
 its columns, ``[h-ecc, pairs, peripheral hosts, status]``, by column as the CPU's MPI parts
 are; the parts merge as every backend's do (:func:`golf.kernels.merge.merge_parts`). A batch
 of ``K`` graphs is ``K x words`` blocks in one launch (:meth:`evaluate_many`), which a
@@ -31,8 +33,8 @@ __all__ = ["HostSwitchGpuEvaluator"]
 
 # the module's source files (golf/evaluators/cuda/)
 FILES = ("h_bitset.cu",)
-# threads a block: a switch a thread, at most this many
-THREADS = 256
+# threads a block, at most
+THREADS = 512
 
 
 class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
@@ -70,11 +72,14 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
             raise GolfError(f"h-gpu-bitset: {s} switches need {self._smem} bytes of shared "
                             f"memory a block (20 a switch), the GPU has {most}; use the CPU "
                             f"evaluator (backend: auto or bitset)")
-        self._kernel = load_module(FILES).get_function("h_bitset")
+        module = load_module(FILES)
+        self._kernel = module.get_function("h_bitset")
+        self._k_patch = module.get_function("h_patch")
         self._kernel.max_dynamic_shared_size_bytes = most - 1024
-        self._threads = min(THREADS, max(32, (s + 31) // 32 * 32))
+        # a group of lanes a switch: the power of two >= r, at most a warp
+        self._group = min(32, 1 << max(0, r - 1).bit_length())
+        self._threads = min(THREADS, max(32, (s * self._group + 31) // 32 * 32))
         self._adj = cp.full((self.batch, s, r), -1, dtype=cp.int32)
-        self._flat = self._adj.reshape(-1)
         self._mirror = np.full((self.batch, s, r), -3, dtype=np.int32)  # nothing uploaded
         self._changed = np.zeros(64 * self.batch, dtype=np.int64)
         self._res = cp.zeros((self.batch * max(1, self.units), 4), dtype=cp.int64)
@@ -91,10 +96,13 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
             mirror[...] = adjs
             self._adj[:K] = self.cp.asarray(adjs)
             return
-        at = self._changed[:count].copy()
+        at = self._changed[:count]
         vals = adjs.reshape(-1)[at]
         mirror.reshape(-1)[at] = vals
-        self._flat[self.cp.asarray(at)] = self.cp.asarray(vals)
+        pairs = np.empty(2 * count, dtype=np.int64)
+        pairs[0::2], pairs[1::2] = at, vals
+        self._k_patch(((count + 127) // 128,), (128,),
+                      (self._adj, self.cp.asarray(pairs), np.int32(count)))
 
     def _run(self, K, w0, w1) -> np.ndarray:
         """The merged results of the first ``K`` device graphs over the column words
@@ -109,7 +117,7 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
             return out
         self._kernel((K * nch,), (self._threads,),
                      (self._adj, np.int32(self.n), np.int32(self.d), np.int32(w0),
-                      np.int32(nch), self._res), shared_mem=self._smem)
+                      np.int32(nch), np.int32(self._group), self._res), shared_mem=self._smem)
         merge_many(self._res[:K * nch].get().reshape(K, nch, 4), out)
         if w0 == 0:  # the 2 hops to and from the switches, once for all parts
             ok = out[:, 3] == OK

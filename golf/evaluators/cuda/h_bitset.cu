@@ -28,10 +28,22 @@ __device__ __forceinline__ unsigned long long h_warp_and(unsigned long long x) {
     return x;
 }
 
+// the OR (op 0) or the sum (op 1) of x over the g lanes of each aligned group of a warp
+// (g a power of two <= 32); every lane of the warp calls it
+__device__ __forceinline__ unsigned long long h_group(unsigned long long x, int g, int op) {
+    for (int o = g >> 1; o > 0; o >>= 1) {
+        const unsigned long long y = __shfl_xor_sync(0xffffffffu, x, o);
+        x = op ? x + y : x | y;
+    }
+    return x;
+}
+
 // grid: K graphs x nch words (block b: graph b / nch, word w0 + b % nch); dynamic shared
-// memory: 2 s words of 8 bytes and s ints
+// memory: 2 s words of 8 bytes and s ints. A group of g lanes reads a switch's r ports
+// together (consecutive lanes, consecutive ports: coalesced), g the power of two >= r, at
+// most 32; the block's threads a multiple of 32.
 extern "C" __global__ void h_bitset(const int* __restrict__ ports, int s, int r, int w0,
-                                    int nch, long long* __restrict__ res) {
+                                    int nch, int g, long long* __restrict__ res) {
     extern __shared__ unsigned long long smem[];
     unsigned long long* cur = smem;
     unsigned long long* nxt = smem + s;
@@ -43,6 +55,7 @@ extern "C" __global__ void h_bitset(const int* __restrict__ ports, int s, int r,
     const int c0 = (w0 + blockIdx.x % nch) * 64;
     const int* rows = ports + (size_t)k * s * r;
     const int tid = threadIdx.x, nt = blockDim.x;
+    const int lane = tid & (g - 1), groups = nt / g;
     if (tid < H_PLANES) planes[tid] = 0;
     if (tid < 64) ecc[tid] = 0;
     if (tid == 0) {
@@ -52,11 +65,16 @@ extern "C" __global__ void h_bitset(const int* __restrict__ ports, int s, int r,
         sBits = 0;
         sAnd = ~0ull;
     }
-    for (int v = tid; v < s; v += nt) {
-        int c = 0;
-        for (int j = 0; j < r; ++j) c += rows[(size_t)v * r + j] == H_HOST_PORT;
-        h[v] = c;
-        cur[v] = (v >= c0 && v < c0 + 64) ? (1ull << (v - c0)) : 0ull;
+    for (int base = 0; base < s; base += groups) {  // host counts, a group a switch
+        const int v = base + tid / g;
+        unsigned long long c = 0;
+        if (v < s)
+            for (int j = lane; j < r; j += g) c += rows[(size_t)v * r + j] == H_HOST_PORT;
+        c = h_group(c, g, 1);
+        if (v < s && lane == 0) {
+            h[v] = (int)c;
+            cur[v] = (v >= c0 && v < c0 + 64) ? (1ull << (v - c0)) : 0ull;
+        }
     }
     __syncthreads();
     if (tid < 64 && c0 + tid < s && h[c0 + tid] > 0) {
@@ -116,14 +134,18 @@ extern "C" __global__ void h_bitset(const int* __restrict__ ports, int s, int r,
         before = bits;
         pairs += (long long)U;
         if (tid < 64 && ((hm & ~andw) >> tid) & 1ull) ecc[tid] = level + 1;
-        for (int v = tid; v < s; v += nt) {
-            unsigned long long acc = cur[v];
-            const int* row = rows + (size_t)v * r;
-            for (int j = 0; j < r; ++j) {
-                const int u = row[j];
-                if (u >= 0) acc |= cur[u];
+        for (int base = 0; base < s; base += groups) {  // the level, a group a switch
+            const int v = base + tid / g;
+            unsigned long long acc = 0;
+            if (v < s) {
+                const int* row = rows + (size_t)v * r;
+                for (int j = lane; j < r; j += g) {
+                    const int u = row[j];
+                    if (u >= 0) acc |= cur[u];
+                }
             }
-            nxt[v] = acc;
+            acc = h_group(acc, g, 0);
+            if (v < s && lane == 0) nxt[v] = acc | cur[v];
         }
         __syncthreads();
         unsigned long long* t = cur;
@@ -148,4 +170,11 @@ extern "C" __global__ void h_bitset(const int* __restrict__ ports, int s, int r,
             out[0] = top + 2; out[1] = pairs; out[2] = at; out[3] = H_OK;
         }
     }
+}
+
+// the changed slots of the device rows: ports[at[2i]] = at[2i + 1], i < count
+extern "C" __global__ void h_patch(int* __restrict__ ports, const long long* __restrict__ at,
+                                   int count) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) ports[at[2 * i]] = (int)at[2 * i + 1];
 }
