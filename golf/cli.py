@@ -604,7 +604,7 @@ def cmd_chase(args) -> int:
     if args.host_switch:
         from golf.run.chase import host_switch_backend
 
-        backend = host_switch_backend(args.backend, n)
+        backend = host_switch_backend(args.backend, n, d)
     if comm is None and args.ranks != 1:
         gpu = _backend_on_gpu(backend)
         ranks = args.ranks or default_ranks(backend)

@@ -189,15 +189,17 @@ def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
 
 
 def test_a_host_switch_chase_chooses_its_evaluator():
-    from golf.run.chase import HOST_SWITCH_GPU_HOSTS, _backend_on_gpu, host_switch_backend
+    from golf.run.chase import _backend_on_gpu, host_switch_backend
 
-    assert host_switch_backend("auto", 32) == "bitset"
-    assert host_switch_backend("auto", HOST_SWITCH_GPU_HOSTS) == (
-        "gpu-bitset" if _backend_on_gpu("auto") else "bitset")
+    gpu = "gpu-bitset" if _backend_on_gpu("auto") else "bitset"
+    # the even-spread estimates: 26, 196, 1250, 5051, 3045 switches
+    for n, r, want in ((32, 4, "bitset"), (10000, 100, "bitset"), (1024, 5, gpu),
+                       (10000, 10, gpu), (65536, 64, gpu)):
+        assert host_switch_backend("auto", n, r) == want, (n, r)
     for asked in ("bitset", "bfs", "gpu-bitset"):
-        assert host_switch_backend(asked, 10**5) == asked
+        assert host_switch_backend(asked, 32, 4) == asked
     with pytest.raises(GolfError, match="does not score host-switch graphs"):
-        host_switch_backend("seidel", 32)
+        host_switch_backend("seidel", 32, 4)
 
 
 def test_chase_host_switch_from_the_command_line(tmp_path):

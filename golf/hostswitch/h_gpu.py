@@ -10,7 +10,7 @@ switch without hosts weighing 0; a row's weighted popcount over a word is the su
 bit planes of the host counts (``sum_j 2^j popcount(x & plane_j)``), so the columns need no
 sorting by weight. Each block runs all the levels of its word with both bit matrices of that
 word in shared memory (16 bytes a switch, and 4 for its host count); a group of lanes (the
-power of two at or above ``r``, at most 32) reads a switch's ports together, consecutive
+power of two at or above ``r / 4``, at most 32) reads a switch's ports together, consecutive
 lanes consecutive ports, and ORs its neighbours' words by shuffles. A block writes the part of
 its columns, ``[h-ecc, pairs, peripheral hosts, status]``, by column as the CPU's MPI parts
 are; the parts merge as every backend's do (:func:`golf.kernels.merge.merge_parts`). A batch
@@ -76,8 +76,9 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
         self._kernel = module.get_function("h_bitset")
         self._k_patch = module.get_function("h_patch")
         self._kernel.max_dynamic_shared_size_bytes = most - 1024
-        # a group of lanes a switch: the power of two >= r, at most a warp
-        self._group = min(32, 1 << max(0, r - 1).bit_length())
+        # a group of lanes a switch, each lane reading about 4 of its ports: the power of two
+        # at or above r / 4, at most a warp
+        self._group = min(32, 1 << max(0, -(-r // 4) - 1).bit_length())
         self._threads = min(THREADS, max(32, (s * self._group + 31) // 32 * 32))
         self._adj = cp.full((self.batch, s, r), -1, dtype=cp.int32)
         self._mirror = np.full((self.batch, s, r), -3, dtype=np.int32)  # nothing uploaded

@@ -49,9 +49,13 @@ __all__ = ["chase_config", "chase_settings", "chase_backend", "host_switch_backe
 # on a CPU one process walks them in turn
 GPU_CHAINS = 256
 CPU_CHAINS = 16
-# a host-switch chase: the fewest hosts for which auto scores on a GPU, and the chains of
-# its population there
-HOST_SWITCH_GPU_HOSTS = 4096
+# a host-switch chase: the fewest switches for which auto scores on a GPU, and the chains of
+# its population there. The CPU's bit matrix costs about s^2/64 words a level, the GPU's
+# launch is flat until its blocks fill the GPU: on an H100 a launch of 16 graphs took
+# 0.30 ms a step on 1024 switches against 0.46 ms for one graph on one core, 2.6 ms against
+# 8.3 on 3000 and 4.0 against 11.6 on 5000, but 0.77 ms against 0.16 on 330
+# (results/gpu/hostswitch_gpu.md)
+HOST_SWITCH_GPU_SWITCHES = 1000
 HOST_SWITCH_GPU_CHAINS = 16
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
@@ -70,13 +74,17 @@ def _backend_on_gpu(backend: str) -> bool:
     return backend_class(backend).supports.gpu
 
 
-def host_switch_backend(backend: str, hosts: int) -> str:
+def host_switch_backend(backend: str, hosts: int, radix: int) -> str:
     """The evaluator a host-switch chase scores with: ``gpu-bitset`` (the weighted bit matrix
     on the GPU, :mod:`golf.hostswitch.h_gpu`) where asked, or for ``auto`` where a GPU is
-    usable and there are at least :data:`HOST_SWITCH_GPU_HOSTS` hosts; else ``bitset`` (the
-    CPU's), or ``bfs`` as asked."""
+    usable and the even-spread estimate of the switches
+    (:func:`golf.hostswitch.radix_bounds.even_switches`) is at least
+    :data:`HOST_SWITCH_GPU_SWITCHES`; else ``bitset`` (the CPU's), or ``bfs`` as asked."""
     if backend == "auto":
-        return ("gpu-bitset" if hosts >= HOST_SWITCH_GPU_HOSTS and _backend_on_gpu("auto")
+        from golf.hostswitch.radix_bounds import even_switches
+
+        s = even_switches(hosts, radix) or 0
+        return ("gpu-bitset" if s >= HOST_SWITCH_GPU_SWITCHES and _backend_on_gpu("auto")
                 else "bitset")
     if backend not in ("bitset", "bfs", "gpu-bitset"):
         raise GolfError(f"golf chase --host-switch: --backend {backend} does not score "
@@ -134,7 +142,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         # ORP's annealer on 10 where 16 tempering chains did on 5 (results/hostswitch/); on a
         # GPU a population, one launch scoring all its chains
         kw.pop("voltage_moves", None)
-        backend = host_switch_backend(backend, n)
+        backend = host_switch_backend(backend, n, d)
         kw["batch"] = HOST_SWITCH_GPU_CHAINS if backend == "gpu-bitset" else 1
     raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed,
                           backend if host_switch else chase_backend(backend), out is not None,
