@@ -288,6 +288,10 @@ def default_notes(rows: list) -> list:
            + (f"{min(used):.0%}-{max(used):.0%}" if used else "-")
            + f" of it), the OpenMP build on {threads} of {len(sa)} pairs where it was faster "
            f"a step than the serial one."]
+    on_gpu = [f"({r['n']}, {r['r']})" for r in rows
+              if (r.get("golf") or {}).get("backend") == "h-gpu-bitset"]
+    if on_gpu:
+        out[0] += f" golf scored on the GPU (h-gpu-bitset) on {', '.join(on_gpu)}."
     bad = [f"{r['name']} {k}" for r in rows for k in ("golf", "orp_sa", "orp_sample")
            if r.get(k) and not r[k].get("agrees", False)]
     loops = sum(s.get("self_loops", 0) for s in sa)
@@ -451,14 +455,15 @@ def chase_cmd(n: int, r: int, minutes: float, ranks: int, tmp: str, seed: int,
 
 
 def golf_chase(n: int, r: int, minutes: float, cpus: list, ranks: int, tmp: str, seed: int,
-               quiet: bool = True, sets=()):
+               quiet: bool = True, sets=(), gpu: bool = False):
     """``golf chase --host-switch N R`` pinned to ``cpus``: ``(summary, submission file,
-    wall seconds)``."""
+    wall seconds)``. The GPUs are hidden from it unless ``gpu``."""
     cmd = chase_cmd(n, r, minutes, ranks, tmp, seed, sets)
     if quiet:
         cmd.append("--quiet")
-    env = repo_env(NUMBA_NUM_THREADS=str(len(cpus) if ranks == 1 else 1),
-                   CUDA_VISIBLE_DEVICES="")
+    env = repo_env(NUMBA_NUM_THREADS=str(len(cpus) if ranks == 1 else 1))
+    if not gpu:
+        env["CUDA_VISIBLE_DEVICES"] = ""
     t = time.monotonic()
     with open(os.path.join(tmp, f"golf_{pair_name(n, r)}.log"), "w") as log:
         code = subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -483,7 +488,8 @@ def _store(path: str, folder: str, name: str) -> str:
 
 
 def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, orp: dict,
-               ranks: int, seed: int, graphs: str, tmp: str, sets=()) -> dict:
+               ranks: int, seed: int, graphs: str, tmp: str, sets=(),
+               gpu: bool = False) -> dict:
     """Both searches on one pair at once, then every graph re-scored (module docstring)."""
     from golf.hostswitch import host_switch_bounds
 
@@ -495,7 +501,8 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
 
     def golf_side():
         try:
-            box["golf"] = golf_chase(n, r, minutes, golf_cpus, ranks, work, seed, sets=sets)
+            box["golf"] = golf_chase(n, r, minutes, golf_cpus, ranks, work, seed, sets=sets,
+                                     gpu=gpu)
         except Exception as e:  # noqa: BLE001 - recorded in the row
             box["golf_error"] = str(e)[-2000:]
 
@@ -522,6 +529,7 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
                        "wall_seconds": round(wall, 2), "seconds": summary["seconds"],
                        "evaluations": summary["evaluations"],
                        "evaluations_per_s": summary["evaluations_per_s"],
+                       "backend": summary.get("backend"),
                        "switch_trials": [(t["switches"], t["best"]) for t in
                                          (summary.get("auto_g") or {}).get("trials", [])],
                        "eval": got, "agrees": (got.get("diameter"), got.get("total"))
@@ -604,6 +612,9 @@ def main(argv=None):
                    "the CPUs hold)")
     p.add_argument("--ranks", type=int, default=1, help="golf chase --ranks")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--gpu", action="store_true", help="let golf see the GPUs (its chase "
+                   "then scores on one where golf.run.chase.host_switch_backend says so); "
+                   "without it they are hidden")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a golf chase --set override (repeatable; the command line records "
                    "it)")
@@ -657,7 +668,7 @@ def main(argv=None):
             golf_cpus, orp_cpus = slots[slot]
             try:
                 row = bench_pair(n, r, args.minutes, golf_cpus, orp_cpus, orp, args.ranks,
-                                 args.seed, args.graphs, tmp, sets=args.set)
+                                 args.seed, args.graphs, tmp, sets=args.set, gpu=args.gpu)
             except Exception as e:  # noqa: BLE001 - one pair's failure is reported
                 print(f"{name}: failed: {e}", flush=True)
                 row = None

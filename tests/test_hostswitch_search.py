@@ -318,8 +318,9 @@ def _two_take_a_link(ports):
 def test_the_start_links_every_two_switches_it_can():
     """The random pairing drops a pair that would repeat a link; the start then joins every
     two switches with free ports left, a switch left with two puts them in the place of a
-    link, and so do two linked switches with one each: on (128, 24) with 8 switches (16 hosts, 8 ports for links each) the switch graph
-    is complete, where the pairing alone leaves it short."""
+    link, and so do two linked switches with one each: on (128, 24) with 8 switches (16
+    hosts, 8 ports for links each) the switch graph is complete, where the pairing alone
+    leaves it short."""
     for n, s, r in SHAPES + [(128, 8, 24), (10000, 196, 100)]:
         for seed in range(3):
             ports = random_ports(n, s, r, seed=seed)

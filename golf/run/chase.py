@@ -52,9 +52,9 @@ CPU_CHAINS = 16
 # a host-switch chase: the fewest switches for which auto scores on a GPU, and the chains of
 # its population there. The CPU's bit matrix costs about s^2/64 words a level, the GPU's
 # launch is flat until its blocks fill the GPU: on an H100 a launch of 16 graphs took
-# 0.30 ms a step on 1024 switches against 0.46 ms for one graph on one core, 2.6 ms against
-# 8.3 on 3000 and 4.0 against 11.6 on 5000, but 0.77 ms against 0.16 on 330
-# (results/gpu/hostswitch_gpu.md)
+# 0.42 ms a step on ORP's sample of 1024 switches against 0.64 ms for one graph on one core,
+# 2.0 ms against 4.4 on 3000 and 2.2 against 8.0 on 5000, but 0.45 ms against 0.07 on 330
+# and 0.73 against 0.05 on 200 (results/gpu/hostswitch_gpu.md)
 HOST_SWITCH_GPU_SWITCHES = 1000
 HOST_SWITCH_GPU_CHAINS = 16
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
