@@ -645,7 +645,8 @@ def _check_relations(out: dict, where) -> None:
 def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     """A host-switch problem (``problem.hosts``, :mod:`golf.hostswitch`): the hosts and the
     radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
-    group or centres; a random start or an ORP file; annealing (sa or hill); the evaluator is
+    group or centres; a random start, a polarity graph or an ORP file; annealing (sa or
+    hill); the evaluator is
     one of golf's host-switch ones (``backend: auto`` or ``bitset``, with threads and
     chunk_words; ``bfs``, with threads; ``gpu-bitset``, with device)."""
     at = where("problem")
@@ -688,10 +689,20 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     p.update(n=sw, d=r, g="auto" if trials else 1, radix=r,
              switches="auto" if trials else sw)
     start = p["start"]
-    if start not in (None, "random"):
+    if start == "algebraic":  # the polarity graph ER_q as the switch graph
+        from golf.hostswitch.ports import polarity_fits
+
+        fits = [q * q + q + 1 for q in polarity_fits(n, r)]
+        if trials or sw not in fits:
+            raise GolfError(f"{where('problem.start')}: problem.start: algebraic: a "
+                            f"host-switch problem starts from a polarity graph ER_q with "
+                            f"problem.switches q^2 + q + 1, one whose switches hold the hosts "
+                            f"at radix {r}: "
+                            + (", ".join(map(str, fits)) if fits else "none for this pair"))
+    elif start not in (None, "random"):
         if start in START_KINDS:
             raise GolfError(f"{where('problem.start')}: problem.start: a host-switch problem "
-                            f"starts from random or an ORP file, not {start}")
+                            f"starts from random, algebraic or an ORP file, not {start}")
         _check_start(start, where)
     if s["method"] == "tabu" or s["polish"] > 0:
         key = "method" if s["method"] == "tabu" else "polish"

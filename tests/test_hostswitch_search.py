@@ -15,8 +15,8 @@ from golf.engine.moves import HOST_PORT, new_undo, propose_host, propose_move, u
 from golf.errors import GolfError
 from golf.hostswitch.h_evaluator import HostSwitchEvaluator, recheck
 from golf.hostswitch.orp_format import read_host_switch
-from golf.hostswitch.ports import (PortGraph, check_ports, host_counts, random_ports, to_graph,
-                                   to_ports)
+from golf.hostswitch.ports import (PortGraph, check_ports, host_counts, polarity_fits,
+                                   polarity_ports, random_ports, to_graph, to_ports)
 from golf.hostswitch.radix_bounds import even_switches, host_switch_bounds, suggested_switches
 from golf.kernels.rng import rng_seed
 from golf.run import resume_run, run_config
@@ -167,7 +167,7 @@ def test_run_writes_an_orp_file_resumes_and_exports(tmp_path, extra):
     ({"hosts": 32, "radix": 4, "d": 5}, "degree is its radix"),
     ({"hosts": 32, "radix": 4, "grid": [4, 8]}, "problem.grid: not for a host-switch"),
     ({"hosts": 32, "radix": 4, "switches": 10}, "cannot connect 32 hosts"),
-    ({"hosts": 32, "radix": 4, "start": "circulant"}, "random or an ORP file"),
+    ({"hosts": 32, "radix": 4, "start": "circulant"}, "random, algebraic or an ORP file"),
 ])
 def test_config_refuses_a_bad_host_switch_problem(problem, match):
     with pytest.raises(GolfError, match=match):
@@ -356,3 +356,69 @@ def test_host_moves_link_two_free_ports():
         undo_swap(ports, undo)
         assert np.array_equal(ports, before)
     assert 2 in links and 0 in links
+
+
+@pytest.mark.parametrize("n,r,q", [(13, 5, 2), (40, 8, 3), (100, 12, 4), (1281, 21, 13),
+                                   (4608, 36, 16), (8208, 48, 17)])
+def test_a_polarity_start_has_h_diameter_four_and_spreads_the_hosts(n, r, q):
+    from golf.starts.polarity import polarity_edges
+
+    ports = polarity_ports(n, r, q, seed=2)
+    check_ports(ports, n, r)
+    s = q * q + q + 1
+    assert ports.shape == (s, r)
+    hosts = host_counts(ports)
+    assert hosts.sum() == n and hosts.max() - hosts.min() <= 1
+    for u, v in polarity_edges(q).tolist():  # ER_q's links all there (and maybe more)
+        assert v in ports[u] and u in ports[v]
+    graph = PortGraph(n, ports)
+    got = _score(graph)
+    assert got is not None and got[0] <= 4
+    if n <= 100:
+        assert got == host_switch_score(n, s, graph.edges())
+    assert np.array_equal(ports, polarity_ports(n, r, q, seed=2))  # seeded
+
+
+@given(st.integers(7, 400), st.integers(3, 40))
+@settings(max_examples=60, deadline=None)
+def test_polarity_fits_lists_the_q_whose_switches_hold_the_hosts(n, r):
+    from golf.starts.polarity import prime_power
+
+    fits = polarity_fits(n, r)
+    for q in range(2, 20):
+        if prime_power(q) is None or q * q + q + 1 > n:
+            continue
+        try:
+            polarity_ports(n, r, q)
+            built = True
+        except GolfError:
+            built = False
+        assert built == (q in fits), (n, r, q)
+
+
+def test_switch_trials_try_the_polarity_graphs_first_where_they_fit():
+    from golf.run.portfolio import POLARITY_FORMS, switch_forms
+
+    forms, rule = switch_forms(4608, 36)
+    assert [f.label(4608) for f in forms[:2]] == ["ER_16: 273 switches",
+                                                   "ER_17: 307 switches"]
+    assert POLARITY_FORMS == 2 and "ER_16, ER_17" in rule
+    assert ("problem", "start", "algebraic") in forms[0].changes()
+    forms, rule = switch_forms(432, 12)  # no ER_q holds 432 hosts at radix 12
+    assert not any(f.construction for f in forms) and "polarity" not in rule
+
+
+def test_a_run_from_a_polarity_start(tmp_path):
+    p, rd = _cfg(tmp_path, problem="hosts: 1281, radix: 21, switches: 183, start: algebraic",
+                 steps=300)
+    got = run_config(p, quiet=True)[0]
+    assert got["best"]["diameter"] == 4 and got["problem"]["switches"] == 183
+    net = read_host_switch(rd / "best.edges")
+    assert recheck(net)[:2] == (4, got["best"]["total"])
+    for switches in (256, "auto"):
+        with pytest.raises(GolfError, match=r"switches q\^2 \+ q \+ 1"):
+            validate({"name": "h", "search": {"steps": 10},
+                      "problem": {"hosts": 4608, "radix": 36, "switches": switches,
+                                  "start": "algebraic"}}, lambda k: "h.yaml")
+    validate({"name": "h", "search": {"steps": 10}, "problem": {
+        "hosts": 4608, "radix": 36, "switches": 273, "start": "algebraic"}}, lambda k: "h.yaml")

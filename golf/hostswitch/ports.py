@@ -29,7 +29,7 @@ from golf.graph import Graph
 from golf.hostswitch.network import HostSwitchGraph
 
 __all__ = ["HOST_PORT", "PortGraph", "to_ports", "to_graph", "host_counts", "random_ports",
-           "check_ports"]
+           "polarity_ports", "polarity_fits", "check_ports"]
 
 
 def host_counts(ports) -> np.ndarray:
@@ -125,25 +125,81 @@ def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> 
                 left[a] -= 1
                 left[b] -= 1
         _fill(links, left, rng)
-        rows = np.full((s, r), -1, dtype=np.int32)
-        for a in range(s):
-            row = sorted(links[a])
-            rows[a, : len(row)] = row
-            rows[a, len(row): len(row) + hosts[a]] = HOST_PORT
-        return rows
+        return _rows(links, hosts, r)
     raise GolfError(f"could not lay a connected host-switch graph with n={n}, s={s}, r={r} "
                     f"in {attempts} attempts (seed {seed})")
 
 
-def _fill(links, left, rng) -> None:
+def _rows(links, hosts, r) -> np.ndarray:
+    """Port rows from each switch's set of linked switches and its number of hosts."""
+    rows = np.full((len(links), r), -1, dtype=np.int32)
+    for a in range(len(links)):
+        row = sorted(links[a])
+        rows[a, : len(row)] = row
+        rows[a, len(row): len(row) + hosts[a]] = HOST_PORT
+    return rows
+
+
+def polarity_ports(n: int, r: int, q: int, seed: int = 0) -> np.ndarray:
+    """The port rows of ``n`` hosts on the ``q^2 + q + 1`` switches of the polarity graph
+    ``ER_q`` (:mod:`golf.starts.polarity`: diameter 2, so h-diameter 4 at most; degree
+    ``q + 1``, ``q`` on its ``q + 1`` absolute points), the hosts spread evenly (``n // s``
+    a switch, one more on the first ``n % s``, the absolute points first), then every two
+    switches with free ports and no link joined (:func:`_join`: distances only shrink).
+
+    Raises
+    ------
+    GolfError
+        Where ``q`` is not a prime power, or a switch's links and hosts exceed ``r`` ports.
+    """
+    from golf.starts.polarity import polarity_edges, prime_power
+
+    n, r, q = int(n), int(r), int(q)
+    if prime_power(q) is None:
+        raise GolfError(f"ER_q needs a prime power q, not {q}")
+    s = q * q + q + 1
+    links = [set() for _ in range(s)]
+    for u, v in polarity_edges(q).tolist():
+        links[u].add(v)
+        links[v].add(u)
+    deg = np.array([len(x) for x in links], dtype=np.int64)
+    hosts = np.full(s, n // s, dtype=np.int64)
+    hosts[np.argsort(deg, kind="stable")[: n % s]] += 1
+    left = r - deg - hosts
+    if n < s or (left < 0).any():
+        raise GolfError(f"{n} hosts on the {s} switches of ER_{q} (degree {q + 1}) need "
+                        f"{int((deg + hosts).max())} ports a switch and one host a switch; the "
+                        f"radix is {r}")
+    _join(links, left, np.random.default_rng(int(seed)))
+    return _rows(links, hosts, r)
+
+
+def polarity_fits(n: int, r: int) -> list[int]:
+    """The prime powers ``q`` whose ``ER_q`` holds ``n`` hosts at radix ``r``
+    (:func:`polarity_ports`: a host and ``q + 1`` links a switch at least), smallest first.
+
+    >>> polarity_fits(4608, 36)
+    [16]
+    """
+    from golf.starts.polarity import prime_power
+
+    out = []
+    q = 2
+    while q * q + q + 1 <= n:
+        s = q * q + q + 1
+        # the switches of degree q + 1 hold n // s hosts, or one more past the q + 1
+        # absolute points' share of n % s
+        most = n // s + (1 if n % s > q + 1 else 0)
+        if prime_power(q) is not None and q + 1 + most <= r and q + n // s + (
+                n % s > 0) <= r:
+            out.append(q)
+        q += 1
+    return out
+
+
+def _join(links, left, rng) -> None:
     """Join switches with free ports that are not linked yet, in random order, until no two
-    such remain: the pairing drops the pairs that would repeat a link, and on a dense switch
-    graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. Then a
-    switch still left with two free ports or more takes the place of a link between two
-    switches it is not linked to ((10000, 100) on 196 switches left one with 6), and two
-    linked switches with a free port each take the place of a link x -- y as a -- x and
-    b -- y (there, it left two with one each). No move of
-    the search adds a link to a graph without free ports, so the start takes all it can."""
+    such remain."""
     while True:
         open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
         joined = False
@@ -161,6 +217,18 @@ def _fill(links, left, rng) -> None:
                         break
         if not joined:
             break
+
+
+def _fill(links, left, rng) -> None:
+    """Join switches with free ports that are not linked yet, in random order, until no two
+    such remain: the pairing drops the pairs that would repeat a link, and on a dense switch
+    graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. Then a
+    switch still left with two free ports or more takes the place of a link between two
+    switches it is not linked to ((10000, 100) on 196 switches left one with 6), and two
+    linked switches with a free port each take the place of a link x -- y as a -- x and
+    b -- y (there, it left two with one each). No move of
+    the search adds a link to a graph without free ports, so the start takes all it can."""
+    _join(links, left, rng)
     # a switch left with two free ports or more, and no partner: a link x -- y away from it
     # becomes x -- a -- y (x and y keep their ports, a uses two of its own)
     for a in rng.permutation(len(left)).tolist():

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+import math
 import os
 import signal
 import socket
@@ -327,6 +328,13 @@ class Search:
             self.start_note = (f"start graph: circulant {found.label()} (seed {s['seed']}): "
                                f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
             return found.graph(g, p["d"])
+        if start == "algebraic" and p.get("hosts") is not None:
+            from golf.hostswitch.ports import PortGraph, polarity_ports
+
+            q = round((math.sqrt(4 * p["n"] - 3) - 1) / 2)  # n = q^2 + q + 1 switches
+            self.start_note = (f"start graph: the polarity graph ER_{q} as the {p['n']} "
+                               f"switches, the hosts spread evenly, free ports joined")
+            return PortGraph(p["hosts"], polarity_ports(p["hosts"], p["d"], q, s["seed"]))
         if start == "algebraic":
             from golf.starts.algebraic import algebraic_graph
 
@@ -361,6 +369,8 @@ class Search:
         def build():
             ev = build_evaluator(self._cfg_at(at_g), comm)
             won = self.auto_g.graph if self.auto_g is not None else None
+            if won is not None:  # not the note of the last trial's start
+                self.start_note = "start graph: the best graph of the winning trial"
             ann = self._annealer(won if won is not None else self._start_graph(at_g), ev,
                                  self.seed)
             if resume is not None:

@@ -97,6 +97,10 @@ DEFAULT_BUDGET = 0.25
 CENTRES = (1, 2)
 # the numbers of switches a host-switch problem tries, relative to the suggested one
 SWITCH_FACTORS = (0.8, 1.25, 0.64, 1.56)
+# the polarity graphs ER_q a host-switch problem tries as its switch graph, the smallest q
+# that hold the hosts first: ER_16 for (4608, 36) starts at h-diameter 4, 3.923119, where
+# the random starts' annealing reached h-diameter 5 (results/hostswitch/)
+POLARITY_FORMS = 2
 
 
 def divisors(n: int) -> list[int]:
@@ -156,7 +160,8 @@ class Form:
     def label(self, n: int) -> str:
         m = (n - self.centres) // self.g
         if self.switches:
-            return f"{self.switches} switches"
+            return (f"{self.construction}: " if self.construction else "") + (
+                f"{self.switches} switches")
         if self.construction is not None:
             return f"{self.construction} fitted, g=1 (m={m})"
         if self.centres:
@@ -287,6 +292,7 @@ def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
     degree; 101 against 108 on (432, 12), 196 against 200 on (10000, 100)), then the first
     times :data:`SWITCH_FACTORS`, each rounded, those that can connect the hosts (a port for
     a link on every switch) with no more switches than hosts, each once."""
+    from golf.hostswitch.ports import polarity_fits
     from golf.hostswitch.radix_bounds import even_switches, fewest_switches, suggested_switches
 
     best = suggested_switches(hosts, r)
@@ -301,7 +307,13 @@ def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
     rule = (f"switches: {best} (the smallest estimate of the h-ASPL: golf.hostswitch."
             f"radix_bounds.suggested_switches), {even} (hosts spread evenly: even_switches), "
             f"and {best} times {', '.join(map(str, SWITCH_FACTORS))}")
-    return [Form(1, switches=sw) for sw in out], rule
+    forms = [Form(1, switches=sw) for sw in out]
+    qs = polarity_fits(hosts, r)[:POLARITY_FORMS]
+    if qs:  # first: h-diameter 4 from the start wherever they hold the hosts
+        forms = [Form(1, construction=f"ER_{q}", switches=q * q + q + 1) for q in qs] + forms
+        rule = (f"first the polarity graphs {', '.join(f'ER_{q}' for q in qs)} as the switch "
+                f"graph (diameter 2: golf.hostswitch.ports.polarity_ports), then " + rule)
+    return forms, rule
 
 
 def centre_forms(n: int, d: int) -> list[tuple[int, int]]:
