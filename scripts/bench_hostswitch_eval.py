@@ -39,12 +39,11 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
-from benchlib import (ROOT, describe_machine, header, load, new_record, orp_build, save,
+from benchlib import (ROOT, describe_machine, header, new_record, orp_build, render, save,
                       table, unpack_git)
 
 # the 13 pairs (n, r) of the Graph Golf 2021 host-switch category, and ORP's sample of each
@@ -396,10 +395,7 @@ def main(argv=None):
                    "record; runs nothing")
     args = p.parse_args(argv)
     if args.render:
-        record = load(args.out)
-        if record is None:
-            sys.exit(f"bench_hostswitch_eval: no record at {args.out}.json")
-        save(args.out, record, markdown(record))
+        render(args.out, markdown, "bench_hostswitch_eval")
         return
     orp = orp_build(args.orp, BUILD, build_orp, "bench_hostswitch_eval")
     threads = args.threads or len(os.sched_getaffinity(0))

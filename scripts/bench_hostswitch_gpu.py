@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 
 import numpy as np
 from bench_hostswitch_eval import cases, fmt_seconds, time_kernel
-from benchlib import describe_machine, gpu_machine, header, load, new_record, save, table
+from benchlib import describe_machine, gpu_machine, header, new_record, render, save, table
 
 BATCHES = (16, 128)
 
@@ -135,10 +134,7 @@ def main(argv=None):
     p.add_argument("--render", action="store_true", help="rewrite the page from the JSON")
     args = p.parse_args(argv)
     if args.render:
-        record = load(args.out)
-        if record is None:
-            sys.exit(f"bench_hostswitch_gpu: no record at {args.out}.json")
-        save(args.out, record, markdown(record))
+        render(args.out, markdown, "bench_hostswitch_gpu")
         return
     from golf.evaluators.cuda import cupy_or_error
 

@@ -111,6 +111,15 @@ def save(out: str, record: dict, markdown: str) -> None:
     print(f"wrote {out}.json and {out}.md", flush=True)
 
 
+def render(out: str, markdown, script: str) -> None:
+    """``--render``: the page ``<out>.md`` written again from the record ``<out>.json`` by
+    ``markdown(record)``; exits naming ``script`` where there is no record."""
+    record = load(out)
+    if record is None:
+        sys.exit(f"{script}: no record at {out}.json")
+    save(out, record, markdown(record))
+
+
 def unpack_git(path: str, dest: str) -> str | None:
     """Unpack the HEAD of the git directory ``path`` (a bare mirror) into the new folder
     ``dest`` and return its commit; None (nothing done) where ``path`` is no git directory."""
