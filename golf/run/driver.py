@@ -126,6 +126,7 @@ class Search:
         self.best_graph = self.best_score = None
         self.trace_rows: list = []
         self.start_note = None
+        self.form_notes = {}  # repr(form) -> the note of its start graph (trials)
         self.resumed_from = self.last_checkpoint = None
 
     # -- entry points -----------------------------------------------------------------------
@@ -305,7 +306,6 @@ class Search:
         (the best one :func:`golf.starts.circulant.find_circulant` finds from the search seed;
         noted for the log in ``start_note``) or an edge-list file (in the problem's format:
         :class:`golf.run.problem.Problem`)."""
-        s = self.cfg["search"]
         if form is None or isinstance(form, int):
             p = self.cfg["problem"]
             g = form or p["g"]
@@ -314,6 +314,15 @@ class Search:
             p = form.config(self.cfg)["problem"]
             g = form.g
             problem = Problem(p)
+        self.start_note = None
+        graph = self._start_of(p, g, problem)
+        if form is not None and not isinstance(form, int):
+            self.form_notes[repr(form)] = self.start_note
+        return graph
+
+    def _start_of(self, p, g, problem):
+        """:meth:`_start_graph`'s graph of the problem section ``p`` at ``g``."""
+        s = self.cfg["search"]
         start = p["start"] or "random"
         if start == "random":
             return problem.random_graph(s["seed"])
@@ -369,8 +378,10 @@ class Search:
         def build():
             ev = build_evaluator(self._cfg_at(at_g), comm)
             won = self.auto_g.graph if self.auto_g is not None else None
-            if won is not None:  # not the note of the last trial's start
-                self.start_note = "start graph: the best graph of the winning trial"
+            if won is not None:  # the winner's start, not the last trial's
+                note = self.form_notes.get(repr(self.auto_g.form))
+                self.start_note = (f"{note}; the run goes on from its trial's best graph"
+                                   if note else None)
             ann = self._annealer(won if won is not None else self._start_graph(at_g), ev,
                                  self.seed)
             if resume is not None:
