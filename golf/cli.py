@@ -147,7 +147,7 @@ def _refuse_for_host_switch(args, options) -> None:
     defaults = {"g": 1, "backend": "auto"}
     for name in options:
         value = getattr(args, name, None)
-        if name == "backend" and value in HOST_SWITCH_BACKENDS:
+        if name == "backend" and value in _host_switch_backends():
             continue
         if value is not None and value != defaults.get(name) and value != []:
             flag = "--" + name.replace("_", "-")
@@ -155,28 +155,33 @@ def _refuse_for_host_switch(args, options) -> None:
                 raise GolfError(f"--backend {value}: {args.file} is a host-switch graph, "
                                 f"scored by golf's host-switch scorers, the bit matrix over "
                                 f"the switches weighted by host counts: --backend "
-                                f"{' or '.join(HOST_SWITCH_BACKENDS)} (on the GPU: "
-                                f"golf.hostswitch.h_gpu), or leave --backend out")
+                                f"{' or '.join(_host_switch_backends())} (bfs: a BFS a "
+                                f"switch; gpu-bitset: golf.hostswitch.h_gpu), or leave "
+                                f"--backend out")
             raise GolfError(f"{flag}: does not apply to the host-switch graph {args.file} "
                             f"(hosts, switches and radix come from its first line)")
 
 
-# golf eval --backend of a host-switch file: the CPU's bit matrix (auto, bitset) or the GPU's
-HOST_SWITCH_BACKENDS = ("auto", "bitset", "gpu-bitset")
+def _host_switch_backends() -> tuple:
+    """The ``golf eval --backend`` values a host-switch file takes."""
+    from golf.hostswitch.h_evaluator import BACKENDS
+
+    return BACKENDS
 
 
 def _host_switch_scorer(backend: str, net, threads):
-    """``(score function of no arguments, its name)`` for ``golf eval --backend``."""
-    if backend == "gpu-bitset":
-        from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
-        from golf.hostswitch.ports import PortGraph, to_ports
+    """``(score function of no arguments, its name)`` for ``golf eval --backend``: the CPU's
+    bit matrix by :func:`golf.hostswitch.h_score`, the others by their search evaluator."""
+    if backend in ("auto", "bitset"):
+        from golf.hostswitch.h_scoring import h_score
 
-        ev = HostSwitchGpuEvaluator(net.n, net.s, net.r)
-        graph = PortGraph(net.n, to_ports(net))
-        return (lambda: ev.evaluate(graph)), ev.name
-    from golf.hostswitch.h_scoring import h_score
+        return (lambda: h_score(net, threads=threads)), "h-bitset"
+    from golf.hostswitch.h_evaluator import host_switch_evaluator
+    from golf.hostswitch.ports import PortGraph, to_ports
 
-    return (lambda: h_score(net, threads=threads)), "h-bitset"
+    ev = host_switch_evaluator(backend, net.n, net.s, net.r, threads=threads)
+    graph = PortGraph(net.n, to_ports(net))
+    return (lambda: ev.evaluate(graph)), ev.name
 
 
 def load_host_switch(path: str, warn=_warn):
@@ -209,8 +214,8 @@ def _eval_host_switch(args) -> int:
         print(f"host-switch scorer {backend}: the bit matrix over the {net.s} switches, a "
               f"column for each of the {int((net.host_counts > 0).sum())} that hold hosts, "
               f"the level sums weighted by host counts ("
-              + ("on the GPU, golf.hostswitch.h_gpu)" if backend != "h-bitset" else
-                 "golf.hostswitch.h_score)"), file=sys.stderr)
+              + ("golf.hostswitch.h_score)" if backend == "h-bitset" else
+                 f"the search's evaluator {backend})"), file=sys.stderr)
     t0 = time.perf_counter()
     score = scorer()
     seconds = time.perf_counter() - t0

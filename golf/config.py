@@ -646,9 +646,9 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     """A host-switch problem (``problem.hosts``, :mod:`golf.hostswitch`): the hosts and the
     radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
     group or centres; a random start, a polarity graph or an ORP file; annealing (sa or
-    hill); the evaluator is
-    one of golf's host-switch ones (``backend: auto`` or ``bitset``, with threads and
-    chunk_words; ``bfs``, with threads; ``gpu-bitset``, with device)."""
+    hill); the evaluator one of :data:`golf.hostswitch.h_evaluator.BACKENDS` (``auto`` or
+    ``bitset``, with threads and chunk_words; ``bfs``, with threads; ``gpu-bitset``, with
+    device)."""
     at = where("problem")
     if p["hosts"] is None:
         raise GolfError(f"{at}: problem.radix and problem.switches belong to a host-switch "
@@ -708,7 +708,9 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
         key = "method" if s["method"] == "tabu" else "polish"
         raise GolfError(f"{where('search.' + key)}: search.{key}: a host-switch problem "
                         f"anneals (sa or hill); the tabu search takes no host moves")
-    if e["backend"] not in ("auto", "bitset", "bfs", "gpu-bitset"):
+    from golf.hostswitch.h_evaluator import BACKENDS
+
+    if e["backend"] not in BACKENDS:
         raise GolfError(f"{where('evaluator.backend')}: evaluator.backend: a host-switch "
                         f"problem is scored by golf.hostswitch's evaluators: auto or bitset "
                         f"(the weighted bit matrix), bfs (one BFS a switch with hosts) or "

@@ -34,7 +34,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from benchlib import (ROOT, chase_command, describe_machine, export_best, header, keep_log,
-                      load, machine, new_record, plain, repo_env, run_problem, save, table)
+                      load, machine, new_record, plain, render, repo_env, run_problem, save,
+                      table)
 
 from golf.config import load_config
 from golf.lower_bounds import grid_bounds
@@ -211,10 +212,7 @@ def main(argv=None):
         args.graphs = os.path.join(ROOT, "results", "grid", "graphs", *(["chase"] if args.chase
                                                                          else []))
     if args.render:
-        record = load(args.out)
-        if record is None:
-            sys.exit(f"bench_grid: no record at {args.out}.json")
-        save(args.out, record, markdown(record))
+        render(args.out, markdown, "bench_grid")
         return
     runs = problems(args.max_n)
     if args.only:

@@ -17,10 +17,9 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 
-from benchlib import header, load, new_record, save, table
+from benchlib import header, new_record, render, save, table
 
 from golf.config import RunConfig, validate
 from golf.run import Search
@@ -64,11 +63,9 @@ def main(argv=None):
     out = args.out or ("results/search/golf2016" if args.golf2016
                         else "results/search/bench_search")
     if args.render:
-        record = load(out)
-        if record is None:
-            sys.exit(f"bench_search: no record at {out}.json")
-        save(out, record, markdown(record, cases, args.golf2016,
-                                   record.get("time_limit", args.seconds)))
+        render(out, lambda record: markdown(record, cases, args.golf2016,
+                                            record.get("time_limit", args.seconds)),
+               "bench_search")
         return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

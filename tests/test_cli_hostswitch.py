@@ -41,8 +41,10 @@ def test_eval_agrees_with_a_bfs_over_the_whole_graph(tmp_path, capsys, seed):
     edges = random_wiring(rng, n, s, r, full=bool(seed % 2))
     p = tmp_path / "g.edges"
     p.write_text(orp_text(n, s, r, edges))
-    assert main(["eval", str(p), "--json", "--host-switch"]) == 0
+    backend = ["auto", "bfs"][seed % 2 == 0]  # the bit matrix, or one BFS a switch
+    assert main(["eval", str(p), "--json", "--host-switch", "--backend", backend]) == 0
     o = json.loads(capsys.readouterr().out)
+    assert o["backend"] == {"auto": "h-bitset", "bfs": "h-bfs"}[backend]
     want = naive.host_switch_score(n, s, edges)
     if want is None:
         assert o["connected"] is False and o["diameter"] is None and o["aspl"] is None
@@ -86,7 +88,7 @@ def test_eval_of_a_plain_edge_list_stays_as_it_was(tmp_path, capsys):
     (["--g", "2"], "--g: does not apply to the host-switch graph"),
     (["--n", "58"], "--n: does not apply"),
     (["--d", "4"], "--d: does not apply"),
-    (["--backend", "bfs"], "--backend bfs: "),
+    (["--backend", "seidel"], "--backend seidel: "),
     (["--opt", "chunk_words=2"], "--opt: does not apply"),
 ])
 def test_eval_refuses_options_of_other_graphs(capsys, args, needle):

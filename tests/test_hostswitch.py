@@ -454,7 +454,8 @@ def test_no_small_graph_beats_the_bounds(n, r):
         assert Fraction(best[1], math.comb(n, 2)) == b.aspl
 
 
-@pytest.mark.parametrize("module", ["network", "orp_format", "h_scoring", "radix_bounds"])
+@pytest.mark.parametrize("module", ["network", "orp_format", "h_scoring", "radix_bounds",
+                                    "ports"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -151,19 +151,12 @@ def build_evaluator(cfg, comm=None):
     p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
     split = comm if cfg["parallel"]["mode"] == "evaluator" else None
     if p.get("hosts") is not None:  # a host-switch problem: golf.hostswitch's evaluators
-        from golf.hostswitch.h_evaluator import HostSwitchBfsEvaluator, HostSwitchEvaluator
+        from golf.hostswitch.h_evaluator import host_switch_evaluator
 
-        if e.get("backend") == "gpu-bitset":
-            from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
-
-            return HostSwitchGpuEvaluator(p["hosts"], p["n"], p["d"], device=e.get("device"),
-                                          batch=s["batch"], comm=split)
-        if e.get("backend") == "bfs":
-            return HostSwitchBfsEvaluator(p["hosts"], p["n"], p["d"], threads=e.get("threads"),
-                                          batch=s["batch"], comm=split)
-        return HostSwitchEvaluator(p["hosts"], p["n"], p["d"], threads=e.get("threads"),
-                                   chunk_words=e.get("chunk_words"), batch=s["batch"],
-                                   comm=split)
+        return host_switch_evaluator(e.get("backend", "auto"), p["hosts"], p["n"], p["d"],
+                                     threads=e.get("threads"),
+                                     chunk_words=e.get("chunk_words"), device=e.get("device"),
+                                     batch=s["batch"], comm=split)
     backend = e.pop("backend")
     batch = s["batch"]
     if s["method"] == "tabu" or s["polish"] > 0:

@@ -178,8 +178,8 @@ def polarity_fits(n: int, r: int) -> list[int]:
     """The prime powers ``q`` whose ``ER_q`` holds ``n`` hosts at radix ``r``
     (:func:`polarity_ports`: a host and ``q + 1`` links a switch at least), smallest first.
 
-    >>> polarity_fits(4608, 36)
-    [16]
+    >>> polarity_fits(4608, 36)[:3], polarity_fits(432, 12)
+    ([16, 17, 19], [])
     """
     from golf.starts.polarity import prime_power
 
@@ -226,8 +226,8 @@ def _fill(links, left, rng) -> None:
     switch still left with two free ports or more takes the place of a link between two
     switches it is not linked to ((10000, 100) on 196 switches left one with 6), and two
     linked switches with a free port each take the place of a link x -- y as a -- x and
-    b -- y (there, it left two with one each). No move of
-    the search adds a link to a graph without free ports, so the start takes all it can."""
+    b -- y (there, it left two with one each). No move of the search adds a link to a graph
+    without free ports, so the start takes all it can."""
     _join(links, left, rng)
     # a switch left with two free ports or more, and no partner: a link x -- y away from it
     # becomes x -- a -- y (x and y keep their ports, a uses two of its own)

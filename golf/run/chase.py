@@ -86,9 +86,11 @@ def host_switch_backend(backend: str, hosts: int, radix: int) -> str:
         s = even_switches(hosts, radix) or 0
         return ("gpu-bitset" if s >= HOST_SWITCH_GPU_SWITCHES and _backend_on_gpu("auto")
                 else "bitset")
-    if backend not in ("bitset", "bfs", "gpu-bitset"):
+    from golf.hostswitch.h_evaluator import BACKENDS
+
+    if backend not in BACKENDS:
         raise GolfError(f"golf chase --host-switch: --backend {backend} does not score "
-                        f"host-switch graphs: auto, bitset, bfs or gpu-bitset")
+                        f"host-switch graphs: {', '.join(BACKENDS)}")
     return backend
 
 
