@@ -43,7 +43,13 @@ __all__ = ["BACKENDS", "HostSwitchScores", "HostSwitchEvaluator", "HostSwitchBfs
 BACKENDS = ("auto", "bitset", "bfs", "gpu-bitset")
 
 
-@njit(cache=True)
+# Not cached on disk, nor score_bfs: each calls a parallel (prange) function of
+# golf.hostswitch.h_scoring, and a cached copy written by a process that had compiled other
+# callers of it first (the test suite's order: golf eval's h_score, then searches) crashed the
+# next process that loaded it (a segmentation fault in the first evaluation of a host-switch
+# run). Compiled in each process instead: about 1 s more at the start of a run (a 3-second
+# chase of (32, 4) took 5.3 s against 4.3 s from a sound cache, 2 cores).
+@njit
 def score(adj, ctrl, out, n, hosts, host_switch, cw, balance, bufs, scratch):
     """The h-scores of the port rows ``adj`` (``n`` switches) holding ``hosts`` hosts, into
     ``out`` (module docstring); ``host_switch`` (``hosts`` int32) is scratch."""
@@ -163,7 +169,7 @@ def recheck(net) -> tuple:
     return diameter, n * (n - 1) + pairs // 2
 
 
-@njit(cache=True)
+@njit  # not cached: see score
 def score_bfs(adj, ctrl, out, n, hosts, counts, sources, wsum, far, reached):
     """The h-scores of the port rows ``adj`` (``n`` switches) by one BFS over the switches
     from each switch with hosts among the units ``[ctrl[1], ctrl[2])`` (a unit a switch;
