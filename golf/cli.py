@@ -176,7 +176,7 @@ def _host_switch_scorer(backend: str, net, threads):
         from golf.hostswitch.h_scoring import h_score
 
         return (lambda: h_score(net, threads=threads)), "h-bitset"
-    from golf.hostswitch.h_evaluator import host_switch_evaluator
+    from golf.evaluators import host_switch_evaluator
     from golf.hostswitch.ports import PortGraph, to_ports
 
     ev = host_switch_evaluator(backend, net.n, net.s, net.r, threads=threads)

@@ -23,8 +23,8 @@ import importlib
 from golf.errors import GolfError
 
 __all__ = ["REGISTRY", "names", "backend_class", "backends", "make_evaluator",
-           "build_evaluator", "choose_backend", "check_options", "Evaluator", "Score",
-           "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED"]
+           "build_evaluator", "host_switch_evaluator", "choose_backend", "check_options",
+           "Evaluator", "Score", "Capabilities", "Estimate", "OK", "DISCONNECTED", "EXCEEDED"]
 
 # name -> "module:class". The order breaks ties between equal estimates.
 REGISTRY = {
@@ -143,6 +143,26 @@ def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: i
     return ev
 
 
+def host_switch_evaluator(backend: str, hosts: int, switches: int, radix: int, *,
+                          threads=None, chunk_words=None, device=None, batch: int = 1,
+                          comm=None):
+    """The host-switch evaluator ``backend`` (one of
+    :data:`golf.hostswitch.h_evaluator.BACKENDS`) of ``hosts`` hosts on ``switches`` switches
+    of radix ``radix``; the options a backend does not take are ignored."""
+    from golf.hostswitch.h_evaluator import HostSwitchBfsEvaluator, HostSwitchEvaluator
+
+    if backend == "gpu-bitset":
+        from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
+
+        return HostSwitchGpuEvaluator(hosts, switches, radix, device=device, batch=batch,
+                                      comm=comm)
+    if backend == "bfs":
+        return HostSwitchBfsEvaluator(hosts, switches, radix, threads=threads, batch=batch,
+                                      comm=comm)
+    return HostSwitchEvaluator(hosts, switches, radix, threads=threads,
+                               chunk_words=chunk_words, batch=batch, comm=comm)
+
+
 def build_evaluator(cfg, comm=None):
     """The evaluator of a validated run config (``problem``, ``evaluator``, ``search.batch``
     -- or, where a tabu search runs, ``search.neighbourhood`` as far as its candidates' rows
@@ -151,8 +171,6 @@ def build_evaluator(cfg, comm=None):
     p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
     split = comm if cfg["parallel"]["mode"] == "evaluator" else None
     if p.get("hosts") is not None:  # a host-switch problem: golf.hostswitch's evaluators
-        from golf.hostswitch.h_evaluator import host_switch_evaluator
-
         return host_switch_evaluator(e.get("backend", "auto"), p["hosts"], p["n"], p["d"],
                                      threads=e.get("threads"),
                                      chunk_words=e.get("chunk_words"), device=e.get("device"),

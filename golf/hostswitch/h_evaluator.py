@@ -35,7 +35,7 @@ from golf.hostswitch.h_scoring import _score, plan_chunks, switch_sums
 from golf.kernels.bits import aligned_zeros
 
 __all__ = ["BACKENDS", "HostSwitchScores", "HostSwitchEvaluator", "HostSwitchBfsEvaluator",
-           "host_switch_evaluator", "score", "score_bfs", "recheck"]
+           "score", "score_bfs", "recheck"]
 
 # the evaluators of a host-switch problem (evaluator.backend, golf eval --backend): auto and
 # bitset the weighted bit matrix on the CPU, bfs one BFS a switch, gpu-bitset the bit matrix
@@ -249,20 +249,3 @@ class HostSwitchBfsEvaluator(HostSwitchEvaluator):
         u0, u1 = self.unit_range
         return (f"h-bfs: {self.hosts} hosts on {self.n} switches of radix {self.d}, one BFS "
                 f"from each switch with hosts among {u1 - u0}")
-
-
-def host_switch_evaluator(backend: str, hosts: int, switches: int, radix: int, *,
-                          threads=None, chunk_words=None, device=None, batch: int = 1,
-                          comm=None):
-    """The evaluator ``backend`` (one of :data:`BACKENDS`) of ``hosts`` hosts on ``switches``
-    switches of radix ``radix``; the options a backend does not take are ignored."""
-    if backend == "gpu-bitset":
-        from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
-
-        return HostSwitchGpuEvaluator(hosts, switches, radix, device=device, batch=batch,
-                                      comm=comm)
-    if backend == "bfs":
-        return HostSwitchBfsEvaluator(hosts, switches, radix, threads=threads, batch=batch,
-                                      comm=comm)
-    return HostSwitchEvaluator(hosts, switches, radix, threads=threads,
-                               chunk_words=chunk_words, batch=batch, comm=comm)
