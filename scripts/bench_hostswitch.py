@@ -455,15 +455,18 @@ def chase_cmd(n: int, r: int, minutes: float, ranks: int, tmp: str, seed: int,
 
 
 def golf_chase(n: int, r: int, minutes: float, cpus: list, ranks: int, tmp: str, seed: int,
-               quiet: bool = True, sets=(), gpu: bool = False):
+               quiet: bool = True, sets=(), gpu: bool = False, device: str | None = None):
     """``golf chase --host-switch N R`` pinned to ``cpus``: ``(summary, submission file,
-    wall seconds)``. The GPUs are hidden from it unless ``gpu``."""
+    wall seconds)``. The GPUs are hidden from it unless ``gpu``; ``device`` (a GPU's index)
+    shows it that one only."""
     cmd = chase_cmd(n, r, minutes, ranks, tmp, seed, sets)
     if quiet:
         cmd.append("--quiet")
     env = repo_env(NUMBA_NUM_THREADS=str(len(cpus) if ranks == 1 else 1))
     if not gpu:
         env["CUDA_VISIBLE_DEVICES"] = ""
+    elif device is not None:
+        env["CUDA_VISIBLE_DEVICES"] = device
     t = time.monotonic()
     with open(os.path.join(tmp, f"golf_{pair_name(n, r)}.log"), "w") as log:
         code = subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -489,7 +492,7 @@ def _store(path: str, folder: str, name: str) -> str:
 
 def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, orp: dict,
                ranks: int, seed: int, graphs: str, tmp: str, sets=(),
-               gpu: bool = False) -> dict:
+               gpu: bool = False, device: str | None = None) -> dict:
     """Both searches on one pair at once, then every graph re-scored (module docstring)."""
     from golf.hostswitch import host_switch_bounds
 
@@ -502,7 +505,7 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
     def golf_side():
         try:
             box["golf"] = golf_chase(n, r, minutes, golf_cpus, ranks, work, seed, sets=sets,
-                                     gpu=gpu)
+                                     gpu=gpu, device=device)
         except Exception as e:  # noqa: BLE001 - recorded in the row
             box["golf_error"] = str(e)[-2000:]
 
@@ -516,7 +519,7 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
     th.join()
     row = {"name": name, "n": n, "r": r, "minutes": minutes,
            "cores": len(golf_cpus), "golf_cpus": golf_cpus, "orp_cpus": orp_cpus,
-           "golf_ranks": ranks, "seed": seed,
+           "golf_ranks": ranks, "seed": seed, "gpu": device if gpu else None,
            "bound": {"diameter": bound.diameter, "aspl": float(bound.aspl),
                      "aspl_fraction": str(bound.aspl)}}
     if "golf" in box:
@@ -601,6 +604,16 @@ def warm(tmp: str, cpus: list) -> float:
     return time.monotonic() - t
 
 
+def graph_folder(out: str) -> str:
+    """Where a record's graphs go: ``results/hostswitch/graphs`` for the main record, else
+    its own folder under it, named by the record less ``bench_hostswitch_`` (so that a
+    record of other runs never overwrites the main record's graphs)."""
+    name = os.path.basename(out)
+    if os.path.abspath(out) == os.path.abspath(OUT):
+        return GRAPHS
+    return os.path.join(GRAPHS, name.removeprefix("bench_hostswitch_") or name)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--orp", metavar="PATH", help="build ORP from this source tree or git "
@@ -615,13 +628,18 @@ def main(argv=None):
     p.add_argument("--gpu", action="store_true", help="let golf see the GPUs (its chase "
                    "then scores on one where golf.run.chase.host_switch_backend says so); "
                    "without it they are hidden")
+    p.add_argument("--gpus", default=None, metavar="LIST", help="with --gpu: the GPUs "
+                   "(comma-separated indices) dealt to the pairs at once, one each in turn "
+                   "(default: every pair sees every GPU)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a golf chase --set override (repeatable; the command line records "
                    "it)")
     p.add_argument("--only", default=",".join(pair_name(n, r) for n, r in PAIRS),
                    help="comma-separated pair names, e.g. h32r4,h1024r10")
     p.add_argument("--out", default=OUT, help="the record (without .json / .md)")
-    p.add_argument("--graphs", default=GRAPHS, help="folder for the graphs")
+    p.add_argument("--graphs", default=None, help="folder for the graphs (default: "
+                   "results/hostswitch/graphs for the main record, else a folder of that "
+                   "name under it, e.g. graphs/gpu for bench_hostswitch_gpu)")
     p.add_argument("--no-warm", action="store_true", help="skip the short chase that fills "
                    "Numba's cache first")
     p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
@@ -631,6 +649,11 @@ def main(argv=None):
     p.add_argument("--render", action="store_true", help="write the page again from the "
                    "JSON; runs nothing")
     args = p.parse_args(argv)
+    if args.graphs is None:
+        args.graphs = graph_folder(args.out)
+    gpus = args.gpus.split(",") if args.gpus else None
+    if gpus and not args.gpu:
+        sys.exit("bench_hostswitch: --gpus deals GPUs to the pairs; it needs --gpu")
     record = load(args.out) or new_record(rows={})
     if args.render or args.merge:
         for path in args.merge:
@@ -668,7 +691,8 @@ def main(argv=None):
             golf_cpus, orp_cpus = slots[slot]
             try:
                 row = bench_pair(n, r, args.minutes, golf_cpus, orp_cpus, orp, args.ranks,
-                                 args.seed, args.graphs, tmp, sets=args.set, gpu=args.gpu)
+                                 args.seed, args.graphs, tmp, sets=args.set, gpu=args.gpu,
+                                 device=gpus[slot % len(gpus)] if gpus else None)
             except Exception as e:  # noqa: BLE001 - one pair's failure is reported
                 print(f"{name}: failed: {e}", flush=True)
                 row = None
