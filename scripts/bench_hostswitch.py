@@ -267,7 +267,9 @@ def markdown(record: dict) -> str:
                      _mark(j["beats_orp_sa"]), _mark(j["half_gap"])])
     lines += table(cols, body)
     notes = list(record.get("notes") or [])[:3]
-    missing = [pair_name(n, r) for n, r in PAIRS if pair_name(n, r) not in record["rows"]]
+    # a record may be of some pairs only (its "pairs", e.g. those that a GPU scores)
+    meant = record.get("pairs") or [pair_name(n, r) for n, r in PAIRS]
+    missing = [name for name in meant if name not in record["rows"]]
     if missing:
         notes.append(f"Not measured yet: {', '.join(missing)}.")
     notes.append(verdict(rows))

@@ -49,14 +49,16 @@ __all__ = ["chase_config", "chase_settings", "chase_backend", "host_switch_backe
 # on a CPU one process walks them in turn
 GPU_CHAINS = 256
 CPU_CHAINS = 16
-# a host-switch chase: the fewest switches for which auto scores on a GPU, and the chains of
-# its population there. The CPU's bit matrix costs about s^2/64 words a level, the GPU's
-# launch is flat until its blocks fill the GPU: on an H100 a launch of 16 graphs took
-# 0.42 ms a step on ORP's sample of 1024 switches against 0.64 ms for one graph on one core,
-# 2.0 ms against 4.4 on 3000 and 2.2 against 8.0 on 5000, but 0.45 ms against 0.07 on 330
-# and 0.73 against 0.05 on 200 (results/gpu/hostswitch_gpu.md)
+# a host-switch chase: the fewest switches for which auto scores on a GPU. The CPU's bit
+# matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
+# GPU: on an H100 one graph took 187 us against 638 on one core on ORP's sample of 1024
+# switches, 327 against 8020 on 5000, but 116 against 89 on 400 and 161 against 48 on 200
+# (results/gpu/hostswitch_gpu.md). The chase walks one chain on the GPU as on the CPU: a
+# population of 16 chains scored in one launch made 2.6 times the evaluations a second of
+# one chain, and ended worse on both pairs in 8 minutes on one H100 each: (10000, 10)
+# 6.395937 against 6.388185, (65536, 64) 4.511431 against 4.494380
+# (results/hostswitch/bench_hostswitch_gpu.md, bench_hostswitch_gpu16.md)
 HOST_SWITCH_GPU_SWITCHES = 1000
-HOST_SWITCH_GPU_CHAINS = 16
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
 POLISH = 0.5
@@ -140,12 +142,12 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
             and polish > 0):
         for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
             kw.setdefault(key, value)
-    if host_switch:  # on a CPU one chain a process: on the 13 featured pairs of 2021 it beat
-        # ORP's annealer on 10 where 16 tempering chains did on 5 (results/hostswitch/); on a
-        # GPU a population, one launch scoring all its chains
+    if host_switch:  # one chain a process: on a CPU it beat ORP's annealer on 10 of the 13
+        # featured pairs of 2021 where 16 tempering chains did on 5 (results/hostswitch/), on
+        # a GPU it ended better than 16 (HOST_SWITCH_GPU_SWITCHES)
         kw.pop("voltage_moves", None)
         backend = host_switch_backend(backend, n, d)
-        kw["batch"] = HOST_SWITCH_GPU_CHAINS if backend == "gpu-bitset" else 1
+        kw["batch"] = 1
     raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed,
                           backend if host_switch else chase_backend(backend), out is not None,
                           kw)
