@@ -202,6 +202,16 @@ def test_a_host_switch_chase_chooses_its_evaluator():
         host_switch_backend("seidel", 32, 4)
 
 
+@pytest.mark.parametrize("backend", ["bitset", "bfs", "gpu-bitset"])
+def test_a_host_switch_chase_walks_one_chain_on_every_backend(backend):
+    from golf.run.chase import chase_config
+
+    run = chase_config(10000, 10, minutes=1, backend=backend, host_switch=True)
+    assert run.data["evaluator"]["backend"] == backend
+    assert run.data["search"]["batch"] == 1
+    assert run.data["problem"]["hosts"] == 10000 and run.data["problem"]["radix"] == 10
+
+
 def test_chase_host_switch_from_the_command_line(tmp_path):
     out = run_golf("chase", "--host-switch", 32, 4, "--minutes", 0.05, "--out", tmp_path,
                    "--ranks", 1, "--quiet", check=True).stdout

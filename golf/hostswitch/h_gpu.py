@@ -83,7 +83,12 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
         self._adj = cp.full((self.batch, s, r), -1, dtype=cp.int32)
         self._mirror = np.full((self.batch, s, r), -3, dtype=np.int32)  # nothing uploaded
         self._changed = np.zeros(64 * self.batch, dtype=np.int64)
+        # the (slot, value) pairs of a patch, and the blocks' results: buffers of both sides
+        # kept for the run, so that a step allocates nothing
+        self._pairs = np.empty(2 * len(self._changed), dtype=np.int64)
+        self._pairs_dev = cp.empty(2 * len(self._changed), dtype=cp.int64)
         self._res = cp.zeros((self.batch * max(1, self.units), 4), dtype=cp.int64)
+        self._res_host = np.empty((self.batch * max(1, self.units), 4), dtype=np.int64)
 
     def _sync(self, adjs) -> None:
         """Make the device rows of the first ``K`` graphs equal ``adjs`` (K, s, r): the
@@ -100,10 +105,10 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
         at = self._changed[:count]
         vals = adjs.reshape(-1)[at]
         mirror.reshape(-1)[at] = vals
-        pairs = np.empty(2 * count, dtype=np.int64)
+        pairs, dev = self._pairs[:2 * count], self._pairs_dev[:2 * count]
         pairs[0::2], pairs[1::2] = at, vals
-        self._k_patch(((count + 127) // 128,), (128,),
-                      (self._adj, self.cp.asarray(pairs), np.int32(count)))
+        dev.set(pairs)
+        self._k_patch(((count + 127) // 128,), (128,), (self._adj, dev, np.int32(count)))
 
     def _run(self, K, w0, w1) -> np.ndarray:
         """The merged results of the first ``K`` device graphs over the column words
@@ -119,7 +124,9 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
         self._kernel((K * nch,), (self._threads,),
                      (self._adj, np.int32(self.n), np.int32(self.d), np.int32(w0),
                       np.int32(nch), np.int32(self._group), self._res), shared_mem=self._smem)
-        merge_many(self._res[:K * nch].get().reshape(K, nch, 4), out)
+        res = self._res_host[:K * nch]
+        self._res[:K * nch].get(out=res)
+        merge_many(res.reshape(K, nch, 4), out)
         if w0 == 0:  # the 2 hops to and from the switches, once for all parts
             ok = out[:, 3] == OK
             out[ok, 1] += 2 * self.hosts * (self.hosts - 1)
