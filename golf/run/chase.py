@@ -57,7 +57,7 @@ CPU_CHAINS = 16
 # population of 16 chains scored in one launch made 2.6 times the evaluations a second of
 # one chain, and ended worse on both pairs in 8 minutes on one H100 each: (10000, 10)
 # 6.395937 against 6.388185, (65536, 64) 4.511431 against 4.494380
-# (results/hostswitch/bench_hostswitch_gpu.md, bench_hostswitch_gpu16.md)
+# (results/hostswitch/bench_hostswitch_gpu16.md)
 HOST_SWITCH_GPU_SWITCHES = 1000
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
