@@ -571,19 +571,28 @@ def cmd_bounds(args) -> int:
 
 def _host_switch_bounds(args, n: int, r: int) -> int:
     """``golf bounds --host-switch N R``: the Order/Radix bounds over every number of
-    switches (:func:`golf.hostswitch.radix_bounds.host_switch_bounds`)."""
-    from golf.hostswitch.radix_bounds import host_switch_bounds
+    switches (:func:`golf.hostswitch.radix_bounds.host_switch_bounds`), and the bound from
+    counting host pairs by their switches (:func:`~golf.hostswitch.radix_bounds.
+    pair_count_bound`), the stronger of the two on the h-ASPL for a large radix."""
+    from golf.hostswitch.radix_bounds import host_switch_bounds, pair_count_bound
 
     b = host_switch_bounds(n, r)
+    count = pair_count_bound(n, r)
     label = f"hosts={n} r={r} (host-switch, any number of switches"
     if args.json:
-        print(json.dumps(b.as_dict()))
+        out = b.as_dict()
+        out.update(pair_count_total_bound=count[0] if count else None,
+                   pair_count_aspl_bound=float(count[1]) if count else None,
+                   pair_count_aspl_bound_fraction=str(count[1]) if count else None)
+        print(json.dumps(out))
     elif b.diameter is None:
         print(f"hosts={n} r={r}: no connected host-switch graph exists")
     else:
         print(f"{label}; at least {b.min_switches} connect the hosts)\n"
               f"h-diameter >= {b.diameter}\n"
-              f"h-ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\nh-total    >= {b.total}")
+              f"h-ASPL     >= {float(b.aspl):.10f}  ({b.aspl})\nh-total    >= {b.total}\n"
+              f"pair count: h-ASPL >= {float(count[1]):.10f}  ({count[1]}), "
+              f"h-total >= {count[0]}")
     return 0
 
 

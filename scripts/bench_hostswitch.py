@@ -248,21 +248,26 @@ def markdown(record: dict) -> str:
              f"- what: on each featured pair of Graph Golf 2021, `golf chase --host-switch` "
              f"and ORP's `sa.x` side by side for {'/'.join(f'{m:g}' for m in minutes)} "
              f"minutes on {'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} each; cells: h-diameter / h-ASPL "
-             f"(switches); gap: h-ASPL less the lower bound (golf.hostswitch); targets: golf "
-             f"better than ORP SA; golf's gap <= half the sample's (at no larger h-diameter)",
+             f"(switches); gap: h-ASPL less the Order/Radix bound; pair count: the bound of "
+             f"radix_bounds.pair_count_bound (golf over the larger bound); targets: golf "
+             f"better than ORP SA, golf's gap <= half the sample's (at no larger h-diameter)",
              f"- command: {'; '.join(f'`{c}`' for c in commands)}",
              f"- machine: {'; '.join(machines)}", f"- date: {', '.join(dates)}", ""]
-    cols = ["(n, r)", "bound", "golf", "golf gap", "ORP SA", "ORP sample", "sample gap",
+    from golf.hostswitch.radix_bounds import pair_count_bound
+
+    cols = ["(n, r)", "bound", "golf", "golf gap", "pair count", "ORP SA", "ORP sample",
             "gap ratio", "beats SA", "half gap"]
     body = []
     for r in rows:
         j = r["judge"]
         b = r["bound"]
+        count = float(pair_count_bound(r["n"], r["r"])[1])
+        over = (f" (+{r['golf']['aspl'] - max(count, b['aspl']):.6f})" if r.get("golf")
+                else "")
         body.append([f"({r['n']}, {r['r']})", f"{b['diameter']} / {b['aspl']:.6f}",
                      _cell(r.get("golf")),
                      f"{r['golf']['gap']:.6f}" if r.get("golf") else "-",
-                     _cell(r.get("orp_sa")), _cell(r.get("orp_sample")),
-                     f"{r['orp_sample']['gap']:.6f}" if r.get("orp_sample") else "-",
+                     f"{count:.6f}{over}", _cell(r.get("orp_sa")), _cell(r.get("orp_sample")),
                      f"{j['gap_ratio']:.3f}" if j["gap_ratio"] is not None else "-",
                      _mark(j["beats_orp_sa"]), _mark(j["half_gap"])])
     lines += table(cols, body)

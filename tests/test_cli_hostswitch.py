@@ -3,6 +3,7 @@ first line, or by --host-switch), and bounds --host-switch."""
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -176,7 +177,23 @@ def test_bounds_host_switch_text_end_to_end():
     proc = run_golf("bounds", "--host-switch", 32, 4, check=True)
     assert proc.stdout.splitlines() == [
         "hosts=32 r=4 (host-switch, any number of switches; at least 15 connect the hosts)",
-        "h-diameter >= 5", "h-ASPL     >= 4.1935483871  (130/31)", "h-total    >= 2080"]
+        "h-diameter >= 5", "h-ASPL     >= 4.1935483871  (130/31)", "h-total    >= 2080",
+        "pair count: h-ASPL >= 3.7762096774  (1873/496), h-total >= 1873"]
+
+
+def test_bounds_host_switch_pair_count(capsys):
+    """The bound from counting host pairs by switch (radix_bounds.pair_count_bound): on
+    (10000, 100) the total of r/2 + 1 = 51 hosts on each of 196 switches less the 4 switches
+    of 52 they cannot avoid."""
+    from golf.hostswitch.radix_bounds import pair_count_bound
+
+    assert main(["bounds", "--host-switch", "10000", "100", "--json"]) == 0
+    o = json.loads(capsys.readouterr().out)
+    assert o["pair_count_total_bound"] == pair_count_bound(10000, 100)[0]
+    assert o["pair_count_total_bound"] == 4 * math.comb(10000, 2) - 10000 * 2599 // 2 + 104
+    assert o["pair_count_aspl_bound_fraction"] == str(
+        Fraction(o["pair_count_total_bound"], math.comb(10000, 2)))
+    assert o["pair_count_aspl_bound"] > o["aspl_bound"]
 
 
 def test_bounds_host_switch_usage_errors(capsys):

@@ -21,6 +21,7 @@ from golf.hostswitch import (HostSwitchGraph, check_host_switch, fewest_switches
                              host_switch_bounds, is_orp_file, read_host_switch,
                              write_host_switch)
 from golf.hostswitch.h_scoring import hosts_reached, plan_chunks, switch_sums, weight_runs
+from golf.hostswitch.radix_bounds import _spread_loss, pair_count_bound
 
 SAMPLE = Path(ROOT) / "tests" / "data" / "h32s26r4.edges"
 
@@ -385,11 +386,43 @@ def test_no_graph_beats_the_bounds(wiring):
     n, s, r, edges = wiring
     score = h_score(HostSwitchGraph.from_edges(n, s, r, edges))
     b = host_switch_bounds(n, r)
+    count = pair_count_bound(n, r)
     if score.connected:
         assert score.diameter >= b.diameter and score.total >= b.total
         assert s >= b.min_switches
+        assert score.total >= count[0]
+        assert count[1] == (Fraction(count[0], math.comb(n, 2)) if n > 1 else 0)
     if b.diameter is None:
-        assert not score.connected
+        assert not score.connected and count is None
+
+
+def _partitions(n, top):
+    """Every multiset of parts in [1, top] summing to n, as tuples (largest first)."""
+    if n == 0:
+        yield ()
+        return
+    for first in range(min(n, top), 0, -1):
+        for rest in _partitions(n - first, first):
+            yield (first,) + rest
+
+
+@pytest.mark.parametrize("n,r", [(n, r) for n in range(1, 19) for r in range(3, 9)])
+def test_the_spread_loss_is_the_least_over_every_spread(n, r):
+    top = r if n <= r else r - 1
+    want = min(sum(h * (2 * h - r - 2) ** 2 for h in p) for p in _partitions(n, top))
+    assert _spread_loss(n, r) == want
+
+
+def test_the_pair_count_bound_is_met_where_its_graph_exists():
+    """r/2 + 1 hosts a switch, every port used, unlinked switches 2 apart: two linked
+    switches of radix 4 with 3 hosts each, and a 5-cycle of switches of radix 6 with 4 hosts
+    each (its host pairs 2, 3 and 4 apart)."""
+    edges = [(h, 6 + h // 3) for h in range(6)] + [(6, 7)]
+    assert naive.host_switch_score(6, 2, edges)[1] == pair_count_bound(6, 4)[0] == 39
+    cycle = [(20 + a, 20 + (a + 1) % 5) for a in range(5)]
+    edges = [(h, 20 + h // 4) for h in range(20)] + cycle
+    got = naive.host_switch_score(20, 5, edges)[1]
+    assert got == pair_count_bound(20, 6)[0] == 5 * 6 * 2 + 5 * 16 * 3 + 5 * 16 * 4
 
 
 def components(s, switch_edges):
