@@ -167,7 +167,13 @@ def construction_for(n: int, d: int) -> Construction | None:
     found = constructions(n, d)
     polar = [c for c in found if c.family == "ER"]
     if polar:
-        return min(polar, key=lambda c: (d - c.degree, abs(n - c.order)))
+        pick = min(polar, key=lambda c: (d - c.degree, abs(n - c.order)))
+        below = [c for c in polar if c.order < n]
+        if below:  # the fullest one that vertices are added to, against it, fitted
+            grow = min(below, key=lambda c: (d - c.degree, n - c.order))
+            if grow != pick:
+                return min((pick, grow), key=lambda c: fitted_score(c, n, d))
+        return pick
     if not found:
         return None
     return min(found, key=lambda c: fitted_score(c, n, d))
