@@ -249,6 +249,28 @@ def test_fit_adds_vertices_that_keep_the_old_degrees(q, n, d):
     assert not np.array_equal(fit_edges(base, big_n, n, d, seed=4), e)
 
 
+@pytest.mark.parametrize("q,k,n,d", [(8, 2, 60, 8), (9, 2, 90, 9), (7, 0, 100, 8)])
+def test_fit_adds_vertices_to_a_graph_with_many_free_slots(q, k, n, d):
+    """Spread (the default): more old free slots than the new vertices' degrees hold (ER_8
+    less 2 lines: 54 vertices with one free slot each, 6 added of degree 8), and more
+    vertices added than the construction has free slots for (ER_7 plus 43): degrees stay at
+    most d, old degrees are kept, every new vertex is full or one short, the graph is
+    connected, and the new vertices share the old slots evenly before the join."""
+    from golf.starts.fit import _add, fit_edges, neighbour_sets
+    from golf.starts.polarity import lines_deleted_edges
+
+    base = lines_deleted_edges(q, k) if k else polarity_edges(q)
+    big_n = int(base.max()) + 1
+    e = fit_edges(base, big_n, n, d, seed=2)
+    deg, dist = _check_fitted(e, n, d)
+    assert (deg[:big_n] >= np.bincount(base.ravel(), minlength=big_n)).all()
+    assert (deg[big_n:] >= d - 1).all()
+    nbrs = neighbour_sets(base, big_n)
+    _add(nbrs, big_n, n, d, np.random.default_rng(2))
+    old = [len([u for u in nbrs[x] if u < big_n]) for x in range(big_n, n)]
+    assert max(old) - min(old) <= 1 and max(old) <= d
+
+
 @pytest.mark.parametrize("q,n,d", [(7, 50, 8), (8, 64, 9), (5, 25, 6)])
 def test_fit_deletes_vertices_and_rejoins_their_slots(q, n, d):
     from golf.starts.fit import fit_edges
@@ -271,11 +293,39 @@ def test_fit_refuses_a_construction_above_d():
         fit_edges(polarity_edges(7), 57, 60, 7)
 
 
+@pytest.mark.parametrize("name,n,d", [("ER_7", 64, 8), ("ER_7", 60, 8), ("Levi_4-pencil", 40, 5),
+                                      ("ER_37", 1560, 40)])
+def test_fitted_edges_adds_vertices_the_better_way(name, n, d):
+    """fitted_edges fits both ways of adding vertices (spread, filled) and keeps the one of
+    the lower (diameter, total), by SciPy's BFS."""
+    from golf.starts.algebraic import constructions, fitted_edges
+    from golf.starts.fit import fit_edges
+
+    c = next(c for c in constructions(n, d) if c.name == name)
+    built = c.edges(0)
+    both = [apsp_score(n, fit_edges(built, c.order, n, d, diameter3=c.family == "Levi",
+                                    fill=fill))[:2] for fill in (False, True)]
+    assert apsp_score(n, fitted_edges(c, n, d)[0])[:2] == min(both)
+
+
+def test_construction_for_weighs_added_vertices_against_deleted_lines():
+    """(1560, 40): ER_41 less 2 lines (degree 40, 1638 vertices, 78 deleted) by the rule,
+    ER_37 (degree 38, 1407, 153 added) fitted beside it; each fit scored by SciPy."""
+    from golf.starts.algebraic import construction_for, constructions, fitted_edges
+
+    def fitted(name):
+        c = next(c for c in constructions(1560, 40) if c.name == name)
+        return apsp_score(1560, fitted_edges(c, 1560, 40)[0])[:2]
+
+    assert construction_for(1560, 40).name == "ER_37"
+    assert fitted("ER_37") < fitted("ER_41-2lines")
+
+
 def test_construction_for_takes_the_fullest_degree_then_the_nearest_order():
     from golf.starts.algebraic import constructions, construction_for
 
     assert construction_for(1024, 32).name == "ER_32-line"  # exactly 32^2 vertices of degree 32
-    assert construction_for(1560, 40).name == "ER_41-2lines"
+    assert construction_for(1560, 40).name == "ER_37"  # plus 153: it fits better (below)
     assert construction_for(3250, 57).name == "ER_59-3lines"
     assert construction_for(60, 8).name == "ER_7"
     assert construction_for(64, 8).name == "ER_8-line"

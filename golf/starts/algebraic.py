@@ -27,34 +27,33 @@ incidence forms of degree ``q + 1 <= d`` (and at least ``d - d /`` :data:`LINES_
 the order lies within :data:`NEAR` of ``n``. :func:`construction_for` takes a polarity graph
 where one is near: the one of the fullest degree (the fitting must join every slot left free
 with edges the construction did not choose), then the nearest order (each vertex added or
-deleted cuts paths of length 2). Else it takes the incidence form whose fit (seed 0; the
+deleted cuts paths of length 2); and where a polarity graph of order below ``n`` is near, the
+fullest of those, nearest below, is fitted beside it and the better fit (seed 0) is taken:
+added vertices that share the old free slots and join among themselves cost less than
+deleted lines on (1560, 40). Else it takes the incidence form whose fit (seed 0; the
 fit keeps diameter 3, :func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`;
 the five fits of (1726, 30) take 6.5 s on 2 cores, the four of (512, 18) 1.2 s): no rule of
 degree and order picks it. On (512, 18) ``Levi_16-pencil`` (528 vertices, degree 17; 16
 deleted) fits to 3 / 2.346517, ``Levi_16-antiflag`` (510; 2 added) to
-3 / 2.348818 and ``Levi_17-antiflag`` (576, degree 18; 64 deleted) to 3 / 2.358939; on
+3 / 2.348719 and ``Levi_17-antiflag`` (576, degree 18; 64 deleted) to 3 / 2.358939; on
 (1726, 30) ``Levi_29`` less 16 vertices fits to 3 / 2.461375 (the Moore bound: 2.460870) and
-``Levi_29-pencil`` plus 15 to 4 / 2.465612 (added vertices split edges, which the join does not
-repair). The polarity graphs, every
-candidate fitted (seed 0; 2-core machine, 2026-11-27), (diameter, ASPL) and excess ratio
-against the 2016 records, the chosen one first:
+``Levi_29-pencil`` plus 15 to 4 / 2.464410. The polarity graphs, every candidate fitted (seed 0; 2-core machine, 2026-11-27),
+(diameter, ASPL) and excess ratio against the 2016 records, the chosen one first:
 
 ==========  ===============================================================================
 pair        fitted starts
 ==========  ===============================================================================
-(1024, 32)  ``ER_32-line`` 3 / 1.99716 (0.97, below the record 1.998); ``ER_31`` 2.03956
-            (2.42), ``ER_32-2lines`` D=4, ``ER_31-line`` 2.08284, ``ER_37-7lines`` 2.13910,
-            ``ER_29`` 2.17589
-(1560, 40)  ``ER_41-2lines`` 3 / 2.05038 (1.19); ``ER_41-3lines`` 2.05043 (1.20),
-            ``ER_43-5lines`` 2.09889, ``ER_43-4lines``, ``ER_37`` 2.11173 (2.16),
-            ``ER_37-line``
+(1024, 32)  ``ER_32-line`` 3 / 1.99716 (0.97, below the record 1.998); ``ER_31`` 2.02373
+            (1.88), ``ER_31-line`` 2.04115, ``ER_32-2lines`` D=4, ``ER_29`` 2.08194,
+            ``ER_37-7lines`` 2.13910
+(1560, 40)  ``ER_37`` plus 153, 3 / 2.04420 (1.10); ``ER_41-2lines`` 2.05038 (1.19),
+            ``ER_41-3lines`` 2.05043, ``ER_37-line`` 2.07112, ``ER_43-5lines`` 2.09889,
+            ``ER_43-4lines`` 2.10120
 (3250, 57)  ``ER_59-3lines`` 3 / 2.05385 (0.82, below the record 2.070); ``ER_59-4lines``
-            2.05452 (0.82), ``ER_61-5lines`` 2.09480, ``ER_61-6lines``, ``ER_64-8lines``,
-            ``ER_53`` 2.15500 (1.97), ``ER_53-line``
-(64, 8)     ``ER_8-line`` 3 / 1.95784 (1.57); ``ER_9-2lines`` 2.01141, ``ER_7`` 2.04464,
-            ``ER_9-3lines``
-(60, 8)     ``ER_7`` 3 / 1.94068; ``ER_8-line`` 1.95367, ``ER_9-3lines`` 1.98588,
-            ``ER_8-2lines``
+            2.05452 (0.82), ``ER_53`` 2.07701 (1.08), ``ER_53-line`` 2.09312,
+            ``ER_61-5lines`` 2.09480, ``ER_61-6lines``, ``ER_64-9lines``, ``ER_64-8lines``
+(64, 8)     ``ER_8-line`` 3 / 1.95784 (1.57); ``ER_9-2lines`` 2.01141, ``ER_7`` 2.01736
+(60, 8)     ``ER_7`` 3 / 1.92034; ``ER_8-line`` 1.95367, ``ER_8-2lines`` 2.02994
 ==========  ===============================================================================
 
 The start is not symmetric in golf's numbering: it needs ``problem.g: 1``.
@@ -191,12 +190,22 @@ def fitted_score(c: Construction, n: int, d: int) -> tuple:
 
 def fitted_edges(c: Construction, n: int, d: int, seed: int = 0):
     """``c``'s edges fitted to ``(n, d)`` (:func:`golf.starts.fit.fit_edges`; the incidence
-    forms keep diameter 3), and the order ``c`` was built with."""
+    forms keep diameter 3), and the order ``c`` was built with. Where vertices are added, both
+    ways of adding them (``fill`` or not) are fitted and the better one (bitset score) kept."""
     from golf.starts.fit import fit_edges
 
     built = c.edges(seed)
     order = int(built.max()) + 1
-    return fit_edges(built, order, n, d, seed=seed, diameter3=c.family == "Levi"), order
+    fits = [fit_edges(built, order, n, d, seed=seed, diameter3=c.family == "Levi", fill=fill)
+            for fill in ((False, True) if n > order else (False,))]
+    if len(fits) > 1:
+        import golf
+        from golf.graph import Graph
+
+        scores = [golf.evaluate(Graph.from_edges(e, n=n, d=d), "bitset") for e in fits]
+        fits = [fits[min(range(len(fits)), key=lambda i: (scores[i].diameter,
+                                                          scores[i].total))]]
+    return fits[0], order
 
 
 def algebraic_graph(n: int, d: int, seed: int = 0):

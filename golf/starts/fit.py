@@ -2,15 +2,18 @@
 degree at most ``d``, a graph on exactly ``n`` vertices with every degree at most ``d`` that
 keeps as much of the construction as it can.
 
-* **Adding** ``n - N`` vertices: the free slots of the old vertices (degree below ``d``) are
-  dealt evenly over the new ones, in a random order, each to the new vertex with the fewest
-  old neighbours that is not yet next to it; the rest of a new vertex's degree is left to the
-  join below, which joins the new vertices among themselves. Where the other new vertices
-  are too few to fill it, a new vertex first splits old edges ``u -- v`` into ``u -- x -- v``
-  (``u`` and ``v`` keep their degree, ``x`` gains 2), and a vertex the joins leave two or
-  more short splits edges at the end. ``ER_37`` plus 153 for (1560, 40): ASPL 2.044192 (3.6 s
-  on 2 cores), where giving each new vertex ``d`` old slots while they last and then split
-  edges gave 2.111734 (27 s); ``ER_7`` plus 7 for (64, 8): 2.017361 against 2.044643.
+* **Adding** ``n - N`` vertices, two ways; :func:`golf.starts.algebraic.fitted_edges` fits
+  both and keeps the better. Spread (the default): the free slots of the old vertices
+  (degree below ``d``) are dealt evenly over the new ones, in a random order, each to the new
+  vertex with the fewest old neighbours that is not yet next to it; the rest of a new
+  vertex's degree is left to the join below, which joins the new vertices among themselves
+  (a new vertex that the other new ones cannot fill first splits old edges ``u -- v`` into
+  ``u -- x -- v``: ``u`` and ``v`` keep their degree, ``x`` gains 2), and a vertex the joins
+  leave two or more short splits edges at the end. Filled (``fill``): each new vertex in turn
+  takes free slots drawn at random, then splits edges until its degree is ``d`` or ``d - 1``.
+  ``ER_37`` plus 153 for (1560, 40): 2.044204 spread, 2.111734 filled (the first new
+  vertices take all the old slots, the others split old edges); ``Levi_4`` less a
+  pencil plus 4 for (40, 5), where no old slot is free: diameter 3 filled, 4 spread.
 * **Deleting** ``N - n`` vertices: the vertices with the largest ids go.
 * **Joining** the free slots (those the deleted vertices freed, and a construction's own below
   ``d``): the search swaps edges and never adds one, so a slot left free stays free. Up to
@@ -73,10 +76,11 @@ def edge_pairs(nbrs: list, gone=frozenset()) -> np.ndarray:
 
 
 def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0,
-              diameter3: bool = False) -> np.ndarray:
+              diameter3: bool = False, fill: bool = False) -> np.ndarray:
     """The edges of the graph fitted to ``(n, d)`` from ``edges`` on ``big_n`` vertices
     (module docstring); sorted pairs ``u < v``. ``diameter3``: the greedy join brings the
-    pairs at distance 4 or more within 3 first."""
+    pairs at distance 4 or more within 3 first. ``fill``: added vertices filled one by one,
+    not spread (module docstring)."""
     edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
     nbrs = neighbour_sets(edges, big_n)
     if max((len(s) for s in nbrs), default=0) > d:
@@ -89,11 +93,11 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0,
                     nbrs[u].discard(x)
         nbrs = nbrs[:n]
     if n > big_n:
-        _add(nbrs, big_n, n, d, rng)
+        (_add_filled if fill else _add)(nbrs, big_n, n, d, rng)
     if n <= NEAR_JOIN_MAX:
         _join_near(nbrs, d, diameter3)
     _join(nbrs, [v for v in range(n) for _ in range(d - len(nbrs[v]))], d, rng)
-    short = [x for x in range(n) if len(nbrs[x]) + 2 <= d] if n > big_n else []
+    short = [x for x in range(n) if len(nbrs[x]) + 2 <= d] if n > big_n and not fill else []
     if short:  # a vertex left two or more short splits edges
         current = edge_pairs(nbrs)
         for x in short:
@@ -121,11 +125,24 @@ def _split_into(nbrs: list, x: int, d: int, rng, keep: int = 0, current=None) ->
             nbrs[x].add(w)
 
 
+def _add_filled(nbrs: list, big_n: int, n: int, d: int, rng) -> None:
+    """Add vertices ``big_n .. n-1`` one by one (module docstring, ``fill``): each takes free
+    slots of the vertices before it, drawn at random, then splits their edges until its
+    degree is ``d`` or ``d - 1``."""
+    for x in range(big_n, n):
+        nbrs.append(set())
+        free = [u for u in range(x) if len(nbrs[u]) < d]
+        for u in rng.permutation(free)[:d]:
+            nbrs[int(u)].add(x)
+            nbrs[x].add(int(u))
+        _split_into(nbrs, x, d, rng, current=edge_pairs(nbrs[:x]))
+
+
 def _add(nbrs: list, big_n: int, n: int, d: int, rng) -> None:
     """Add vertices ``big_n .. n-1`` with the old free slots dealt evenly over them (module
     docstring): the slots in a random order, each to the new vertex with the fewest old
-    neighbours that is not yet next to its vertex; then each new vertex splits edges only
-    for what the other new vertices cannot give it (``d`` less its old neighbours less
+    neighbours that is not yet next to its vertex; then each new vertex splits old edges
+    only for what the other new vertices cannot give it (``d`` less its old neighbours less
     ``n - big_n - 1``)."""
     added = n - big_n
     slots = [u for u in range(big_n) for _ in range(d - len(nbrs[u]))]
@@ -141,9 +158,12 @@ def _add(nbrs: list, big_n: int, n: int, d: int, rng) -> None:
         if best is not None:
             nbrs[best].add(u)
             nbrs[u].add(best)
+    keep = added - 1
+    old = edge_pairs(nbrs[:big_n])
+    old = old[old[:, 1] < big_n]
     for x in range(big_n, n):
-        if len(nbrs[x]) + added - 1 < d:
-            _split_into(nbrs, x, d, rng, keep=added - 1)
+        if len(nbrs[x]) + keep + 2 <= d:
+            _split_into(nbrs, x, d, rng, keep=keep, current=old)
 
 
 def _join_near(nbrs: list, d: int, diameter3: bool = False) -> None:
