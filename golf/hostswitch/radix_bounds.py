@@ -192,11 +192,11 @@ def pair_count_bound(n: int, r: int) -> tuple[int, Fraction] | None:
     is ``g* - (h - h*)^2 / 2`` for ``h* = (r + 2) / 2`` and ``g* = (r^2 + 4r - 4) / 8``. Hence
     ``8 total >= 16 n (n - 1) - n (r^2 + 4r - 4) + M``, ``M`` the least
     ``sum_a h_a (2 h_a - r - 2)^2`` over the spreads of the hosts (:func:`_spread_loss`).
-    The bound is reached only by graphs whose unlinked switches are all 2 apart, with
-    ``r/2 + 1`` hosts on every switch, every port used and linked switches holding equal
-    numbers of hosts; so it is close where such graphs nearly exist (a large radix,
-    h-diameter 4) and loose where the h-diameter must be 5 or more, where the Order/Radix
-    bound (:func:`host_switch_bounds`) is the stronger. The ``M`` programme takes ``O(n r)``
+    The bound is reached only by graphs whose unlinked switches are all 2 apart, with every
+    port used, linked switches holding equal numbers of hosts and the hosts spread as in
+    ``M``; so it is close where such graphs nearly exist (a large radix, h-diameter 4) and
+    loose where the h-diameter must be 5 or more, where the Order/Radix bound
+    (:func:`host_switch_bounds`) is the stronger. The ``M`` programme takes ``O(n r)``
     steps of Python (about a second for ``n = 10^5``).
 
     >>> pair_count_bound(10000, 100)
