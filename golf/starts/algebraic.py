@@ -30,7 +30,8 @@ with edges the construction did not choose), then the nearest order (each vertex
 deleted cuts paths of length 2); and where a polarity graph of order below ``n`` is near, the
 fullest of those, nearest below, is fitted beside it and the better fit (seed 0) is taken:
 added vertices that share the old free slots and join among themselves cost less than
-deleted lines on (1560, 40). Else it takes the incidence form whose fit (seed 0; the
+deleted lines on (1560, 40). The choice takes 5.6 s on (1560, 40) and 47 s on (3250, 57)
+(``ER_53`` plus 387 fitted both ways beside ``ER_59-3lines``; 2 cores). Else it takes the incidence form whose fit (seed 0; the
 fit keeps diameter 3, :func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`;
 the five fits of (1726, 30) take 6.5 s on 2 cores, the four of (512, 18) 1.2 s): no rule of
 degree and order picks it. On (512, 18) ``Levi_16-pencil`` (528 vertices, degree 17; 16
