@@ -42,6 +42,8 @@ Deterministic for a seed: the same graph on every machine.
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from golf.errors import GolfError
@@ -148,16 +150,19 @@ def _add(nbrs: list, big_n: int, n: int, d: int, rng) -> None:
     slots = [u for u in range(big_n) for _ in range(d - len(nbrs[u]))]
     per = min(d, -(-len(slots) // added))
     nbrs.extend(set() for _ in range(added))
+    heap = [(0, x) for x in range(big_n, n)]  # (old neighbours, new vertex), least first
     for i in rng.permutation(len(slots)):
         u = slots[i]
-        best = None
-        for x in range(big_n, n):
-            if len(nbrs[x]) < per and u not in nbrs[x] and (
-                    best is None or len(nbrs[x]) < len(nbrs[best])):
-                best = x
-        if best is not None:
-            nbrs[best].add(u)
-            nbrs[u].add(best)
+        passed = []
+        while heap and (heap[0][1] in nbrs[u]):
+            passed.append(heapq.heappop(heap))
+        if heap and heap[0][0] < per:
+            count, x = heapq.heappop(heap)
+            nbrs[x].add(u)
+            nbrs[u].add(x)
+            heapq.heappush(heap, (count + 1, x))
+        for item in passed:
+            heapq.heappush(heap, item)
     keep = added - 1
     old = edge_pairs(nbrs[:big_n])
     old = old[old[:, 1] < big_n]
