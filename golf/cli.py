@@ -144,10 +144,12 @@ def _is_host_switch(args) -> bool:
 def _refuse_for_host_switch(args, options) -> None:
     """A GolfError for the first of ``options`` (names of ``args``' attributes) given with a
     host-switch file: they describe graphs of vertex ids or cells."""
+    from golf.hostswitch.h_evaluator import BACKENDS
+
     defaults = {"g": 1, "backend": "auto"}
     for name in options:
         value = getattr(args, name, None)
-        if name == "backend" and value in _host_switch_backends():
+        if name == "backend" and value in BACKENDS:
             continue
         if value is not None and value != defaults.get(name) and value != []:
             flag = "--" + name.replace("_", "-")
@@ -155,18 +157,11 @@ def _refuse_for_host_switch(args, options) -> None:
                 raise GolfError(f"--backend {value}: {args.file} is a host-switch graph, "
                                 f"scored by golf's host-switch scorers, the bit matrix over "
                                 f"the switches weighted by host counts: --backend "
-                                f"{' or '.join(_host_switch_backends())} (bfs: a BFS a "
+                                f"{' or '.join(BACKENDS)} (bfs: a BFS a "
                                 f"switch; gpu-bitset: golf.hostswitch.h_gpu), or leave "
                                 f"--backend out")
             raise GolfError(f"{flag}: does not apply to the host-switch graph {args.file} "
                             f"(hosts, switches and radix come from its first line)")
-
-
-def _host_switch_backends() -> tuple:
-    """The ``golf eval --backend`` values a host-switch file takes."""
-    from golf.hostswitch.h_evaluator import BACKENDS
-
-    return BACKENDS
 
 
 def _host_switch_scorer(backend: str, net, threads):

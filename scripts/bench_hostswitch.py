@@ -247,7 +247,8 @@ def markdown(record: dict) -> str:
     lines = ["# Host-switch search: golf against ORP's annealer and ORP's sample graphs", "",
              f"- what: on each featured pair of Graph Golf 2021, `golf chase --host-switch` "
              f"and ORP's `sa.x` side by side for {'/'.join(f'{m:g}' for m in minutes)} "
-             f"minutes on {'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} each; cells: h-diameter / h-ASPL "
+             f"minutes on {'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} "
+             f"each; cells: h-diameter / h-ASPL "
              f"(switches); gap: h-ASPL less the Order/Radix bound; pair count: the bound of "
              f"radix_bounds.pair_count_bound (golf over the larger bound); targets: golf "
              f"better than ORP SA, golf's gap <= half the sample's (at no larger h-diameter)",

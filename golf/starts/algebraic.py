@@ -31,15 +31,17 @@ deleted cuts paths of length 2); and where a polarity graph of order below ``n``
 fullest of those, nearest below, is fitted beside it and the better fit (seed 0) is taken:
 added vertices that share the old free slots and join among themselves cost less than
 deleted lines on (1560, 40). The choice takes 5.6 s on (1560, 40) and 47 s on (3250, 57)
-(``ER_53`` plus 387 fitted both ways beside ``ER_59-3lines``; 2 cores). Else it takes the incidence form whose fit (seed 0; the
-fit keeps diameter 3, :func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`;
+(``ER_53`` plus 387 fitted both ways beside ``ER_59-3lines``; 2 cores). Else it takes the
+incidence form whose fit (seed 0; the fit keeps diameter 3,
+:func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`;
 the five fits of (1726, 30) take 6.5 s on 2 cores, the four of (512, 18) 1.2 s): no rule of
 degree and order picks it. On (512, 18) ``Levi_16-pencil`` (528 vertices, degree 17; 16
 deleted) fits to 3 / 2.346517, ``Levi_16-antiflag`` (510; 2 added) to
 3 / 2.348719 and ``Levi_17-antiflag`` (576, degree 18; 64 deleted) to 3 / 2.358939; on
 (1726, 30) ``Levi_29`` less 16 vertices fits to 3 / 2.461375 (the Moore bound: 2.460870) and
-``Levi_29-pencil`` plus 15 to 4 / 2.464410. The polarity graphs, every candidate fitted (seed 0; 2-core machine, 2026-11-27),
-(diameter, ASPL) and excess ratio against the 2016 records, the chosen one first:
+``Levi_29-pencil`` plus 15 to 4 / 2.464410. The polarity graphs, every candidate fitted
+(seed 0; 2-core machine, 2026-11-27), (diameter, ASPL) and excess ratio against the 2016
+records, the chosen one first:
 
 ==========  ===============================================================================
 pair        fitted starts
@@ -182,31 +184,32 @@ def construction_for(n: int, d: int) -> Construction | None:
 @lru_cache(maxsize=64)
 def fitted_score(c: Construction, n: int, d: int) -> tuple:
     """``(diameter, total)`` of ``c`` fitted to ``(n, d)`` with seed 0 (bitset backend)."""
-    import golf
-    from golf.graph import Graph
-
-    s = golf.evaluate(Graph.from_edges(fitted_edges(c, n, d, 0)[0], n=n, d=d), "bitset")
-    return s.diameter, s.total
+    return _fitted(c, n, d, 0)[2]
 
 
 def fitted_edges(c: Construction, n: int, d: int, seed: int = 0):
     """``c``'s edges fitted to ``(n, d)`` (:func:`golf.starts.fit.fit_edges`; the incidence
     forms keep diameter 3), and the order ``c`` was built with. Where vertices are added, both
     ways of adding them (``fill`` or not) are fitted and the better one (bitset score) kept."""
+    return _fitted(c, n, d, seed)[:2]
+
+
+def _fitted(c: Construction, n: int, d: int, seed: int):
+    """:func:`fitted_edges` and the ``(diameter, total)`` of the edges it returns."""
+    import golf
+    from golf.graph import Graph
     from golf.starts.fit import fit_edges
 
     built = c.edges(seed)
     order = int(built.max()) + 1
-    fits = [fit_edges(built, order, n, d, seed=seed, diameter3=c.family == "Levi", fill=fill)
-            for fill in ((False, True) if n > order else (False,))]
-    if len(fits) > 1:
-        import golf
-        from golf.graph import Graph
-
-        scores = [golf.evaluate(Graph.from_edges(e, n=n, d=d), "bitset") for e in fits]
-        fits = [fits[min(range(len(fits)), key=lambda i: (scores[i].diameter,
-                                                          scores[i].total))]]
-    return fits[0], order
+    best = None
+    for fill in (False, True) if n > order else (False,):
+        edges = fit_edges(built, order, n, d, seed=seed, diameter3=c.family == "Levi",
+                          fill=fill)
+        s = golf.evaluate(Graph.from_edges(edges, n=n, d=d), "bitset")
+        if best is None or (s.diameter, s.total) < best[2]:
+            best = (edges, order, (s.diameter, s.total))
+    return best
 
 
 def algebraic_graph(n: int, d: int, seed: int = 0):
