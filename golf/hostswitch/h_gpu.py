@@ -84,7 +84,7 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
         self._mirror = np.full((self.batch, s, r), -3, dtype=np.int32)  # nothing uploaded
         self._changed = np.zeros(64 * self.batch, dtype=np.int64)
         # the (slot, value) pairs of a patch, and the blocks' results: buffers of both sides
-        # kept for the run, so that a step allocates nothing
+        # kept for the run, so that a step allocates no device memory
         self._pairs = np.empty(2 * len(self._changed), dtype=np.int64)
         self._pairs_dev = cp.empty(2 * len(self._changed), dtype=cp.int64)
         self._res = cp.zeros((self.batch * max(1, self.units), 4), dtype=cp.int64)
