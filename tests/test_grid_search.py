@@ -133,3 +133,48 @@ def test_gpu_population_on_a_grid():
                       backend="gpu-bitset", batch=16, population_every=20)
     want = _assert_valid(res.graph, 10, 10, 6, 3, 2)
     assert (res.score.diameter, res.score.total) == want[:2]
+
+
+@pytest.mark.parametrize("polish", [0.0, 0.5])
+def test_the_trials_warm_up_compiles_the_grid_moves(monkeypatch, polish):
+    """A grid's moves and tabu search take the lattice's length limit, code of their own that
+    the warm-up before the trials' clock must run (else the first trial of each rank is charged
+    the compilation); a warm-up that fails to build its small grid would be silent."""
+    import golf.engine.population as population
+    import golf.engine.tabu as tabu
+    from golf.run.chase import chase_config
+    from golf.run.portfolio import forms, warm_up
+
+    seen = []
+    real_annealer, real_tabu = population.annealer_for, tabu.TabuSearch
+
+    def annealer_for(*args, **kw):
+        seen.append(("annealer", kw.get("reach")))
+        ann = real_annealer(*args, **kw)
+        real_run = ann.run
+
+        def run(*a, **k):
+            seen.append(("run", None))
+            return real_run(*a, **k)
+
+        ann.run = run
+        return ann
+
+    class Tabu(real_tabu):
+        def run(self, *a, **k):
+            seen.append(("tabu", self.reach))
+            return super().run(*a, **k)
+
+    monkeypatch.setattr(population, "annealer_for", annealer_for)
+    monkeypatch.setattr(tabu, "TabuSearch", Tabu)
+    cfg = chase_config(None, 8, minutes=1, grid=(20, 20), r=4,
+                       sets=[f"search.polish={polish}"]
+                       + (["search.polish_g=1"] if polish else [])).data
+    portfolio, _ = forms(cfg["problem"])
+    warm_up(cfg, portfolio)
+    kinds = [k for k, _ in seen]
+    assert kinds[:2] == ["annealer", "run"]
+    assert ("tabu" in kinds) == (polish > 0)
+    for kind, reach in seen:
+        if kind != "run":
+            assert reach is not None and reach[0] == 2  # the 4x4 lattice's limit r = 2

@@ -481,8 +481,9 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     """Compile, before the trials' clock starts, what the trials will run: a few steps of the
     run's engine on a small graph of each kind the portfolio holds (cyclic or group; the
     backend of each form), and with a polish phase its tabu search (and the cyclic kind of
-    ``search.polish_g``; under a GPU backend also bitset's, which a polish may score with).
-    The compiled code is the same for every size, so the first trial
+    ``search.polish_g``; under a GPU backend also bitset's, which a polish may score with);
+    for a grid problem on a 4x4 lattice, whose moves and tabu search take a length limit
+    and so are code of their own. The compiled code is the same for every size, so the first trial
     of a kind is not charged a compilation (tens of seconds on a fresh install, cached on
     disk after)."""
     from golf.evaluators import backend_class, build_evaluator, choose_backend
@@ -490,8 +491,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     from golf.engine.population import annealer_for
 
     p, e, s = cfg["problem"], cfg["evaluator"], cfg["search"]
-    if p.get("grid") is not None:
-        return
+    grid = p.get("grid") is not None  # a grid's moves take its length limit: their own code
     polish = s["polish"] > 0 and s["method"] != "tabu"
 
     def backend(g, centres=0):
@@ -509,13 +509,16 @@ def warm_up(cfg: dict, portfolio: list) -> None:
                 else Form(4))
         tc = form.config(cfg)
         tc["problem"].update(n=16, d=3, start=None, regular=False)
+        if grid:  # a 4x4 lattice at the form's rotation
+            tc["problem"].update(grid=[4, 4], r=2)
         tc["evaluator"] = dict(e, backend=name)
         tc["search"] = dict(tc["search"], steps=4, time_limit=None)
         try:
             problem = Problem(tc["problem"])
             ev = build_evaluator(tc)  # every process on its own: no collective call
             ann = annealer_for(tc, problem.random_graph(1), ev, steps=4, seed=1,
-                               trace_every=1 << 30, bounds=problem.bounds())
+                               trace_every=1 << 30, bounds=problem.bounds(),
+                               reach=problem.reach())
             ann.auto_temperatures(10)
             ann.set_temperatures(1.0, 0.5)
             ann.run(2, time_frac=0.5)
@@ -523,7 +526,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
                 from golf.engine.tabu import TabuSearch
 
                 TabuSearch(ann.best_graph(), ev, steps=2, neighbourhood=16, tenure=2, seed=1,
-                           trace_every=1 << 30).run(2)
+                           trace_every=1 << 30, reach=problem.reach()).run(2)
         except GolfError:  # a backend that takes no such graph: its trials compile it
             pass
 
