@@ -54,6 +54,7 @@ CPU_CHAINS = 16
 # chains a process of a grid chase on a CPU: one chain gets 16 times the steps, which on the
 # three 20x20 problems of 2019 took a chase of 8.3 minutes (2 cores a problem, 20 chases side
 # by side on a 64-core host) from totals 1112-1272 above the best-known graphs to 456-622
+# (results/grid/chains.md)
 GRID_CPU_CHAINS = 1
 # a host-switch chase: the fewest switches for which auto scores on a GPU. The CPU's bit
 # matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
