@@ -70,12 +70,15 @@ def test_chase_on_a_grid(tmp_path):
     assert submission(rd).name.startswith("w6h6d4r2k")
 
 
-def test_a_grid_chase_walks_one_chain_a_process_on_a_cpu():
+def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
     from golf.run.chase import CPU_CHAINS, GRID_CPU_CHAINS, chase_config
 
     assert chase_config(64, 8, backend="bitset")["search"]["batch"] == CPU_CHAINS
-    grid = dict(grid=(6, 6), r=2, backend="bitset")
-    assert chase_config(None, 4, **grid)["search"]["batch"] == GRID_CPU_CHAINS == 1
+    for side, chains in ((10, CPU_CHAINS), (20, GRID_CPU_CHAINS)):
+        cfg = chase_config(None, 4, grid=(side, side), r=2, backend="bitset")
+        assert cfg["search"]["batch"] == chains
+    assert GRID_CPU_CHAINS == 1
+    grid = dict(grid=(20, 20), r=2, backend="bitset")
     assert chase_config(None, 4, settings={"batch": 8}, **grid)["search"]["batch"] == 8
     assert chase_config(None, 4, sets=["search.batch=4"], **grid)["search"]["batch"] == 4
 

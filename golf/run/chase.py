@@ -7,7 +7,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 * ``problem: {g: auto}``: the symmetry form (cyclic ``g`` or a metacyclic group) is chosen by
   the clock-bounded trials of :mod:`golf.run.portfolio`, a quarter of the time;
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
-  :data:`CPU_CHAINS` a process on a CPU; a grid problem on a CPU :data:`GRID_CPU_CHAINS`),
+  :data:`CPU_CHAINS` a process on a CPU; a grid problem of more than :data:`GRID_CHAIN_N`
+  cells on a CPU :data:`GRID_CPU_CHAINS`),
   half the proposals near swaps, no restarts;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
@@ -44,18 +45,21 @@ from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "host_switch_backend",
            "default_ranks", "relaunch",
-           "GPU_CHAINS", "CPU_CHAINS", "GRID_CPU_CHAINS", "POLISH", "POLISH_STARTS",
-           "POLISH_MAX_N"]
+           "GPU_CHAINS", "CPU_CHAINS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "POLISH",
+           "POLISH_STARTS", "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
 GPU_CHAINS = 256
 CPU_CHAINS = 16
-# chains a process of a grid chase on a CPU: one chain gets 16 times the steps, which on the
-# three 20x20 problems of 2019 took a chase of 8.3 minutes (2 cores a problem, 20 chases side
-# by side on a 64-core host) from totals 1112-1272 above the best-known graphs to 456-622
-# (results/grid/chains.md)
+# chains a process of a grid chase on a CPU where n > GRID_CHAIN_N: one chain gets 16 times
+# the steps, which on the three 20x20 problems of 2019 took a chase of 8.3 minutes (2 cores a
+# problem, 20 chases side by side on a 64-core host) from totals 1112-1272 above the
+# best-known graphs to 456-622 (results/grid/chains.md). A smaller lattice keeps CPU_CHAINS:
+# there one chain has steps to spare and freezes, where the hotter chains go on; (10x10, 4, 2)
+# in 10 minutes on 2 cores ended at total 19774 with one chain, 19718 with 16
 GRID_CPU_CHAINS = 1
+GRID_CHAIN_N = 200
 # a host-switch chase: the fewest switches for which auto scores on a GPU. The CPU's bit
 # matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
 # GPU: on an H100 one graph took 187 us against 638 on one core on ORP's sample of 1024
@@ -139,7 +143,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     kw = dict(chase_settings(backend), **(settings or {}))
     if grid is not None:
         kw.update(grid=list(grid), r=r)
-        if not _backend_on_gpu(backend):
+        if not _backend_on_gpu(backend) and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = (settings or {}).get("batch", GRID_CPU_CHAINS)
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
