@@ -150,11 +150,20 @@ def runs_of(rows) -> list[str]:
     without the folders it wrote to, its rows), else nothing."""
     calls: dict = {}
     for r in rows:
-        calls.setdefault((r.get("commit"), plain(r.get("command") or "")), []).append(r["name"])
+        cpu = (r.get("machine") or {}).get("cpu")
+        calls.setdefault((r.get("commit"), plain(r.get("command") or ""), cpu),
+                         []).append(r["name"])
     if len(calls) < 2:
         return []
-    return ["", "Rows by call:"] + [f"- commit {commit}, `{cmd}`: {', '.join(names)}"
-                                    for (commit, cmd), names in calls.items()]
+    return ["", "Rows by call:"] + [f"- commit {commit}, `{cmd}`{f' on {cpu}' if cpu else ''}: "
+                                    f"{', '.join(names)}"
+                                    for (commit, cmd, cpu), names in calls.items()]
+
+
+def machines(record, rows) -> str:
+    """The machines of the rows (each row's own where it has one, else the record's)."""
+    seen = [describe_machine(r.get("machine") or record["machine"]) for r in rows]
+    return "; ".join(dict.fromkeys(seen))
 
 
 def markdown(record) -> str:
@@ -181,8 +190,8 @@ def markdown(record) -> str:
                            f"{r['aspl_gap_percent']:.2f}%", known_text(r), versus(r),
                            f"{r['evaluations_per_s']:,.0f}",
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
-    lines += ["", f"Machine: {describe_machine(record['machine'])}; each row's commit is in the "
-                  f"JSON (`commit`).", *runs_of(rows), "", verdict(rows, chase), "",
+    lines += ["", f"Machine: {machines(record, rows)}; each row's commit and machine are in "
+                  f"the JSON (`commit`, `machine`).", *runs_of(rows), "", verdict(rows, chase), "",
               f"Each row's best graph is in `{os.path.dirname(rows[0]['file'])}/` (its file: "
               "`file` in the JSON)."]
     return "\n".join(lines) + "\n"
@@ -251,7 +260,7 @@ def main(argv=None):
             row = row_of(run, s, rd, args.ranks, args.graphs)
             fresh = new_record()
             row.update(date=fresh["date"], command=fresh["command"], commit=mach.get("commit"),
-                       at_once=min(args.parallel, len(runs)))
+                       machine=mach, at_once=min(args.parallel, len(runs)))
             record["rows"][run.name] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach)
             save(args.out, record, markdown(record))

@@ -111,3 +111,10 @@ def test_grid_page_names_each_call_where_rows_come_from_several():
     two = one + [{"name": "c", "commit": "c2", "command": "bench --only c"}]
     assert bench_grid.runs_of(two) == ["", "Rows by call:", "- commit c1, `bench`: a, b",
                                        "- commit c2, `bench --only c`: c"]
+    amd = {"cpu": "AMD EPYC", "cores": 2}
+    moved = one + [{"name": "c", "commit": "c1", "command": "bench", "machine": amd}]
+    assert bench_grid.runs_of(moved) == ["", "Rows by call:", "- commit c1, `bench`: a, b",
+                                         "- commit c1, `bench` on AMD EPYC: c"]
+    record = {"machine": {"cpu": "Xeon", "cores": 2}}
+    assert bench_grid.machines(record, moved).startswith("Xeon, 2 cores;")
+    assert "; AMD EPYC, 2 cores;" in bench_grid.machines(record, moved)
