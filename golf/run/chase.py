@@ -8,8 +8,7 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   the clock-bounded trials of :mod:`golf.run.portfolio`, a quarter of the time;
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU; a grid problem of more than :data:`GRID_CHAIN_N`
-  cells on a CPU :data:`GRID_CPU_CHAINS`),
-  half the proposals near swaps, no restarts;
+  cells on a CPU :data:`GRID_CPU_CHAINS`), half the proposals near swaps, no restarts;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
@@ -143,8 +142,9 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     kw = dict(chase_settings(backend), **(settings or {}))
     if grid is not None:
         kw.update(grid=list(grid), r=r)
-        if not _backend_on_gpu(backend) and grid[0] * grid[1] > GRID_CHAIN_N:
-            kw["batch"] = (settings or {}).get("batch", GRID_CPU_CHAINS)
+        if ("batch" not in (settings or {}) and not _backend_on_gpu(backend)
+                and grid[0] * grid[1] > GRID_CHAIN_N):
+            kw["batch"] = GRID_CPU_CHAINS
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
     overrides = parse_overrides(sets)

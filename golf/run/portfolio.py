@@ -483,9 +483,9 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     backend of each form), and with a polish phase its tabu search (and the cyclic kind of
     ``search.polish_g``; under a GPU backend also bitset's, which a polish may score with);
     for a grid problem on a 4x4 lattice, whose moves and tabu search take a length limit
-    and so are code of their own. The compiled code is the same for every size, so the first trial
-    of a kind is not charged a compilation (tens of seconds on a fresh install, cached on
-    disk after)."""
+    and so are code of their own. The compiled code is the same for every size, so the first
+    trial of a kind is not charged a compilation (tens of seconds on a fresh install, cached
+    on disk after)."""
     from golf.evaluators import backend_class, build_evaluator, choose_backend
     from golf.group import Group
     from golf.engine.population import annealer_for
