@@ -112,6 +112,8 @@ SCHEMA = {
                     "over the coldest's, population: tempering)"),
         "auto_g_budget": S("float", 0.25, (0, 1, False), "a fraction > 0 and <= 1 of the run's "
                            "budget (seconds, or steps) for the trials of g: auto"),
+        "reheat": S("float", 1.0, (0, 1, False), "a fraction > 0 and <= 1 (of the trials' "
+                    "sampled T0 at which the run after the g: auto trials starts)"),
         "neighbourhood": S("int", 4096, (1, 65536), "an integer from 1 to 65536 (candidate "
                            "swaps a tabu step scores)"),
         "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
@@ -240,6 +242,11 @@ DOCS = {
                      "Raise it when every chain ends in the same basin.",
     "search.auto_g_budget": "The share of the run's budget that the trials of ``g: auto`` "
                             "take. Lower it when you already know the form is close.",
+    "search.reheat": "After the trials of ``g: auto``, the run goes on from the winner's best "
+                     "graph with ``T0`` (where ``auto``) this fraction of the one its trial "
+                     "sampled from a random start, so that it does not melt that graph again. "
+                     "``golf chase`` sets 0.1 for a grid of more than 200 cells on a CPU "
+                     "(``golf.run.chase.GRID_REHEAT``).",
     "search.neighbourhood": "Candidate swaps a tabu step scores.",
     "search.tenure": "Tabu steps during which a removed orbit may not come back (unless it "
                      "beats the best graph).",

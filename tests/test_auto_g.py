@@ -230,6 +230,25 @@ def test_python_api(batch):
         won["temperatures"] == won["sampled"][:2]
 
 
+def test_reheat_scales_the_t0_the_run_goes_on_at_after_the_trials():
+    """search.reheat: the run after the trials starts at that fraction of the winner's sampled
+    T0 (never below T1); the trials themselves are the same."""
+    kw = dict(g="auto", steps=8000, seed=2, progress=False, auto_g_budget=0.4,
+              backend="bitset", threads=1)
+    full = golf.search(64, 4, **kw)
+    part = golf.search(64, 4, reheat=0.25, **kw)
+    def trials(r):
+        return [{k: v for k, v in t.items() if k != "seconds"}
+                for t in r.summary["auto_g"]["trials"]]
+
+    assert trials(full) == trials(part)
+    sampled = full.summary["temperatures"]
+    t0, t1 = sampled["t0"], sampled["t1"]
+    assert part.summary["temperatures"] == {"t0": max(t1, 0.25 * t0), "t1": t1}
+    assert part.summary["start"] == full.summary["start"]
+    assert 0.25 * t0 > t1  # the test scales T0, not only T1's floor
+
+
 def test_a_start_graph_limits_the_candidates(tmp_path):
     """With problem.start, each trial starts from that graph; a form it is not symmetric
     under is left out, and the log says why."""

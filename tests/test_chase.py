@@ -71,16 +71,21 @@ def test_chase_on_a_grid(tmp_path):
 
 
 def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
-    from golf.run.chase import CPU_CHAINS, GRID_CPU_CHAINS, chase_config
+    """... and goes on after the trials at GRID_REHEAT of their T0; a population (a smaller
+    lattice, or a batch asked for) keeps the full T0."""
+    from golf.run.chase import CPU_CHAINS, GRID_CPU_CHAINS, GRID_REHEAT, chase_config
 
-    assert chase_config(64, 8, backend="bitset")["search"]["batch"] == CPU_CHAINS
-    for side, chains in ((10, CPU_CHAINS), (20, GRID_CPU_CHAINS)):
+    cfg = chase_config(64, 8, backend="bitset")
+    assert (cfg["search"]["batch"], cfg["search"]["reheat"]) == (CPU_CHAINS, 1.0)
+    for side, chains, reheat in ((10, CPU_CHAINS, 1.0), (20, GRID_CPU_CHAINS, GRID_REHEAT)):
         cfg = chase_config(None, 4, grid=(side, side), r=2, backend="bitset")
-        assert cfg["search"]["batch"] == chains
-    assert GRID_CPU_CHAINS == 1
+        assert (cfg["search"]["batch"], cfg["search"]["reheat"]) == (chains, reheat)
+    assert GRID_CPU_CHAINS == 1 and 0 < GRID_REHEAT < 1
     grid = dict(grid=(20, 20), r=2, backend="bitset")
-    assert chase_config(None, 4, settings={"batch": 8}, **grid)["search"]["batch"] == 8
+    cfg = chase_config(None, 4, settings={"batch": 8}, **grid)
+    assert (cfg["search"]["batch"], cfg["search"]["reheat"]) == (8, 1.0)
     assert chase_config(None, 4, sets=["search.batch=4"], **grid)["search"]["batch"] == 4
+    assert chase_config(None, 4, settings={"reheat": 0.5}, **grid)["search"]["reheat"] == 0.5
 
 
 @pytest.mark.parametrize("args,message", [

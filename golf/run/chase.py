@@ -8,7 +8,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   the clock-bounded trials of :mod:`golf.run.portfolio`, a quarter of the time;
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU; a grid problem of more than :data:`GRID_CHAIN_N`
-  cells on a CPU :data:`GRID_CPU_CHAINS`), half the proposals near swaps, no restarts;
+  cells on a CPU :data:`GRID_CPU_CHAINS`, which goes on after the trials at
+  :data:`GRID_REHEAT` of their sampled ``T0``), half the proposals near swaps, no restarts;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
@@ -44,7 +45,7 @@ from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "host_switch_backend",
            "default_ranks", "relaunch",
-           "GPU_CHAINS", "CPU_CHAINS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "POLISH",
+           "GPU_CHAINS", "CPU_CHAINS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "POLISH",
            "POLISH_STARTS", "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
@@ -59,6 +60,13 @@ CPU_CHAINS = 16
 # in 10 minutes on 2 cores ended at total 19774 with one chain, 19718 with 16
 GRID_CPU_CHAINS = 1
 GRID_CHAIN_N = 200
+# search.reheat of such a chase: after the trials its one chain goes on from the winner's best
+# graph at a tenth of the T0 sampled from a random start (T0 = 772 on (20x20, 4, 2), where a
+# swap from a graph near the best costs a median 338). At the full T0 the chain took 32-85%
+# of the run after the trials to get back below the winner's score, at 0.1 13-33%. Two seeds, 8.3-9 minutes on 2 cores each, 6-7 chases side
+# by side on a 16-core host: (20x20, 4, 2) totals 574882 and 575085 against 575680 and
+# 575430; (20x20, 8, 4) 314948 and 314916 against 314924 and 314934
+GRID_REHEAT = 0.1
 # a host-switch chase: the fewest switches for which auto scores on a GPU. The CPU's bit
 # matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
 # GPU: on an H100 one graph took 187 us against 638 on one core on ORP's sample of 1024
@@ -145,6 +153,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         if ("batch" not in (settings or {}) and not _backend_on_gpu(backend)
                 and grid[0] * grid[1] > GRID_CHAIN_N):
             kw["batch"] = GRID_CPU_CHAINS
+            if "reheat" not in (settings or {}):
+                kw["reheat"] = GRID_REHEAT
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
     overrides = parse_overrides(sets)

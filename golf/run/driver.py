@@ -447,6 +447,10 @@ class Search:
             t0, t1, how = self.comm.bcast((t0, t1, how), root=0)
         log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
             f"temperatures: T0={t0:.4g}, T1={t1:.4g}" + (f" ({how})" if how else ""))
+        if won and s["t0"] == "auto" and s["reheat"] < 1.0:  # not melting the winner again
+            t0 = max(t1, t0 * s["reheat"])
+            log(f"after the trials the run starts at T0={t0:.4g} (search.reheat "
+                f"{s['reheat']:g} of the sampled T0)")
         factor = self.exchange.temperature_factor() if self.exchange else 1.0
         ann.set_temperatures(t0 * factor, t1 * factor)
         if self.exchange and self.exchange.replica:
