@@ -194,6 +194,8 @@ def markdown(record) -> str:
                   f"the JSON (`commit`, `machine`).", *runs_of(rows), "", verdict(rows, chase), "",
               f"Each row's best graph is in `{os.path.dirname(rows[0]['file'])}/` (its file: "
               "`file` in the JSON)."]
+    if record.get("notes"):
+        lines += ["", *(f"- {note}" for note in record["notes"])]
     return "\n".join(lines) + "\n"
 
 
@@ -216,12 +218,15 @@ def main(argv=None):
     p.add_argument("--logs", help="folder to copy each run's log.txt to")
     p.add_argument("--render", action="store_true", help="rewrite the markdown from the JSON "
                    "record; runs nothing")
+    p.add_argument("--note", action="append", default=None, help="with --render: a line for "
+                   "the page, e.g. other runs of a problem (repeatable; replaces the record's "
+                   "notes)")
     args = p.parse_args(argv)
     if args.graphs is None:
         args.graphs = os.path.join(ROOT, "results", "grid", "graphs", *(["chase"] if args.chase
                                                                          else []))
     if args.render:
-        render(args.out, markdown, "bench_grid")
+        render(args.out, markdown, "bench_grid", args.note)
         return
     runs = problems(args.max_n)
     if args.only:

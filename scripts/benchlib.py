@@ -111,12 +111,15 @@ def save(out: str, record: dict, markdown: str) -> None:
     print(f"wrote {out}.json and {out}.md", flush=True)
 
 
-def render(out: str, markdown, script: str) -> None:
+def render(out: str, markdown, script: str, notes=None) -> None:
     """``--render``: the page ``<out>.md`` written again from the record ``<out>.json`` by
-    ``markdown(record)``; exits naming ``script`` where there is no record."""
+    ``markdown(record)``, with the record's ``notes`` replaced by ``notes`` where given; exits
+    naming ``script`` where there is no record."""
     record = load(out)
     if record is None:
         sys.exit(f"{script}: no record at {out}.json")
+    if notes is not None:
+        record["notes"] = list(notes)
     save(out, record, markdown(record))
 
 

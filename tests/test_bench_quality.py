@@ -118,3 +118,22 @@ def test_grid_page_names_each_call_where_rows_come_from_several():
     record = {"machine": {"cpu": "Xeon", "cores": 2}}
     assert bench_grid.machines(record, moved).startswith("Xeon, 2 cores;")
     assert "; AMD EPYC, 2 cores;" in bench_grid.machines(record, moved)
+
+
+def test_grid_render_takes_the_page_notes(tmp_path):
+    """bench_grid --render --note: the notes replace the record's and close the page; a
+    render without --note keeps them."""
+    import json
+
+    import bench_grid
+
+    root = Path(__file__).parent.parent
+    out = tmp_path / "chase"
+    (tmp_path / "chase.json").write_text((root / "results/grid/chase.json").read_text())
+    bench_grid.main(["--render", "--out", str(out), "--note", "first", "--note", "second"])
+    assert json.loads((tmp_path / "chase.json").read_text())["notes"] == ["first", "second"]
+    assert (tmp_path / "chase.md").read_text().endswith("\n\n- first\n- second\n")
+    bench_grid.main(["--render", "--out", str(out)])
+    assert (tmp_path / "chase.md").read_text().endswith("\n- first\n- second\n")
+    bench_grid.main(["--render", "--out", str(out), "--note", "third"])
+    assert "first" not in (tmp_path / "chase.md").read_text()
