@@ -65,10 +65,11 @@ GRID_CHAIN_N = 200
 # swap from a graph near the best costs a median 338). At the full T0 the chain took 32-85%
 # of the run after the trials to get back below the winner's score, at 0.1 13-33%. Two
 # seeds, 8.3-9 minutes on 2 cores each, 6-7 chases side by side on a 16-core host:
-# (20x20, 4, 2) totals 574882 and 575085 against 575680 and 575430; (20x20, 8, 4) 314948 and 314916 against 314924 and 314934. 10 minutes alone on
-# 2 cores (results/grid/chase.md): 574964 against 575366, 314888 against 314970. On
-# (20x20, 6, 3) the trials chose g=2 in three of these runs and g=4 in one, and the runs
-# went with the form (g=4 ended lower), so that pair says nothing of the temperature
+# (20x20, 4, 2) totals 574882 and 575085 against 575680 and 575430; (20x20, 8, 4) 314948
+# and 314916 against 314924 and 314934. 10 minutes alone on 2 cores
+# (results/grid/chase.md): 574964 against 575366, 314888 against 314970. On (20x20, 6, 3)
+# the trials chose g=2 in three of these runs and g=4 in one, and the runs went with the
+# form (g=4 ended lower), so that pair says nothing of the temperature
 GRID_REHEAT = 0.1
 # a host-switch chase: the fewest switches for which auto scores on a GPU. The CPU's bit
 # matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
