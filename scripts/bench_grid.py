@@ -199,6 +199,15 @@ def markdown(record) -> str:
     return "\n".join(lines) + "\n"
 
 
+def default_paths(chase: float) -> tuple[str, str]:
+    """The record (less .json/.md) and the graphs' folder of a run: the 2-minute search's
+    page, or with ``--chase`` the chase's own, so that one never overwrites the other."""
+    grid = os.path.join(ROOT, "results", "grid")
+    if chase:
+        return os.path.join(grid, "chase"), os.path.join(grid, "graphs", "chase")
+    return os.path.join(grid, "bench_grid"), os.path.join(grid, "graphs")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=120.0)
@@ -209,7 +218,8 @@ def main(argv=None):
     p.add_argument("--only", default=None, help="comma-separated problem names")
     p.add_argument("--parallel", type=int, default=1, help="problems run at once (each on its "
                    "own RANKS cores; a machine with PARALLEL * RANKS cores)")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "grid", "bench_grid"))
+    p.add_argument("--out", default=None, help="the record's path less .json/.md (default "
+                   "results/grid/bench_grid, with --chase results/grid/chase)")
     p.add_argument("--graphs", default=None, help="where the best graphs go (default "
                    "results/grid/graphs/, with --chase its chase/ folder)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
@@ -222,9 +232,8 @@ def main(argv=None):
                    "the page, e.g. other runs of a problem (repeatable; replaces the record's "
                    "notes)")
     args = p.parse_args(argv)
-    if args.graphs is None:
-        args.graphs = os.path.join(ROOT, "results", "grid", "graphs", *(["chase"] if args.chase
-                                                                         else []))
+    out, graphs = default_paths(args.chase)
+    args.out, args.graphs = args.out or out, args.graphs or graphs
     if args.render:
         render(args.out, markdown, "bench_grid", args.note)
         return

@@ -237,6 +237,7 @@ def test_reheat_scales_the_t0_the_run_goes_on_at_after_the_trials():
               backend="bitset", threads=1)
     full = golf.search(64, 4, **kw)
     part = golf.search(64, 4, reheat=0.25, **kw)
+
     def trials(r):
         return [{k: v for k, v in t.items() if k != "seconds"}
                 for t in r.summary["auto_g"]["trials"]]

@@ -137,3 +137,13 @@ def test_grid_render_takes_the_page_notes(tmp_path):
     assert (tmp_path / "chase.md").read_text().endswith("\n- first\n- second\n")
     bench_grid.main(["--render", "--out", str(out), "--note", "third"])
     assert "first" not in (tmp_path / "chase.md").read_text()
+
+
+def test_grid_chase_has_its_own_page_by_default():
+    """bench_grid --chase writes results/grid/chase.*, not the 2-minute page (whose record a
+    chase would start again)."""
+    import bench_grid
+
+    root = Path(__file__).parent.parent / "results" / "grid"
+    assert bench_grid.default_paths(10) == (str(root / "chase"), str(root / "graphs" / "chase"))
+    assert bench_grid.default_paths(0) == (str(root / "bench_grid"), str(root / "graphs"))

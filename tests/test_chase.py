@@ -84,8 +84,10 @@ def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
     grid = dict(grid=(20, 20), r=2, backend="bitset")
     cfg = chase_config(None, 4, settings={"batch": 8}, **grid)
     assert (cfg["search"]["batch"], cfg["search"]["reheat"]) == (8, 1.0)
-    assert chase_config(None, 4, sets=["search.batch=4"], **grid)["search"]["batch"] == 4
+    cfg = chase_config(None, 4, sets=["search.batch=4"], **grid)
+    assert (cfg["search"]["batch"], cfg["search"]["reheat"]) == (4, 1.0)
     assert chase_config(None, 4, settings={"reheat": 0.5}, **grid)["search"]["reheat"] == 0.5
+    assert chase_config(None, 4, sets=["search.reheat=0.5"], **grid)["search"]["reheat"] == 0.5
 
 
 @pytest.mark.parametrize("args,message", [

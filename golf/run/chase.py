@@ -152,17 +152,16 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     if not minutes > 0:
         raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
     kw = dict(chase_settings(backend), **(settings or {}))
+    overrides = parse_overrides(sets)
+    asked = {**(settings or {}), **overrides.get("search", {})}  # settings and --set
     if grid is not None:
         kw.update(grid=list(grid), r=r)
-        if ("batch" not in (settings or {}) and not _backend_on_gpu(backend)
+        if ("batch" not in asked and not _backend_on_gpu(backend)
                 and grid[0] * grid[1] > GRID_CHAIN_N):
             kw["batch"] = GRID_CPU_CHAINS
-            if "reheat" not in (settings or {}):
-                kw["reheat"] = GRID_REHEAT
+            kw.setdefault("reheat", GRID_REHEAT)
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
-    overrides = parse_overrides(sets)
-    asked = {**(settings or {}), **overrides.get("search", {})}
     polish = asked.get("polish", POLISH)
     small = grid is None and not host_switch and n is not None and n <= POLISH_MAX_N
     if (small and asked.get("method") != "tabu" and isinstance(polish, (int, float))
