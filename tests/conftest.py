@@ -78,3 +78,61 @@ def gpu_skip_reason():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# -- the fast tier exercises every module -----------------------------------------------------
+# README's test command runs the tests not marked slow; a run of that whole tier (no paths, no
+# -k) fails when a module of golf/ was not imported by any of its tests, so that moving a test
+# to the slow tier cannot leave a module to the slow tier alone. Under pytest-xdist every
+# worker reports the modules it imported and the controller checks their union.
+
+def golf_modules() -> set:
+    """Every module of the package, by its dotted name."""
+    out = set()
+    pkg = Path(ROOT) / "golf"
+    for path in pkg.rglob("*.py"):
+        parts = list(path.relative_to(pkg.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out.add(".".join(parts))
+    return out
+
+
+# modules a test ran as a script (runpy), which leaves no entry in sys.modules
+RAN_AS_SCRIPT: set = set()
+
+
+def _imported() -> set:
+    return {name for name in sys.modules
+            if name == "golf" or name.startswith("golf.")} | RAN_AS_SCRIPT
+
+
+def _whole_fast_tier(config) -> bool:
+    args = [Path(a).resolve() for a in config.args]
+    return (config.getoption("markexpr") == "not slow" and not config.getoption("keyword")
+            and all(a == Path(ROOT, "tests") or a == Path(ROOT) for a in args))
+
+
+_SEEN: set = set()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):  # pytest-xdist: a worker's imported modules
+    _SEEN.update(getattr(node, "workeroutput", {}).get("golf_modules", ()))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    if hasattr(config, "workeroutput"):  # an xdist worker: report to the controller
+        config.workeroutput["golf_modules"] = sorted(_imported())
+        return
+    if exitstatus != 0 or not _whole_fast_tier(config):
+        return
+    missing = sorted(golf_modules() - (_SEEN | _imported()))
+    if missing:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        writer = config.get_terminal_writer()
+        writer.line()
+        writer.line(
+            f"the fast tier imported no test of these modules of golf/ (each needs a test "
+            f"not marked slow): {', '.join(missing)}", red=True)

@@ -149,6 +149,7 @@ def key(t):
     return (t["best"][0], t["best"][1], -t["g"])
 
 
+@pytest.mark.slow
 def test_the_choice_is_deterministic_explained_and_counted(tmp_path):
     """With a step budget the slices are steps: the same seed makes the same trials and
     choice; the record, the log and run.yaml say what was tried and chosen."""
@@ -281,6 +282,7 @@ def _slow_reference(monkeypatch, seconds):
     monkeypatch.setattr(cls, "evaluate_many", slow)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", [1, 4])
 def test_the_trials_keep_to_their_share_of_the_clock(monkeypatch, batch):
     """With an evaluator made slow on purpose (2 ms a graph), the trials' seconds add up to
@@ -299,6 +301,7 @@ def test_the_trials_keep_to_their_share_of_the_clock(monkeypatch, batch):
     assert all(t["evaluations"] > 0 for t in auto["trials"] if "skipped" not in t)
 
 
+@pytest.mark.slow
 def test_resume_keeps_the_form_and_runs_no_new_trials(tmp_path):
     p = run_cfg(tmp_path, steps=5_000_000, budget=0.002)
     proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet"], cwd=ROOT,
@@ -357,6 +360,7 @@ def test_a_group_form_resumes_at_its_group(tmp_path, monkeypatch):
     assert yaml.safe_load((rd / "run.yaml").read_text())["problem"]["group"] == chosen.spec
 
 
+@pytest.mark.slow
 def test_a_signal_during_the_trials_stops_before_the_first_checkpoint(tmp_path):
     p = run_cfg(tmp_path, n=1024, d=8, steps=50_000_000, budget=0.5)
     proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p)], cwd=ROOT,

@@ -24,6 +24,7 @@ def test_even_hosts():
     assert even_hosts(2, 3).tolist() == [1, 1, 0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, s, r, seed", [(40, 20, 5, 1), (60, 16, 8, 2), (32, 26, 4, 3)])
 def test_random_wiring_is_a_connected_host_switch_graph(n, s, r, seed):
     edges = random_wiring(n, s, r, seed)

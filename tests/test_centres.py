@@ -153,6 +153,7 @@ def test_moves_leave_the_centres_and_undo_exactly(grp, n, d, g, c):
     assert applied > 150
 
 
+@pytest.mark.slow
 def test_annealer_and_tabu_walk_the_same_chain_on_every_cpu_backend():
     graph = random_group_graph(151, 6, None, seed=2, centres=1, g=6)
     out = {}
@@ -249,6 +250,7 @@ def test_the_portfolio_tries_centres_where_no_useful_g_divides_n():
     assert all(f.centres == 0 for f in rich)
 
 
+@pytest.mark.slow
 def test_chase_on_a_prime_order_tries_the_centre_form(tmp_path):
     from golf.io import read_edges
 

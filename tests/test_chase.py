@@ -20,6 +20,7 @@ def submission(folder):
     return found[0]
 
 
+@pytest.mark.slow
 def test_chase_writes_a_run_folder_and_the_submission(tmp_path):
     # a first chase, the same, compiles what it runs (Numba caches it on disk): the timed one
     # below then measures the chase's clock, not a compilation
@@ -47,6 +48,7 @@ def test_chase_writes_a_run_folder_and_the_submission(tmp_path):
     assert "finished" in run_golf("resume", rd).stderr
 
 
+@pytest.mark.slow
 def test_a_stopped_chase_resumes(tmp_path):
     cmd = [sys.executable, "-m", "golf", "chase", "64", "4", "--minutes", "0.3", "--out",
            str(tmp_path), "--ranks", "1", "--quiet"]
@@ -61,6 +63,7 @@ def test_a_stopped_chase_resumes(tmp_path):
     assert "g: auto chose" in (rd / "log.txt").read_text()
 
 
+@pytest.mark.slow
 def test_chase_on_a_grid(tmp_path):
     run_golf("chase", "--grid", "6x6", 4, 2, "--minutes", 0.1, "--out", tmp_path, "--ranks", 1,
              "--quiet", check=True)
@@ -90,6 +93,36 @@ def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
     assert chase_config(None, 4, sets=["search.reheat=0.5"], **grid)["search"]["reheat"] == 0.5
 
 
+def test_chase_in_process_writes_the_run_and_the_submission(tmp_path, capsys):
+    """The command's own code in this process (the fast tier's chase): a run folder that holds
+    the form chosen by the trials, the submission file under the competition's name."""
+    from golf.cli import main
+
+    assert main(["chase", "24", "3", "--minutes", "0.05", "--out", str(tmp_path), "--ranks",
+                 "1", "--seed", "3"]) == 0
+    rd = tmp_path / "n24d3"
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["problem"]["g"] == s["auto_g"]["g"] and s["seed"] == 3
+    sub = submission(rd)
+    assert sub.name.startswith(f"n24d3k{s['best']['diameter']}l")
+    out = capsys.readouterr().out
+    assert "g: auto chose" in out and f"submission file {sub}" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (("36", "3", "--minutes", "0"), "--minutes must be > 0"),
+    (("36", "3", "--set", "search.batch=0"), "search.batch"),
+    (("36", "3", "--set", "search.nope=1"), "unknown key 'search.nope'"),
+])
+def test_chase_refuses_bad_settings_in_process(tmp_path, capsys, args, message):
+    from golf.cli import main
+
+    assert main(["chase", *args, "--out", str(tmp_path), "--ranks", "1"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("args,message", [
     (("36",), "the following arguments are required: d"),
     (("36", "3", "--minutes", "0"), "--minutes must be > 0"),
@@ -102,6 +135,7 @@ def test_chase_refuses_bad_input(tmp_path, args, message):
     assert proc.returncode != 0 and message in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.mpi
 def test_chase_starts_its_own_ranks(tmp_path):
     """Without a launcher, ``--ranks 2`` starts two processes under mpiexec: the trials are
@@ -115,6 +149,7 @@ def test_chase_starts_its_own_ranks(tmp_path):
     assert {t.get("rank") for t in s["auto_g"]["trials"]} == {0, 1}
 
 
+@pytest.mark.slow
 @pytest.mark.gpu
 def test_chase_starts_a_rank_on_every_gpu(tmp_path):
     """On a host of several GPUs, ``golf chase`` without a launcher starts one rank a GPU and
@@ -132,6 +167,7 @@ def test_chase_starts_a_rank_on_every_gpu(tmp_path):
     assert s["recheck"]["total"] == s["best"]["total"]
 
 
+@pytest.mark.slow
 def test_chase_polishes_small_pairs_at_g1(tmp_path):
     """A chase of ``n <= POLISH_MAX_N`` ends with tabu search at ``g = 1`` from the best graphs
     of its population; larger pairs, grids and host-switch problems have none; ``--set

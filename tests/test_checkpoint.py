@@ -269,6 +269,7 @@ def test_golf_run_refuses_a_folder_with_only_the_previous_checkpoint(tmp_path):
 
 
 # -- no lock left behind --------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_refuses_a_cut_short_checkpoint_with_one_line_and_no_lock(tmp_path):
     p, rd = cfg(tmp_path, steps=2000)
     run_golf("run", p, "--quiet", check=True)

@@ -12,7 +12,7 @@ import pytest
 from golf.cli import main
 from golf.io import write_edges
 
-from conftest import run_golf
+from conftest import RAN_AS_SCRIPT, run_golf
 from naive import apsp_score
 
 
@@ -23,6 +23,7 @@ def petersen(tmp_path):
     return p
 
 
+@pytest.mark.slow
 def test_random_then_eval_json_end_to_end(tmp_path, capsys):
     """The entry point in a subprocess, then every backend that runs here in-process."""
     from golf.evaluators import backend_class, names
@@ -97,6 +98,7 @@ def test_eval_warns_on_duplicates(tmp_path, capsys):
     ("3 3\n", ":1: self-loop '3 3'"),
     ("-2 1\n", ":1: negative vertex id -2"),
 ])
+@pytest.mark.slow
 def test_eval_bad_file_one_clear_line(tmp_path, text, needle):
     p = tmp_path / "bad.edges"
     p.write_text(text)
@@ -106,6 +108,7 @@ def test_eval_bad_file_one_clear_line(tmp_path, text, needle):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_bad_arguments_no_traceback(tmp_path):
     for args in (["eval", tmp_path / "missing.edges"], ["random", 10, 1, "-o", tmp_path / "x"],
                  ["random", 10, 3, "--g", 4, "-o", tmp_path / "x"], ["bounds", 0, 3],
@@ -137,6 +140,24 @@ def test_bounds_command(capsys):
     assert o["diameter_bound"] == 4 and o["aspl_bound_fraction"] == "107/35"
     assert main(["bounds", "16", "4"]) == 0
     assert "26/15" in capsys.readouterr().out
+
+
+def test_python_m_golf_is_the_command(monkeypatch, capsys):
+    """``python -m golf`` (golf/__main__.py) runs :func:`golf.cli.main` on the arguments and
+    exits with its code."""
+    import runpy
+    import sys
+
+    monkeypatch.setattr(sys, "argv", ["golf", "bounds", "36", "3", "--json"])
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_module("golf", run_name="__main__", alter_sys=True)
+    assert stop.value.code == 0
+    assert json.loads(capsys.readouterr().out)["aspl_bound_fraction"] == "107/35"
+    monkeypatch.setattr(sys, "argv", ["golf", "bounds", "36", "x"])
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_module("golf", run_name="__main__", alter_sys=True)
+    assert stop.value.code == 2 and "argument d" in capsys.readouterr().err
+    RAN_AS_SCRIPT.add("golf.__main__")
 
 
 def test_random_writes_atomically_and_reproducibly(tmp_path):
@@ -247,6 +268,7 @@ def test_run_with_output_dir_a_file_names_the_key(tmp_path, capsys):
                                        f"'/etc/passwd/x')\n")
 
 
+@pytest.mark.slow
 def test_closed_stdout_ends_quietly(tmp_path):
     """golf bounds | head -1: no 'Broken pipe' on stderr; exit 141 (128 + SIGPIPE) when the
     reader left before golf wrote, 0 when golf wrote first."""

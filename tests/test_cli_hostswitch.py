@@ -18,6 +18,7 @@ from test_hostswitch import orp_text, random_wiring
 SAMPLE = str(Path(ROOT) / "tests" / "data" / "h32s26r4.edges")
 
 
+@pytest.mark.slow
 def test_eval_json_of_orps_sample_end_to_end():
     """The entry point in a subprocess: the format found by its first line, the h-values
     that ORP publishes for its sample, and the bounds."""
@@ -173,6 +174,7 @@ def test_bounds_host_switch(capsys, n, r, diameter, aspl):
     assert f"h-ASPL     >= {aspl}  ({o['aspl_bound_fraction']})" in out
 
 
+@pytest.mark.slow
 def test_bounds_host_switch_text_end_to_end():
     proc = run_golf("bounds", "--host-switch", 32, 4, check=True)
     assert proc.stdout.splitlines() == [

@@ -361,6 +361,7 @@ def _host_steps(lib, b, steps, frac, threads=None):
 HOST_BUILD = PROBLEMS + GROUP_PROBLEMS + CENTRE_PROBLEMS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", HOST_BUILD,
                          ids=[p[0] for p in HOST_BUILD])
 def test_host_build_walks_the_cpu_chains(host_build, name, graph, steps, frac, reach, opts):
@@ -379,6 +380,7 @@ THREADED = [PROBLEMS[0], PROBLEMS[2], PROBLEMS[9], PROBLEMS[-3], SPEC[0], SPEC[1
             CENTRE_PROBLEMS[2], CENTRE_PROBLEMS[6], CENTRE_PROBLEMS[7], *CENTRE_SPEC]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", [(4, 3), (8, 16)], ids=["4x3", "8x16"])
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", THREADED,
                          ids=[p[0] for p in THREADED])
@@ -399,6 +401,7 @@ def test_threaded_host_build_walks_the_cpu_chains(threaded_build, name, graph, s
 WARPS = SPEC[:2] + GROUP_SPEC[:1] + CENTRE_SPEC[:1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", WARPS, ids=[p[0] for p in WARPS])
 def test_threaded_host_build_with_warps_of_a_grid(threaded_build, name, graph, steps, frac,
                                                   reach, opts):
@@ -411,6 +414,7 @@ def test_threaded_host_build_with_warps_of_a_grid(threaded_build, name, graph, s
     _same(got, ref, trace, want)
 
 
+@pytest.mark.slow
 def test_host_build_has_the_speculating_workspace_sizes(host_build):
     """gpu-bitset sizes the speculating chains' workspace by anneal.cu's WS_N, CAND_N and
     DEC_N."""
@@ -425,6 +429,7 @@ POPULATION = [PROBLEMS[1], PROBLEMS[-1], SPEC[0], GROUP_PROBLEMS[1], GROUP_SPEC[
               CENTRE_PROBLEMS[1], CENTRE_PROBLEMS[6], CENTRE_SPEC[1]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("population", ["tempering", "annealing", "none"])
 @pytest.mark.parametrize("name,graph,steps,frac,reach,opts", POPULATION,
                          ids=[p[0] for p in POPULATION])

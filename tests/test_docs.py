@@ -23,7 +23,7 @@ ROOT_PATH = Path(ROOT)
 PAGES = ["README.md", "CONTRIBUTING.md", *sorted(
     p.relative_to(ROOT_PATH).as_posix() for p in (ROOT_PATH / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
-TEST_COMMAND = "python -m pytest -q"
+TEST_COMMAND = 'python -m pytest -q -n 2 -m "not slow"'
 
 
 def blocks(page: str, kinds=None) -> list:

@@ -18,6 +18,7 @@ def run_example(name, *args, cwd=ROOT, timeout=300):
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_score_topology():
     out = run_example("score_topology.py")
     # columns from the right: n, d, diameter, its bound, ASPL, its bound, gap, random D / ASPL

@@ -376,6 +376,9 @@ import yaml  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+# the fuzz runs: hundreds of hostile inputs a test, in a worker process
+pytestmark = pytest.mark.slow
+
 # GOLF_FUZZ_EXAMPLES=2000 for a longer hunt than CI's
 FUZZ = settings(max_examples=int(os.environ.get("GOLF_FUZZ_EXAMPLES", "300")), deadline=None,
                 database=None,

@@ -58,6 +58,7 @@ def test_every_search_kind_keeps_the_length_limit(kind, settings, w, h, d, r, g)
     assert res.score.total < res.summary["start"]["total"] or kind == "tabu"
 
 
+@pytest.mark.slow
 def test_run_files_export_and_validate(tmp_path):
     p = _write_cfg(tmp_path, "{grid: [8, 8], d: 4, r: 2, g: 4}", "{steps: 4000, seed: 2}")
     run_golf("run", p, "--quiet", check=True)

@@ -333,6 +333,7 @@ def test_run_with_a_group_writes_a_symmetric_best_graph_and_resumes(tmp_path, se
     assert got["best"] == want["best"] and got["steps"] == want["steps"]
 
 
+@pytest.mark.slow
 def test_cli_random_and_eval_with_a_group(tmp_path):
     import json
 

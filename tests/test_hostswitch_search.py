@@ -110,6 +110,7 @@ def test_random_ports_are_connected_even_and_seeded():
                                                        243, 328, 5051, 196, 3045]
 
 
+@pytest.mark.slow
 def test_annealing_lowers_the_h_total_and_keeps_the_rules():
     n, s, r = 80, 40, 6
     graph = PortGraph(n, random_ports(n, s, r, seed=2))
@@ -138,6 +139,7 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.05, trace_every: 200, plot:
     return p, folder / "out" / "h"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", ["", ", batch: 3, population: tempering"])
 def test_run_writes_an_orp_file_resumes_and_exports(tmp_path, extra):
     p, rd = _cfg(tmp_path, extra=extra)
@@ -212,6 +214,7 @@ def test_a_host_switch_chase_walks_one_chain_on_every_backend(backend):
     assert run.data["problem"]["hosts"] == 10000 and run.data["problem"]["radix"] == 10
 
 
+@pytest.mark.slow
 def test_chase_host_switch_from_the_command_line(tmp_path):
     out = run_golf("chase", "--host-switch", 32, 4, "--minutes", 0.05, "--out", tmp_path,
                    "--ranks", 1, "--quiet", check=True).stdout

@@ -17,7 +17,7 @@ from conftest import (ROOT, cpu_split_backends, mpiexec_cmd, repo_env, run_golf,
                       signal_after)
 from naive import apsp_score
 
-pytestmark = [pytest.mark.mpi,
+pytestmark = [pytest.mark.mpi, pytest.mark.slow,
               pytest.mark.skipif(mpiexec_cmd(2) is None,
                                  reason="needs mpiexec and mpi4py: pip install -e '.[mpi]'")]
 SCRIPTS = Path(__file__).parent / "mpi_scripts"

@@ -21,7 +21,7 @@ from golf.run import load_checkpoint
 
 from conftest import ROOT, mpiexec_cmd, repo_env
 
-pytestmark = [pytest.mark.mpi,
+pytestmark = [pytest.mark.mpi, pytest.mark.slow,
               pytest.mark.skipif(mpiexec_cmd(2) is None,
                                  reason="needs mpiexec and mpi4py: pip install -e '.[mpi]'")]
 

@@ -159,6 +159,7 @@ def test_every_backend_scores_a_levi_graph_exactly():
             assert (s.diameter, s.total, s.peripheral) == want
 
 
+@pytest.mark.slow
 def test_construction_for_takes_an_incidence_graph_above_diameter_2():
     """Above d^2 + 1 vertices (no graph of diameter 2): the incidence form that fits best; a
     polarity graph wherever one is near."""
@@ -293,6 +294,7 @@ def test_fit_refuses_a_construction_above_d():
         fit_edges(polarity_edges(7), 57, 60, 7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,n,d", [("ER_7", 64, 8), ("ER_7", 60, 8), ("Levi_4-pencil", 40, 5),
                                       ("ER_37", 1560, 40)])
 def test_fitted_edges_adds_vertices_the_better_way(name, n, d):
@@ -308,6 +310,7 @@ def test_fitted_edges_adds_vertices_the_better_way(name, n, d):
     assert apsp_score(n, fitted_edges(c, n, d)[0])[:2] == min(both)
 
 
+@pytest.mark.slow
 def test_construction_for_weighs_added_vertices_against_deleted_lines():
     """(1560, 40): ER_41 less 2 lines (degree 40, 1638 vertices, 78 deleted) by the rule,
     ER_37 (degree 38, 1407, 153 added) fitted beside it; each fit scored by SciPy."""
@@ -321,6 +324,7 @@ def test_construction_for_weighs_added_vertices_against_deleted_lines():
     assert fitted("ER_37") < fitted("ER_41-2lines")
 
 
+@pytest.mark.slow
 def test_construction_for_takes_the_fullest_degree_then_the_nearest_order():
     from golf.starts.algebraic import constructions, construction_for
 
@@ -358,6 +362,7 @@ def test_polarity_graph_less_k_lines(q, k):
         lines_deleted_edges(q, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,d", [(1024, 32), (1560, 40), (64, 8), (60, 8), (120, 12)])
 def test_the_chosen_construction_fits_better_than_the_others(n, d):
     """The rule of construction_for against the scores of every candidate fitted (seed 0)."""
@@ -389,6 +394,7 @@ def test_algebraic_start_runs_and_says_what_it_built(tmp_path):
     assert "start graph: ER_7" in (res.path / "log.txt").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["tabu", "hill", "sa"])
 def test_every_search_polishes_an_algebraic_start_without_raising_its_diameter(tmp_path, method):
     """Tabu search, hill climbing and annealing from ER_7 fitted to (60, 8) (diameter 3): the

@@ -365,6 +365,7 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.2, trace_every: 200}}
     return p
 
 
+@pytest.mark.slow
 def test_run_outputs(tmp_path):
     p = write_cfg(tmp_path, steps=6000)
     proc = run_golf("run", p, check=True)
@@ -394,6 +395,7 @@ def test_run_outputs(tmp_path):
     assert q.stdout == ""
 
 
+@pytest.mark.slow
 def test_export(tmp_path):
     p = write_cfg(tmp_path, steps=3000)
     run_golf("run", p, "--quiet", check=True)
@@ -466,6 +468,7 @@ def test_sigkill_loses_nothing_before_the_checkpoint(tmp_path):
         int(after["states"][0]["sc"][SC.BEST_D]), int(after["states"][0]["sc"][SC.BEST_TOTAL]))
 
 
+@pytest.mark.slow
 def test_live_lock_refuses_second_process(tmp_path):
     p = write_cfg(tmp_path, steps=10_000_000, time_limit=30)
     proc = subprocess.Popen([sys.executable, "-m", "golf", "run", str(p), "--quiet"], cwd=ROOT)

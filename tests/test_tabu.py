@@ -200,6 +200,7 @@ def test_removed_orbits_stay_out_for_the_tenure():
 
 
 # -- determinism, paths, checkpoints ---------------------------------------------------------
+@pytest.mark.slow
 def test_same_seed_same_trace_and_paths_agree():
     graph = random_graph(64, 4, 2, seed=8)
     runs = {}
@@ -526,6 +527,7 @@ def test_config_rejects_a_polish_g_the_problem_cannot_take(tmp_path):
     load_config(p)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("g,pg", [(4, 1), (4, 2), (2, 1)])
 def test_a_grid_polishes_at_a_smaller_rotation(tmp_path, g, pg):
     """A grid problem at rotation g, then tabu search at pg: the cells renumbered for pg's
