@@ -191,3 +191,41 @@ def test_a_module_is_compiled_once_per_device(monkeypatch):
         make_evaluator("gpu-bitset", 200, 3, 1, kernel=kernel, min_blocks=2)
     assert len(built) == 3 and built[2] is not None and len(built[2]) == 8
     assert load_module(seidel.FILES) is load_module(seidel.FILES)
+
+
+def cuda_enums(source: str) -> dict:
+    """Every ``enum { A, B = 2, C = A + B, ... }`` of a CUDA source, as ``name -> value``
+    (counting on from the last value given, as C does; a value given as arithmetic of earlier
+    names is computed)."""
+    out = {}
+    for body in re.findall(r"\benum\s*\{([^}]*)\}", source):
+        value = -1
+        for item in (x.strip() for x in re.sub(r"//[^\n]*", "", body).split(",")):
+            if not item:
+                continue
+            name, _, given = (x.strip() for x in item.partition("="))
+            value = eval(given, {"__builtins__": {}}, dict(out)) if given else value + 1
+            out[name] = value
+    return out
+
+
+def test_cuda_enums_of_the_device_chains_match_the_python_ones():
+    """anneal.cu's slots of the counter, float and parameter arrays and its stop reasons are
+    those of golf.engine.annealer (the device chains and the CPU search share the arrays):
+    ``SC_X`` is ``SC.X``, ``NSC`` is ``len(SC)``, and so for ``FL`` and ``P``; ``STOP_X`` is
+    ``StopReason.X`` for the reasons the compiled loop sets."""
+    from golf.engine.annealer import FL, SC, P, StopReason
+
+    enums = cuda_enums(module_source(gpu_bitset.ANNEAL_FILES))
+    for prefix, py in (("SC", SC), ("FL", FL), ("P", P)):
+        found = {k[len(prefix) + 1:]: v for k, v in enums.items() if k.startswith(prefix + "_")}
+        assert found == {m.name: int(m) for m in py}, prefix
+        assert enums[f"N{prefix}"] == len(py), prefix
+    stops = {k[len("STOP_"):]: v for k, v in enums.items() if k.startswith("STOP_")}
+    assert stops and stops == {k: int(StopReason[k]) for k in stops}
+
+
+def test_the_enum_reader_counts_as_c_does():
+    assert cuda_enums("enum { A, B = 5, C, // a comment, with a comma\n D };\n"
+                      "enum { E = 1, F = B + 2 * C };") == {"A": 0, "B": 5, "C": 6, "D": 7,
+                                                           "E": 1, "F": 17}
