@@ -22,6 +22,8 @@ MOVED = {
     "golf.grid_generate": "golf.starts.random_grid",
     "golf.circulant": "golf.starts.circulant",
     "golf.run.symmetry": "golf.run.portfolio",
+    "golf.hostswitch.h_scoring": "golf.evaluators.h_scoring",
+    "golf.hostswitch.h_gpu": "golf.evaluators.h_gpu_bitset",
 }
 
 

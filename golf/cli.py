@@ -144,12 +144,13 @@ def _is_host_switch(args) -> bool:
 def _refuse_for_host_switch(args, options) -> None:
     """A GolfError for the first of ``options`` (names of ``args``' attributes) given with a
     host-switch file: they describe graphs of vertex ids or cells."""
-    from golf.hostswitch.h_evaluator import BACKENDS
+    from golf.evaluators import names
 
+    scorers = names("host-switch")
     defaults = {"g": 1, "backend": "auto"}
     for name in options:
         value = getattr(args, name, None)
-        if name == "backend" and value in BACKENDS:
+        if name == "backend" and value in scorers:
             continue
         if value is not None and value != defaults.get(name) and value != []:
             flag = "--" + name.replace("_", "-")
@@ -157,26 +158,29 @@ def _refuse_for_host_switch(args, options) -> None:
                 raise GolfError(f"--backend {value}: {args.file} is a host-switch graph, "
                                 f"scored by golf's host-switch scorers, the bit matrix over "
                                 f"the switches weighted by host counts: --backend "
-                                f"{' or '.join(BACKENDS)} (bfs: a BFS a "
-                                f"switch; gpu-bitset: golf.hostswitch.h_gpu), or leave "
-                                f"--backend out")
+                                f"{' or '.join(scorers)} (bfs: a BFS a switch; gpu-bitset: "
+                                f"golf.evaluators.h_gpu_bitset), or leave --backend out")
             raise GolfError(f"{flag}: does not apply to the host-switch graph {args.file} "
                             f"(hosts, switches and radix come from its first line)")
 
 
 def _host_switch_scorer(backend: str, net, threads):
-    """``(score function of no arguments, its name)`` for ``golf eval --backend``: the CPU's
-    bit matrix by :func:`golf.hostswitch.h_score`, the others by their search evaluator."""
-    if backend in ("auto", "bitset"):
-        from golf.hostswitch.h_scoring import h_score
+    """``(score function of no arguments, its name, why)`` for ``golf eval --backend``
+    (:func:`golf.evaluators.decide`): the CPU's bit matrix by
+    :func:`golf.evaluators.h_scoring.h_score`, the others by their search evaluator."""
+    from golf.evaluators import Shape, build, decide
 
-        return (lambda: h_score(net, threads=threads)), "h-bitset"
-    from golf.evaluators import host_switch_evaluator
+    shape = Shape("host-switch", net.n, net.r, switches=net.s)
+    found = decide(shape, backend)
+    if found.name == "bitset":
+        from golf.evaluators.h_scoring import h_score
+
+        return (lambda: h_score(net, threads=threads)), "h-bitset", found.reason
     from golf.hostswitch.ports import PortGraph, to_ports
 
-    ev = host_switch_evaluator(backend, net.n, net.s, net.r, threads=threads)
+    ev = build(shape, found.name, threads=threads)
     graph = PortGraph(net.n, to_ports(net))
-    return (lambda: ev.evaluate(graph)), ev.name
+    return (lambda: ev.evaluate(graph)), ev.name, found.reason
 
 
 def load_host_switch(path: str, warn=_warn):
@@ -202,15 +206,15 @@ def _eval_host_switch(args) -> int:
     _refuse_for_host_switch(args, ["g", "group", "n", "d", "grid", "r", "backend",
                                    "chunk_words", "opt"])
     net = load_host_switch(args.file)
-    scorer, backend = _host_switch_scorer(args.backend or "auto", net, args.threads)
+    scorer, backend, why = _host_switch_scorer(args.backend or "auto", net, args.threads)
     comm = args.comm
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:
         print(f"host-switch scorer {backend}: the bit matrix over the {net.s} switches, a "
               f"column for each of the {int((net.host_counts > 0).sum())} that hold hosts, "
               f"the level sums weighted by host counts ("
-              + ("golf.hostswitch.h_score)" if backend == "h-bitset" else
-                 f"the search's evaluator {backend})"), file=sys.stderr)
+              + ("golf.evaluators.h_scoring.h_score)" if backend == "h-bitset" else
+                 f"the search's evaluator {backend})") + f"; {why}", file=sys.stderr)
     t0 = time.perf_counter()
     score = scorer()
     seconds = time.perf_counter() - t0
@@ -490,7 +494,7 @@ def _invalid(path, problems: list) -> int:
 def _validate_host_switch(args) -> int:
     """``golf validate`` of a host-switch file: every broken rule (with the file and the
     line), then whether the hosts reach each other."""
-    from golf.hostswitch.h_scoring import hosts_reached
+    from golf.evaluators.h_scoring import hosts_reached
     from golf.hostswitch.orp_format import check_host_switch
 
     _refuse_for_host_switch(args, ["n", "d", "grid", "r"])
@@ -596,7 +600,7 @@ def cmd_chase(args) -> int:
     config, then the best graph exported beside it. Without a launcher it first starts itself
     under mpiexec with a process a core (CPU) or a GPU (:func:`golf.run.chase.relaunch`)."""
     from golf.run import Search, collective, export_run
-    from golf.run.chase import _backend_on_gpu, chase_config, default_ranks, relaunch
+    from golf.run.chase import chase_backend, chase_config, default_ranks, relaunch
 
     first, second = _two_numbers(args, args.chase_parser)
     grid = r = None
@@ -609,15 +613,9 @@ def cmd_chase(args) -> int:
 
         grid, (d, r), n = parse_size(args.grid), (first, second), None
     comm = args.comm
-    backend = args.backend
-    if args.host_switch:
-        from golf.run.chase import host_switch_backend
-
-        backend = host_switch_backend(args.backend, n, d)
     if comm is None and args.ranks != 1:
-        gpu = _backend_on_gpu(backend)
-        ranks = args.ranks or default_ranks(backend)
-        code = relaunch(args.rest, ranks, gpu)
+        gpu = chase_backend(n, d, args.backend, grid=grid, host_switch=args.host_switch).gpu
+        code = relaunch(args.rest, args.ranks or default_ranks(gpu), gpu)
         if code is not None:
             return code
     run = collective(comm, lambda: chase_config(

@@ -653,7 +653,7 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
     """A host-switch problem (``problem.hosts``, :mod:`golf.hostswitch`): the hosts and the
     radix given, ``n`` the switches and ``d`` the radix from here on, ``g = 1``; no lattice,
     group or centres; a random start, a polarity graph or an ORP file; annealing (sa or
-    hill); the evaluator one of :data:`golf.hostswitch.h_evaluator.BACKENDS` (``auto`` or
+    hill); the evaluator one of :data:`golf.evaluators.REGISTRY`'s host-switch backends (``auto`` or
     ``bitset``, with threads and chunk_words; ``bfs``, with threads; ``gpu-bitset``, with
     device)."""
     at = where("problem")
@@ -697,7 +697,7 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
              switches="auto" if trials else sw)
     start = p["start"]
     if start == "algebraic":  # the polarity graph ER_q as the switch graph
-        from golf.hostswitch.ports import polarity_fits
+        from golf.starts.switch_wiring import polarity_fits
 
         fits = [q * q + q + 1 for q in polarity_fits(n, r)]
         if trials or sw not in fits:
@@ -715,20 +715,16 @@ def _check_host_switch(p: dict, s: dict, e: dict, par: dict, where) -> None:
         key = "method" if s["method"] == "tabu" else "polish"
         raise GolfError(f"{where('search.' + key)}: search.{key}: a host-switch problem "
                         f"anneals (sa or hill); the tabu search takes no host moves")
-    from golf.hostswitch.h_evaluator import BACKENDS
+    from golf.evaluators import check_options, names
 
-    if e["backend"] not in BACKENDS:
+    if e["backend"] != "auto" and e["backend"] not in names("host-switch"):
         raise GolfError(f"{where('evaluator.backend')}: evaluator.backend: a host-switch "
-                        f"problem is scored by golf.hostswitch's evaluators: auto or bitset "
+                        f"problem is scored by golf's host-switch evaluators: auto or bitset "
                         f"(the weighted bit matrix), bfs (one BFS a switch with hosts) or "
                         f"gpu-bitset (the weighted bit matrix on the GPU)")
-    takes = (("backend", "device") if e["backend"] == "gpu-bitset" else
-             ("backend", "threads") + (("chunk_words",) if e["backend"] != "bfs" else ()))
-    extra = sorted(k for k in e if k not in takes)
-    if extra:
-        raise GolfError(f"{where('evaluator.' + extra[0])}: evaluator.{extra[0]}: the "
-                        f"host-switch evaluator {e['backend']} takes {', '.join(takes[1:])} "
-                        f"only")
+    if e["backend"] != "auto":
+        check_options(e["backend"], {k: v for k, v in e.items() if k != "backend"},
+                      lambda key: where(f"evaluator.{key}"), kind="host-switch")
 
 
 def _check_search(out: dict, where) -> None:

@@ -15,7 +15,8 @@ import naive  # noqa: E402
 from bench_hostswitch_eval import (FEATURED, RANDOM, SAMPLES, check_agree, even_hosts,  # noqa: E402
                                    fmt_seconds, markdown, random_wiring, summarise, timing)
 
-from golf.hostswitch import HostSwitchGraph, h_score  # noqa: E402
+from golf.evaluators.h_scoring import h_score  # noqa: E402
+from golf.hostswitch import HostSwitchGraph  # noqa: E402
 
 
 def test_even_hosts():

@@ -291,8 +291,8 @@ def _fail(exc):
 
 
 @pytest.mark.parametrize("where,exc", [
-    ("golf.evaluators.build_evaluator", RuntimeError("a bug in set-up")),
-    ("golf.evaluators.build_evaluator", KeyboardInterrupt()),
+    ("golf.run.problem.build_evaluator", RuntimeError("a bug in set-up")),
+    ("golf.run.problem.build_evaluator", KeyboardInterrupt()),
     ("golf.run.driver.save_checkpoint", OSError(28, "No space left on device")),
     ("golf.run.driver.Search._finish", RuntimeError("a bug at the end")),
 ])

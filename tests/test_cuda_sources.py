@@ -15,14 +15,14 @@ from golf.errors import GolfError
 from golf.evaluators import gpu_bitset, seidel
 from golf.evaluators.cuda import load_module, module_source
 from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
-from golf.hostswitch import h_gpu
+from golf.evaluators import h_gpu_bitset
 
 from conftest import gpu_skip_reason
 
 PACKAGE = "golf.evaluators.cuda"
 MODULES = {"block": gpu_bitset.BLOCK_FILES, "grid": gpu_bitset.GRID_FILES,
            "anneal": gpu_bitset.ANNEAL_FILES,
-           "seidel": seidel.FILES, "h-bitset": h_gpu.FILES}
+           "seidel": seidel.FILES, "h-gpu-bitset": h_gpu_bitset.FILES}
 MARKER = re.compile(r'#line (\d+) "([^"]+)"')
 
 
@@ -49,7 +49,7 @@ def fetched_kernels(module):
 def test_every_source_is_found_and_used():
     files = shipped()
     assert {"common.cuh", "bitset_block.cu", "bitset_grid.cu", "anneal.cu",
-            "seidel.cu", "h_bitset.cu"} <= set(files)
+            "seidel.cu", "h_gpu_bitset.cu"} <= set(files)
     used = {f for names in MODULES.values() for f in names}
     assert used == set(files)  # no module names a missing file, no file is left unused
     for name in files:
@@ -113,8 +113,8 @@ def test_kernels_the_host_fetches_are_defined():
     sq = fetched_kernels(seidel)
     assert sq == {"square_step", "parity_step"}
     assert sq <= defined_kernels(module_source(seidel.FILES))
-    assert fetched_kernels(h_gpu) == {"h_bitset", "h_patch"} == defined_kernels(
-        module_source(h_gpu.FILES))
+    assert fetched_kernels(h_gpu_bitset) == {"h_bitset", "h_patch"} == defined_kernels(
+        module_source(h_gpu_bitset.FILES))
     grid = module_source(gpu_bitset.GRID_FILES)
     assert re.search(r"template <int PS, int PD, int G>\n__global__ void "
                      r"__launch_bounds__\(256, GRID_MINB\) bitset_grid\(", grid)

@@ -17,10 +17,11 @@ import naive
 from conftest import ROOT
 from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, OK
-from golf.hostswitch import (HostSwitchGraph, check_host_switch, fewest_switches, h_score,
+from golf.evaluators.h_scoring import (h_score, hosts_reached, plan_chunks, switch_sums,
+                                       weight_runs)
+from golf.hostswitch import (HostSwitchGraph, check_host_switch, fewest_switches,
                              host_switch_bounds, is_orp_file, read_host_switch,
                              write_host_switch)
-from golf.hostswitch.h_scoring import hosts_reached, plan_chunks, switch_sums, weight_runs
 from golf.hostswitch.radix_bounds import _spread_loss, pair_count_bound
 
 SAMPLE = Path(ROOT) / "tests" / "data" / "h32s26r4.edges"
@@ -487,13 +488,14 @@ def test_no_small_graph_beats_the_bounds(n, r):
         assert Fraction(best[1], math.comb(n, 2)) == b.aspl
 
 
-@pytest.mark.parametrize("module", ["network", "orp_format", "h_scoring", "radix_bounds",
-                                    "ports"])
+@pytest.mark.parametrize("module", ["golf.hostswitch.network", "golf.hostswitch.orp_format",
+                                    "golf.evaluators.h_scoring", "golf.hostswitch.radix_bounds",
+                                    "golf.starts.switch_wiring"])
 def test_docstring_examples(module):
     import doctest
     import importlib
 
-    mod = importlib.import_module(f"golf.hostswitch.{module}")
+    mod = importlib.import_module(module)
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
@@ -509,3 +511,11 @@ def test_the_docs_example_file_reads(tmp_path):
     net = read_host_switch(p)
     assert (net.n, net.s, net.r) == (4, 2, 3)
     assert h_score(net)[1:3] == naive.host_switch_score(4, 2, net.edges())[:2]
+
+
+def test_the_old_name_of_h_score_warns_and_gives_the_scorer():
+    import golf.hostswitch
+    from golf.evaluators import h_scoring
+
+    with pytest.warns(DeprecationWarning, match="golf.evaluators.h_scoring.h_score"):
+        assert golf.hostswitch.h_score is h_scoring.h_score

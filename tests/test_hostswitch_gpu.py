@@ -1,4 +1,4 @@
-"""Host-switch graphs scored on the GPU (golf.hostswitch.h_gpu) against a BFS over the whole
+"""Host-switch graphs scored on the GPU (golf.evaluators.h_gpu_bitset) against a BFS over the whole
 host-switch graph (tests/naive.py) and the CPU's bit matrix, in single evaluations, batches
 after moves, parts of the column words, runs and ``golf eval``. Skipped (with the reason)
 without CuPy or a GPU; run them on a GPU machine with ``python -m pytest -m gpu``."""
@@ -11,8 +11,9 @@ import pytest
 from golf.engine.moves import new_undo, propose_move
 from golf.evaluators.base import combine
 from golf.hostswitch import HostSwitchGraph
-from golf.hostswitch.h_evaluator import HostSwitchEvaluator
-from golf.hostswitch.ports import PortGraph, random_ports, to_ports
+from golf.evaluators.h_bitset import HostSwitchEvaluator
+from golf.hostswitch.ports import PortGraph, to_ports
+from golf.starts.switch_wiring import random_ports
 from golf.kernels.rng import rng_seed
 from golf.run import run_config
 
@@ -26,7 +27,7 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(REASON is not None, reason=REA
 
 
 def gpu_evaluator(n, s, r, **kw):
-    from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
+    from golf.evaluators.h_gpu_bitset import HostSwitchGpuEvaluator
 
     return HostSwitchGpuEvaluator(n, s, r, **kw)
 

@@ -13,10 +13,11 @@ from golf.config import validate
 from golf.engine.annealer import SC, Annealer
 from golf.engine.moves import HOST_PORT, new_undo, propose_host, propose_move, undo_swap
 from golf.errors import GolfError
-from golf.hostswitch.h_evaluator import HostSwitchEvaluator, recheck
+from golf.evaluators.h_bitset import HostSwitchEvaluator
+from golf.evaluators.h_scoring import recheck
 from golf.hostswitch.orp_format import read_host_switch
-from golf.hostswitch.ports import (PortGraph, check_ports, host_counts, polarity_fits,
-                                   polarity_ports, random_ports, to_graph, to_ports)
+from golf.hostswitch.ports import PortGraph, check_ports, host_counts, to_graph, to_ports
+from golf.starts.switch_wiring import polarity_fits, polarity_ports, random_ports
 from golf.hostswitch.radix_bounds import even_switches, host_switch_bounds, suggested_switches
 from golf.kernels.rng import rng_seed
 from golf.run import resume_run, run_config
@@ -180,9 +181,9 @@ def test_config_refuses_a_bad_host_switch_problem(problem, match):
     ({"search": {"steps": 10, "method": "tabu"}}, "anneals"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "seidel"}}, "or gpu-bitset"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "bfs", "chunk_words": 2}},
-     "takes threads only"),
+     r"backend 'bfs' \(host-switch\) has no option 'chunk_words'; its options: threads"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "gpu-bitset", "threads": 2}},
-     "takes device only"),
+     r"'gpu-bitset' \(host-switch\) has no option 'threads'; its options: device"),
 ])
 def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
     with pytest.raises(GolfError, match=match):
@@ -191,17 +192,21 @@ def test_config_refuses_what_a_host_switch_search_cannot_do(section, match):
 
 
 def test_a_host_switch_chase_chooses_its_evaluator():
-    from golf.run.chase import _backend_on_gpu, host_switch_backend
+    from golf.evaluators import gpu_usable
+    from golf.run.chase import chase_backend
 
-    gpu = "gpu-bitset" if _backend_on_gpu("auto") else "bitset"
+    def chosen(asked, n, r):
+        return chase_backend(n, r, asked, host_switch=True).name
+
+    gpu = "gpu-bitset" if gpu_usable() else "bitset"
     # the even-spread estimates: 26, 196, 1250, 5051, 3045 switches
     for n, r, want in ((32, 4, "bitset"), (10000, 100, "bitset"), (1024, 5, gpu),
                        (10000, 10, gpu), (65536, 64, gpu)):
-        assert host_switch_backend("auto", n, r) == want, (n, r)
+        assert chosen("auto", n, r) == want, (n, r)
     for asked in ("bitset", "bfs", "gpu-bitset"):
-        assert host_switch_backend(asked, 32, 4) == asked
-    with pytest.raises(GolfError, match="does not score host-switch graphs"):
-        host_switch_backend("seidel", 32, 4)
+        assert chosen(asked, 32, 4) == asked
+    with pytest.raises(GolfError, match="unknown backend 'seidel' for a host-switch problem"):
+        chosen("seidel", 32, 4)
 
 
 @pytest.mark.parametrize("backend", ["bitset", "bfs", "gpu-bitset"])
@@ -282,7 +287,7 @@ def test_the_work_units_split_anywhere_combine_to_the_whole(shape, seed, cw):
 @settings(max_examples=30, deadline=None)
 def test_the_bfs_evaluator_agrees_with_the_bit_matrix_and_splits(shape, seed):
     from golf.evaluators.base import combine
-    from golf.hostswitch.h_evaluator import HostSwitchBfsEvaluator
+    from golf.evaluators.h_bfs import HostSwitchBfsEvaluator
 
     n, s, r = shape
     graph = PortGraph(n, random_ports(n, s, r, seed=seed))

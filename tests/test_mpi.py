@@ -328,6 +328,6 @@ output: {{dir: {tmp_path / 'out'}, checkpoint_every: 0.5, trace_every: 500}}
 
 def test_host_switch_evaluation_split_over_ranks_walks_the_serial_chain(tmp_path):
     """A host-switch problem with each evaluation split over 2 ranks (the switches' column
-    words, golf.hostswitch.h_evaluator): the chain of a run on one process."""
+    words, golf.evaluators.h_bitset): the chain of a run on one process."""
     split_walks_serial(tmp_path, "hse", "{hosts: 700, radix: 5, switches: 300}",
                        "{chunk_words: 1}")

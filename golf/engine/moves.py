@@ -85,6 +85,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from golf.hostswitch.ports import HOST_PORT
 from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act, act_inv
 
@@ -92,9 +93,9 @@ __all__ = ["UNDO_SIZE", "HOST_PORT", "HOST_MOVES", "DROP_SHARE", "propose_swap",
            "propose_near", "propose_host", "propose_slide", "propose_move", "swap_at",
            "undo_swap", "try_swap", "try_rewire", "new_undo"]
 
-# a slot of a host-switch graph's switch rows that holds a host (golf.hostswitch.ports): not an
-# edge to another switch, so no swap ever picks it; only propose_host moves it
-HOST_PORT = -2
+# HOST_PORT: a slot of a host-switch graph's switch rows that holds a host
+# (golf.hostswitch.ports): not an edge to another switch, so no swap ever picks it; only
+# propose_host moves it
 # the fraction of a host-switch search's proposals that are host moves (propose_host)
 HOST_MOVES = 0.3
 

@@ -41,12 +41,14 @@ from golf.kernels.merge import DISCONNECTED, EXCEEDED, OK, merge_parts
 from golf.options import INF, Spec
 
 __all__ = ["Score", "Evaluator", "CompiledEvaluator", "GpuEvaluator", "Capabilities", "Estimate", "combine",
-           "OK", "DISCONNECTED", "EXCEEDED", "THREADS", "CHUNK_WORDS", "cpu_threads",
+           "OK", "DISCONNECTED", "EXCEEDED", "THREADS", "CHUNK_WORDS", "DEVICE", "cpu_threads",
            "expected_diameter", "gpu_unavailable", "GPU_MAX_LEVELS"]
 
 # options that several backends take: CPU threads, and the bit matrices' column chunk
 THREADS = Spec("int?", None, (1, INF), "an integer >= 1, or null (all usable cores)")
 CHUNK_WORDS = Spec("int?", None, (1, INF), "an integer >= 1 (64-bit words), or null (automatic)")
+# the GPU backends' device
+DEVICE = Spec("int?", None, (0, INF), "a GPU index >= 0, or null")
 
 
 class Score(NamedTuple):

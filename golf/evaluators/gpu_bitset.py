@@ -45,7 +45,8 @@ import math
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import CHUNK_WORDS, OK, Capabilities, Estimate, GpuEvaluator
+from golf.evaluators.base import (CHUNK_WORDS, DEVICE, OK, Capabilities, Estimate,
+                                  GpuEvaluator)
 from golf.evaluators.cuda import cupy_or_error, load_module, select_device
 from golf.kernels.changes import changed_slots
 from golf.kernels.merge import merge_many
@@ -140,7 +141,7 @@ class GpuBitsetEvaluator(GpuEvaluator):
     summary = ("the bit matrix on an NVIDIA GPU (CuPy): shared-memory blocks for small graphs "
                "and batches, a cooperative grid over wide chunks for large ones")
     options = {
-        "device": Spec("int?", None, (0, INF), "a GPU index >= 0, or null"),
+        "device": DEVICE,
         "chunk_words": CHUNK_WORDS,
         "kernel": Spec("choice", "auto", ("auto", "block", "grid"), "auto, block or grid"),
         "dense_frac": Spec("float?", None, (0, INF), "a number >= 0, or null"),

@@ -25,12 +25,12 @@ import math
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import (DISCONNECTED, EXCEEDED, OK, Capabilities, Estimate,
+from golf.evaluators.base import (DEVICE, DISCONNECTED, EXCEEDED, OK, Capabilities, Estimate,
                                   GpuEvaluator)
 from golf.evaluators.cuda import cupy_or_error, load_module, select_device
 from golf.evaluators.gpu_bitset import GPU_FIXED_SECONDS
 from golf.kernels.changes import changed_slots
-from golf.options import INF, Spec
+from golf.options import Spec
 
 __all__ = ["SeidelEvaluator"]
 
@@ -58,7 +58,7 @@ class SeidelEvaluator(GpuEvaluator):
     summary = ("Seidel's APD recursion with int8 tensor-core products on an NVIDIA GPU "
                "(CuPy + cuBLAS); for dense graphs")
     options = {
-        "device": Spec("int?", None, (0, INF), "a GPU index >= 0, or null"),
+        "device": DEVICE,
         "precision": Spec("choice", "auto", ("auto", "fp16", "fp32"), "auto, fp16 or fp32"),
     }
     supports = Capabilities(gpu=True)

@@ -43,8 +43,7 @@ import sys
 
 from golf.errors import GolfError
 
-__all__ = ["chase_config", "chase_settings", "chase_backend", "host_switch_backend",
-           "default_ranks", "relaunch",
+__all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "GPU_CHAINS", "CPU_CHAINS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT",
            "POLISH", "POLISH_STARTS", "POLISH_MAX_N"]
 
@@ -71,16 +70,6 @@ GRID_CHAIN_N = 200
 # the trials chose g=2 in three of these runs and g=4 in one, and the runs went with the
 # form (g=4 ended lower), so that pair says nothing of the temperature
 GRID_REHEAT = 0.1
-# a host-switch chase: the fewest switches for which auto scores on a GPU. The CPU's bit
-# matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
-# GPU: on an H100 one graph took 187 us against 638 on one core on ORP's sample of 1024
-# switches, 327 against 8020 on 5000, but 116 against 89 on 400 and 161 against 48 on 200
-# (results/gpu/hostswitch_gpu.md). The chase walks one chain on the GPU as on the CPU: a
-# population of 16 chains scored in one launch made 2.6 times the evaluations a second of
-# one chain, and ended worse on both pairs in 8 minutes on one H100 each: (10000, 10)
-# 6.395937 against 6.388185, (65536, 64) 4.511431 against 4.494380
-# (results/hostswitch/bench_hostswitch_gpu16.md)
-HOST_SWITCH_GPU_SWITCHES = 1000
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
 POLISH = 0.5
@@ -88,48 +77,25 @@ POLISH_STARTS = 8
 POLISH_MAX_N = 512
 
 
-def _backend_on_gpu(backend: str) -> bool:
-    """True when ``backend`` (or what ``auto`` picks here) runs on a GPU."""
-    from golf.evaluators import backend_class, names
+def chase_backend(n, d, backend: str = "auto", *, grid=None, host_switch: bool = False):
+    """The :class:`golf.evaluators.Decision` of the backend a chase scores with
+    (:func:`golf.evaluators.decide` for a chase): ``n`` the order (the hosts of a
+    host-switch problem; None for a grid, whose order is its cells), ``d`` the degree (the
+    radix)."""
+    from golf.evaluators import Shape, decide
 
-    if backend == "auto":
-        return any(backend_class(b).supports.gpu and backend_class(b).unavailable() is None
-                   for b in names())
-    return backend_class(backend).supports.gpu
-
-
-def host_switch_backend(backend: str, hosts: int, radix: int) -> str:
-    """The evaluator a host-switch chase scores with: ``gpu-bitset`` (the weighted bit matrix
-    on the GPU, :mod:`golf.hostswitch.h_gpu`) where asked, or for ``auto`` where a GPU is
-    usable and the even-spread estimate of the switches
-    (:func:`golf.hostswitch.radix_bounds.even_switches`) is at least
-    :data:`HOST_SWITCH_GPU_SWITCHES`; else ``bitset`` (the CPU's), or ``bfs`` as asked."""
-    if backend == "auto":
-        from golf.hostswitch.radix_bounds import even_switches
-
-        s = even_switches(hosts, radix) or 0
-        return ("gpu-bitset" if s >= HOST_SWITCH_GPU_SWITCHES and _backend_on_gpu("auto")
-                else "bitset")
-    from golf.hostswitch.h_evaluator import BACKENDS
-
-    if backend not in BACKENDS:
-        raise GolfError(f"golf chase --host-switch: --backend {backend} does not score "
-                        f"host-switch graphs: {', '.join(BACKENDS)}")
-    return backend
+    if host_switch:
+        shape = Shape("host-switch", n, d, None)
+    elif grid is not None:
+        shape = Shape("grid", grid[0] * grid[1], d, None)
+    else:
+        shape = Shape("general", n, d, None)
+    return decide(shape, backend, chase=True)
 
 
-def chase_backend(backend: str = "auto") -> str:
-    """The backend a chase scores with: ``auto`` is gpu-bitset where a GPU is usable (its
-    chains run on the device where a graph fits, many steps a launch, which the backends'
-    one-evaluation estimates that ``auto`` compares do not see), else ``auto``."""
-    if backend == "auto" and _backend_on_gpu("auto"):
-        return "gpu-bitset"
-    return backend
-
-
-def chase_settings(backend: str = "auto") -> dict:
-    """The search settings of a chase (module docstring), as :func:`golf.search` keywords."""
-    gpu = _backend_on_gpu(backend)
+def chase_settings(gpu: bool = False) -> dict:
+    """The search settings of a chase (module docstring), as :func:`golf.search` keywords;
+    ``gpu``: it scores on a GPU."""
     return dict(batch=GPU_CHAINS if gpu else CPU_CHAINS, population="tempering",
                 population_every=500, near_moves=0.5, voltage_moves=0.3, restart_fraction=0.0,
                 exchange_every=200_000)
@@ -151,13 +117,13 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
 
     if not minutes > 0:
         raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
-    kw = dict(chase_settings(backend), **(settings or {}))
+    found = chase_backend(n, d, backend, grid=grid, host_switch=host_switch)
+    kw = dict(chase_settings(found.gpu), **(settings or {}))
     overrides = parse_overrides(sets)
     asked = {**(settings or {}), **overrides.get("search", {})}  # settings and --set
     if grid is not None:
         kw.update(grid=list(grid), r=r)
-        if ("batch" not in asked and not _backend_on_gpu(backend)
-                and grid[0] * grid[1] > GRID_CHAIN_N):
+        if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)
     if comm is not None and comm.size > 1:
@@ -170,12 +136,10 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
             kw.setdefault(key, value)
     if host_switch:  # one chain a process: on a CPU it beat ORP's annealer on 10 of the 13
         # featured pairs of 2021 where 16 tempering chains did on 5 (results/hostswitch/), on
-        # a GPU it ended better than 16 (HOST_SWITCH_GPU_SWITCHES)
+        # a GPU it ended better than 16 (golf.evaluators.HOST_SWITCH_GPU_SWITCHES)
         kw.pop("voltage_moves", None)
-        backend = host_switch_backend(backend, n, d)
         kw["batch"] = 1
-    raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed,
-                          backend if host_switch else chase_backend(backend), out is not None,
+    raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed, found.name, out is not None,
                           kw)
     if host_switch:
         raw["problem"] = {"hosts": n, "radix": d, "switches": "auto"}
@@ -190,10 +154,10 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     return run
 
 
-def default_ranks(backend: str = "auto") -> int:
-    """The processes a chase starts without a launcher: one a GPU for the GPU backends, else
-    one a usable core."""
-    if _backend_on_gpu(backend):
+def default_ranks(gpu: bool = False) -> int:
+    """The processes a chase starts without a launcher: one a GPU where it scores on a GPU
+    (``gpu``), else one a usable core."""
+    if gpu:
         import cupy as cp
 
         return max(1, int(cp.cuda.runtime.getDeviceCount()))

@@ -338,7 +338,8 @@ class Search:
                                f"diameter {found.diameter}, ASPL {found.aspl:.10f}")
             return found.graph(g, p["d"])
         if start == "algebraic" and p.get("hosts") is not None:
-            from golf.hostswitch.ports import PortGraph, polarity_ports
+            from golf.hostswitch.ports import PortGraph
+            from golf.starts.switch_wiring import polarity_ports
 
             q = round((math.sqrt(4 * p["n"] - 3) - 1) / 2)  # n = q^2 + q + 1 switches
             self.start_note = (f"start graph: the polarity graph ER_{q} as the {p['n']} "
@@ -365,7 +366,7 @@ class Search:
     def _set_up(self, resume) -> None:
         """Evaluator, annealer (from the checkpoint when resuming), exchange, temperatures;
         every rank builds its own, then all agree (a bad config stops all, printed once)."""
-        from golf.evaluators import build_evaluator
+        from golf.run.problem import build_evaluator
 
         cfg, comm, log = self.cfg, self.comm, self.log
         p, s = cfg["problem"], cfg["search"]
@@ -575,19 +576,19 @@ class Search:
         (``results/quality/``, 2026-11-27). Not tried where the CPU's estimate
         (:meth:`golf.evaluators.bitset.BitsetEvaluator.estimate`) is over a second a step. A
         resumed polish scores with the run's backend."""
-        from golf.evaluators import backend_class, build_evaluator
+        from golf.evaluators import cpu_alternative
+        from golf.run.problem import build_evaluator
 
         ann, ev = self.ann, self.ev
         if not ev.supports.gpu or self.cfg["parallel"]["mode"] == "evaluator":
             return
         g = ann.graph.g
-        cls = backend_class("bitset")
-        est = cls.estimate(ann.graph.n, ann.graph.d, g, threads=1, ranks=1)
-        if cls.unavailable() or est is None or est.seconds * ann.neighbourhood > 1.0:
+        cfg = self._cfg_at(g)
+        other = cpu_alternative(Problem(cfg["problem"]).shape, ann.neighbourhood)
+        if other is None:
             return
         try:
-            cfg = self._cfg_at(g)
-            cpu = build_evaluator(dict(cfg, evaluator={"backend": "bitset", "threads": 1}))
+            cpu = build_evaluator(dict(cfg, evaluator={"backend": other, "threads": 1}))
             twin = ann.scored_by(cpu)
         except GolfError:
             return
@@ -609,7 +610,7 @@ class Search:
     def _use_g(self, g: int) -> None:
         """The run from here on at symmetry ``g`` (a divisor of its g): the problem and an
         evaluator built for it (every rank together). The config keeps the g it asked for."""
-        from golf.evaluators import build_evaluator
+        from golf.run.problem import build_evaluator
 
         self.problem = Problem(self.cfg["problem"], g)
         self.ev = collective(self.comm, lambda: build_evaluator(self._cfg_at(g), self.comm))

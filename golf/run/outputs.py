@@ -86,7 +86,7 @@ def recheck_graph(graph, d, backend) -> dict:
     from golf.evaluators import make_evaluator
 
     if hasattr(graph, "hosts"):  # a host-switch graph (golf.hostswitch.ports.PortGraph)
-        from golf.hostswitch.h_evaluator import recheck
+        from golf.evaluators.h_scoring import recheck
 
         graph.check()
         t = time.perf_counter()

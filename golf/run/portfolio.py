@@ -201,13 +201,14 @@ class Form:
         """``cfg`` with this form's settings (:meth:`changes`); a centre form on a backend
         that scores no centres (the GPU ones) is scored by the one ``auto`` picks among the
         others (a CPU backend, host chains)."""
-        from golf.evaluators import backend_class
+        from golf.evaluators import decide
 
         out = copy.deepcopy(cfg)
         for section, key, value in self.changes():
             out[section][key] = value
         name = out["evaluator"]["backend"]
-        if self.centres and name != "auto" and not backend_class(name).takes_centres:
+        if (name != "auto" and self.centres
+                and decide(Problem(out["problem"]).shape, name, fallback=True).name != name):
             out["evaluator"]["backend"] = "auto"
         return out
 
@@ -292,7 +293,7 @@ def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
     degree; 101 against 108 on (432, 12), 196 against 200 on (10000, 100)), then the first
     times :data:`SWITCH_FACTORS`, each rounded, those that can connect the hosts (a port for
     a link on every switch) with no more switches than hosts, each once."""
-    from golf.hostswitch.ports import polarity_fits
+    from golf.starts.switch_wiring import polarity_fits
     from golf.hostswitch.radix_bounds import even_switches, fewest_switches, suggested_switches
 
     best = suggested_switches(hosts, r)
@@ -312,7 +313,7 @@ def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
     if qs:  # first: h-diameter 4 from the start wherever they hold the hosts
         forms = [Form(1, construction=f"ER_{q}", switches=q * q + q + 1) for q in qs] + forms
         rule = (f"first the polarity graphs {', '.join(f'ER_{q}' for q in qs)} as the switch "
-                f"graph (diameter 2: golf.hostswitch.ports.polarity_ports), then " + rule)
+                f"graph (diameter 2: golf.starts.switch_wiring.polarity_ports), then " + rule)
     return forms, rule
 
 
@@ -387,8 +388,8 @@ class _Trial:
 
     def build(self, co, start):
         from golf.engine.annealer import schedule
-        from golf.evaluators import build_evaluator
         from golf.engine.population import annealer_for
+        from golf.run.problem import build_evaluator
 
         tc = self.form.config(self.cfg)
         s = tc["search"]
@@ -486,9 +487,10 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     and so are code of their own. The compiled code is the same for every size, so the first
     trial of a kind is not charged a compilation (tens of seconds on a fresh install, cached
     on disk after)."""
-    from golf.evaluators import backend_class, build_evaluator, choose_backend
-    from golf.group import Group
     from golf.engine.population import annealer_for
+    from golf.evaluators import backend_class, decide
+    from golf.group import Group
+    from golf.run.problem import build_evaluator
 
     p, e, s = cfg["problem"], cfg["evaluator"], cfg["search"]
     grid = p.get("grid") is not None  # a grid's moves take its length limit: their own code
@@ -497,7 +499,8 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     def backend(g, centres=0):
         if e["backend"] != "auto":
             return e["backend"]
-        return choose_backend(p["n"], p["d"], g, e.get("threads"), 1, centres)[0]
+        shape = Problem(dict(p, g=g, group=None, centres=centres)).shape
+        return decide(shape, threads=e.get("threads")).name
 
     kinds = {(backend(f.g, f.centres), f.group is not None, f.centres > 0) for f in portfolio}
     if polish and s["polish_g"] is not None:  # the polish phase's own symmetry (cyclic)

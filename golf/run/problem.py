@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from golf.errors import GolfError
 
-__all__ = ["Problem", "submission_name"]
+__all__ = ["Problem", "submission_name", "build_evaluator"]
 
 
 def submission_name(n: int, d: int, diameter: int, total: int, grid=None) -> str:
@@ -39,6 +39,22 @@ class Problem:
         size = problem.get("grid")
         g_grid = self.g if self.g != "auto" else 1
         self.grid = Grid(size[0], size[1], problem["r"], g_grid) if size is not None else None
+
+    @property
+    def kind(self) -> str:
+        """``general``, ``grid`` or ``host-switch``."""
+        return "host-switch" if self.hosts is not None else (
+            "grid" if self.grid is not None else "general")
+
+    @property
+    def shape(self):
+        """What an evaluator of this problem scores (:class:`golf.evaluators.Shape`)."""
+        from golf.evaluators import Shape
+
+        if self.hosts is not None:
+            return Shape("host-switch", self.hosts, self.d, None, switches=self.n)
+        g = self.g if self.g != "auto" else None
+        return Shape(self.kind, self.n, self.d, g, self.centres, self.group)
 
     @property
     def order(self) -> int:
@@ -76,7 +92,8 @@ class Problem:
     def random_graph(self, seed: int):
         """A random connected start graph of the problem for ``g``."""
         if self.hosts is not None:
-            from golf.hostswitch.ports import PortGraph, random_ports
+            from golf.hostswitch.ports import PortGraph
+            from golf.starts.switch_wiring import random_ports
 
             return PortGraph(self.hosts, random_ports(self.hosts, self.n, self.d, seed))
         if self.grid is None and (self.group is not None or self.centres):
@@ -172,3 +189,22 @@ class Problem:
 
         gs = [g for g in (1, 2, 4) if symmetry_problem(self.grid.w, self.grid.h, g) is None]
         return gs, f"the rotations a {self.grid.label} lattice allows"
+
+
+def build_evaluator(cfg, comm=None):
+    """The evaluator of a validated run config (``problem``, ``evaluator``, ``search.batch``
+    -- or, where a tabu search runs, ``search.neighbourhood`` as far as its candidates' rows
+    fit in ~256 MiB -- and ``parallel.mode``): the work is split over ``comm``'s ranks only
+    with ``parallel.mode: evaluator``."""
+    from golf.evaluators import build
+
+    p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
+    split = comm if cfg["parallel"]["mode"] == "evaluator" else None
+    problem = Problem(p)
+    backend = e.pop("backend")
+    batch = s["batch"]
+    if problem.hosts is None and (s["method"] == "tabu" or s["polish"] > 0):
+        # a tabu step scores its candidates together, in batches of rows up to ~256 MiB
+        rows = 4 * p["n"] // p["g"] * p["d"]
+        batch = max(batch, min(s["neighbourhood"], (256 << 20) // rows))
+    return build(problem.shape, backend, comm=split, batch=batch, **e)

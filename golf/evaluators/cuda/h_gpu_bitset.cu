@@ -1,5 +1,5 @@
-// The weighted bit matrix of a host-switch graph on the GPU (golf/hostswitch/h_gpu.py; the
-// method is golf/hostswitch/h_scoring.py's): one block a (graph, 64-column word), both bit
+// The weighted bit matrix of a host-switch graph on the GPU (golf/evaluators/h_gpu_bitset.py; the
+// method is golf/evaluators/h_scoring.py's): one block a (graph, 64-column word), both bit
 // matrices of that word in shared memory.
 //
 // A graph is the s x r port rows of its switches (golf/hostswitch/ports.py): a link's switch
@@ -41,7 +41,7 @@ __device__ __forceinline__ unsigned long long h_group(unsigned long long x, int 
 // grid: K graphs x nch words (block b: graph b / nch, word w0 + b % nch); dynamic shared
 // memory: 2 s words of 8 bytes and s ints. A group of g lanes reads a switch's r ports
 // together (consecutive lanes, consecutive ports: coalesced), g a power of two, at most 32
-// (golf/hostswitch/h_gpu.py chooses it); the block's threads a multiple of 32.
+// (golf/evaluators/h_gpu_bitset.py chooses it); the block's threads a multiple of 32.
 extern "C" __global__ void h_bitset(const int* __restrict__ ports, int s, int r, int w0,
                                     int nch, int g, long long* __restrict__ res) {
     extern __shared__ unsigned long long smem[];

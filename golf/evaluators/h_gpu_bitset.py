@@ -1,6 +1,6 @@
 """h-scores of host-switch graphs on an NVIDIA GPU (``evaluator: {backend: gpu-bitset}`` of a
-host-switch problem): the weighted bit matrix of :mod:`golf.hostswitch.h_scoring`, one thread
-block a (graph, 64-column word), in ``golf/evaluators/cuda/h_bitset.cu``, launched through
+host-switch problem): the weighted bit matrix of :mod:`golf.evaluators.h_scoring`, one thread
+block a (graph, 64-column word), in ``golf/evaluators/cuda/h_gpu_bitset.cu``, launched through
 CuPy.
 
 The kernel reads the search's port rows as they are (:mod:`golf.hostswitch.ports`: links,
@@ -23,16 +23,16 @@ from __future__ import annotations
 import numpy as np
 
 from golf.errors import GolfError
-from golf.evaluators.base import OK, Capabilities, GpuEvaluator
+from golf.evaluators.base import DEVICE, OK, Capabilities, GpuEvaluator
 from golf.evaluators.cuda import cupy_or_error, load_module, select_device
-from golf.hostswitch.h_evaluator import HostSwitchScores
+from golf.evaluators.h_scoring import HostSwitchScores
 from golf.kernels.changes import changed_slots
 from golf.kernels.merge import merge_many
 
 __all__ = ["HostSwitchGpuEvaluator"]
 
 # the module's source files (golf/evaluators/cuda/)
-FILES = ("h_bitset.cu",)
+FILES = ("h_gpu_bitset.cu",)
 # threads a block, at most
 THREADS = 512
 
@@ -51,7 +51,7 @@ class HostSwitchGpuEvaluator(HostSwitchScores, GpuEvaluator):
     name = "h-gpu-bitset"
     summary = ("host-switch h-scores on the GPU: the bit matrix over the switches, a block a "
                "64-column word in shared memory, weighted by host counts")
-    options = {}
+    options = {"device": DEVICE}
     supports = Capabilities(gpu=True, batched=True, mpi_split=True)
 
     def __init__(self, hosts, switches, radix, *, device=None, batch=1, comm=None):

@@ -34,7 +34,7 @@ switch, 0 for a single host). A host's eccentricity over the other hosts is ``2 
 switch's largest such distance (0 with a second host on the same switch), which is one more
 than the last level after which its switch's row is not full, distances being symmetric. The
 *peripheral* hosts are those whose eccentricity is the h-diameter. A row's fullness needs
-every column, so a part of the columns (an MPI rank's, :mod:`golf.hostswitch.h_evaluator`)
+every column, so a part of the columns (an MPI rank's, :mod:`golf.evaluators.h_bitset`)
 counts by column instead: one more than the last level after which the column has not
 reached every switch with hosts (the AND of those rows), whole within the part. When a level sets no new
 bit while ``U_L > 0``, two hosts cannot reach each other: the graph is disconnected, reported
@@ -55,12 +55,14 @@ import functools
 import numpy as np
 from numba import njit, prange
 
+from golf.errors import GolfError
 from golf.evaluators.base import DISCONNECTED, OK, Score, cpu_threads
 from golf.evaluators.bitset import choose_chunk_words
 from golf.hostswitch.network import HostSwitchGraph
 from golf.kernels.bits import aligned_zeros, or_row, popcount
 
-__all__ = ["h_score", "hosts_reached", "plan_chunks", "switch_sums", "weight_runs"]
+__all__ = ["h_score", "hosts_reached", "plan_chunks", "switch_sums", "weight_runs",
+           "HostSwitchScores", "recheck"]
 
 # below this many row words x radix per level, one thread: starting a parallel region costs
 # more than the second thread saves
@@ -524,3 +526,38 @@ def hosts_reached(net: HostSwitchGraph) -> int:
     wsum, far, reached = (np.zeros(1, dtype=np.int64) for _ in range(3))
     switch_sums(net.switches.adj, counts, sources, wsum, far, reached)
     return int(reached[0])
+
+
+class HostSwitchScores:
+    """What every host-switch evaluator shares: ``n`` is the switches, ``d`` the radix,
+    ``hosts`` the hosts; a merged result ``[h-diameter, 2 * h-total, peripheral hosts,
+    status]`` finishes into the hosts' :class:`Score`, and the rows have the shape
+    ``(switches, radix)``."""
+
+    def finish(self, part) -> Score:
+        ecc, dist_sum, n_at, status = part.tolist() if isinstance(part, np.ndarray) else part
+        if status != OK:
+            return Score(self.hosts, None, None, 0, status)
+        return Score(self.hosts, ecc, dist_sum // 2, n_at, OK)
+
+    def check_shape(self, graph) -> None:
+        if graph.adj.shape != (self.n, self.d):
+            raise GolfError(f"{self.name}: evaluator built for {self.n} switches of radix "
+                            f"{self.d}, got rows of shape {graph.adj.shape}")
+
+
+def recheck(net) -> tuple:
+    """``(h-diameter, h-total)`` of a host-switch graph by another method than the search's
+    kernel: one plain BFS over the switches from each switch with hosts
+    (:func:`switch_sums`); ``(None, None)`` when two hosts cannot
+    reach each other."""
+    n = net.n
+    counts = net.host_counts
+    sources = np.flatnonzero(counts > 0).astype(np.int64)
+    wsum, far, reached = (np.zeros(len(sources), dtype=np.int64) for _ in range(3))
+    switch_sums(net.switches.adj, counts, sources, wsum, far, reached)
+    if n > 1 and (reached < n).any():
+        return None, None
+    pairs = int((counts[sources] * wsum).sum())  # ordered switch pairs, weighted
+    diameter = 0 if n == 1 else 2 + int(far.max())
+    return diameter, n * (n - 1) + pairs // 2

@@ -1,0 +1,216 @@
+"""Start graphs of host-switch problems (:mod:`golf.hostswitch`), as the search's port rows
+(:mod:`golf.hostswitch.ports`).
+
+:func:`random_ports` lays a random connected start: the hosts spread evenly (``n // s`` or
+one more a switch), a random spanning tree over the switches (those with more free ports
+first), then the free ports paired at random, then every two switches with free ports left
+and no link between them joined (so a port stays free only where no link can take it).
+
+:func:`polarity_ports` puts the hosts on the switches of a polarity graph ``ER_q``
+(:mod:`golf.starts.polarity`), whose diameter 2 gives h-diameter 4 at most;
+:func:`polarity_fits` lists the ``q`` whose switches hold a problem's hosts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golf.errors import GolfError
+from golf.hostswitch.ports import HOST_PORT
+
+__all__ = ["random_ports", "polarity_ports", "polarity_fits"]
+
+
+def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> np.ndarray:
+    """Random connected port rows for ``n`` hosts on ``s`` switches of radix ``r`` (module
+    docstring); the same seed gives the same rows.
+
+    Raises
+    ------
+    GolfError
+        When no connected graph of that shape exists: a switch with no port left for links
+        while ``s > 1``, or fewer free ports than a tree over the switches needs
+        (``s*r - n < 2(s-1)``), or hosts beyond the ports (``n > s*r``).
+    """
+    n, s, r = int(n), int(s), int(r)
+    if n < 1 or s < 1 or r < 1:
+        raise GolfError(f"hosts, switches and radix must be >= 1, got n={n}, s={s}, r={r}")
+    hosts = np.full(s, n // s, dtype=np.int64)
+    hosts[: n % s] += 1
+    free = r - hosts
+    if (free < 0).any() or (s > 1 and ((free < 1).any() or free.sum() < 2 * (s - 1))):
+        raise GolfError(f"no connected host-switch graph has n={n} hosts on s={s} switches "
+                        f"of radix r={r}: {n // s}-{-(-n // s)} hosts a switch leave "
+                        f"{int(free.sum())} ports for links, a tree over {s} switches needs "
+                        f"{2 * (s - 1)} and each switch one")
+    rng = np.random.default_rng(int(seed))
+    for _ in range(attempts):
+        links = [set() for _ in range(s)]
+        left = free.copy()
+        # a random tree: each new switch joins one already placed that has a port left, the
+        # switches with more free ports placed first
+        order = rng.permutation(s)
+        order = order[np.argsort(-free[order], kind="stable")]
+        placed = [int(order[0])]
+        ok = True
+        for a in order[1:].tolist():
+            open_ = [b for b in placed if left[b] > 0]
+            if not open_:
+                ok = False
+                break
+            b = open_[int(rng.integers(len(open_)))]
+            links[a].add(b)
+            links[b].add(a)
+            left[a] -= 1
+            left[b] -= 1
+            placed.append(a)
+        if not ok:
+            continue
+        # the free ports paired at random (a pair that would repeat a link or loop is dropped)
+        stubs = rng.permutation(np.repeat(np.arange(s), left))
+        for a, b in stubs[: len(stubs) // 2 * 2].reshape(-1, 2).tolist():
+            if a != b and b not in links[a]:
+                links[a].add(b)
+                links[b].add(a)
+                left[a] -= 1
+                left[b] -= 1
+        _fill(links, left, rng)
+        return _rows(links, hosts, r)
+    raise GolfError(f"could not lay a connected host-switch graph with n={n}, s={s}, r={r} "
+                    f"in {attempts} attempts (seed {seed})")
+
+
+def _rows(links, hosts, r) -> np.ndarray:
+    """Port rows from each switch's set of linked switches and its number of hosts."""
+    rows = np.full((len(links), r), -1, dtype=np.int32)
+    for a in range(len(links)):
+        row = sorted(links[a])
+        rows[a, : len(row)] = row
+        rows[a, len(row): len(row) + hosts[a]] = HOST_PORT
+    return rows
+
+
+def polarity_ports(n: int, r: int, q: int, seed: int = 0) -> np.ndarray:
+    """The port rows of ``n`` hosts on the ``q^2 + q + 1`` switches of the polarity graph
+    ``ER_q`` (:mod:`golf.starts.polarity`: diameter 2, so h-diameter 4 at most; degree
+    ``q + 1``, ``q`` on its ``q + 1`` absolute points), the hosts spread evenly (``n // s``
+    a switch, one more on the first ``n % s``, the absolute points first), then every two
+    switches with free ports and no link joined (:func:`_join`: distances only shrink).
+
+    Raises
+    ------
+    GolfError
+        Where ``q`` is not a prime power, or a switch's links and hosts exceed ``r`` ports.
+    """
+    from golf.starts.polarity import polarity_edges, prime_power
+
+    n, r, q = int(n), int(r), int(q)
+    if prime_power(q) is None:
+        raise GolfError(f"ER_q needs a prime power q, not {q}")
+    s = q * q + q + 1
+    links = [set() for _ in range(s)]
+    for u, v in polarity_edges(q).tolist():
+        links[u].add(v)
+        links[v].add(u)
+    deg = np.array([len(x) for x in links], dtype=np.int64)
+    hosts = np.full(s, n // s, dtype=np.int64)
+    hosts[np.argsort(deg, kind="stable")[: n % s]] += 1
+    left = r - deg - hosts
+    if n < s or (left < 0).any():
+        raise GolfError(f"{n} hosts on the {s} switches of ER_{q} (degree {q + 1}) need "
+                        f"{int((deg + hosts).max())} ports a switch and one host a switch; the "
+                        f"radix is {r}")
+    _join(links, left, np.random.default_rng(int(seed)))
+    return _rows(links, hosts, r)
+
+
+def polarity_fits(n: int, r: int) -> list[int]:
+    """The prime powers ``q`` whose ``ER_q`` holds ``n`` hosts at radix ``r``
+    (:func:`polarity_ports`: a host and ``q + 1`` links a switch at least), smallest first.
+
+    >>> polarity_fits(4608, 36)[:3], polarity_fits(432, 12)
+    ([16, 17, 19], [])
+    """
+    from golf.starts.polarity import prime_power
+
+    out = []
+    q = 2
+    while q * q + q + 1 <= n:
+        s = q * q + q + 1
+        # the switches of degree q + 1 hold n // s hosts, or one more past the q + 1
+        # absolute points' share of n % s
+        most = n // s + (1 if n % s > q + 1 else 0)
+        if prime_power(q) is not None and q + 1 + most <= r and q + n // s + (
+                n % s > 0) <= r:
+            out.append(q)
+        q += 1
+    return out
+
+
+def _join(links, left, rng) -> None:
+    """Join switches with free ports that are not linked yet, in random order, until no two
+    such remain."""
+    while True:
+        open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
+        joined = False
+        for i, a in enumerate(open_):
+            if left[a] == 0:
+                continue
+            for b in open_[i + 1:]:
+                if left[b] > 0 and b not in links[a]:
+                    links[a].add(b)
+                    links[b].add(a)
+                    left[a] -= 1
+                    left[b] -= 1
+                    joined = True
+                    if left[a] == 0:
+                        break
+        if not joined:
+            break
+
+
+def _fill(links, left, rng) -> None:
+    """Join switches with free ports that are not linked yet, in random order, until no two
+    such remain: the pairing drops the pairs that would repeat a link, and on a dense switch
+    graph (a few switches, many ports each: (128, 24) on 8 switches) those are many. Then a
+    switch still left with two free ports or more takes the place of a link between two
+    switches it is not linked to ((10000, 100) on 196 switches left one with 6), and two
+    linked switches with a free port each take the place of a link x -- y as a -- x and
+    b -- y (there, it left two with one each). No move of the search adds a link to a graph
+    without free ports, so the start takes all it can."""
+    _join(links, left, rng)
+    # a switch left with two free ports or more, and no partner: a link x -- y away from it
+    # becomes x -- a -- y (x and y keep their ports, a uses two of its own)
+    for a in rng.permutation(len(left)).tolist():
+        while left[a] >= 2:
+            pairs = [(x, y) for x in range(len(links)) for y in links[x]
+                     if x < y and a not in (x, y) and x not in links[a] and y not in links[a]]
+            if not pairs:
+                break
+            x, y = pairs[int(rng.integers(len(pairs)))]
+            links[x].discard(y)
+            links[y].discard(x)
+            for z in (x, y):
+                links[a].add(z)
+                links[z].add(a)
+            left[a] -= 2
+    # two switches with a free port each, already linked to each other: a link x -- y with x
+    # not linked to a and y not linked to b becomes a -- x and b -- y (one link more)
+    while True:
+        open_ = [a for a in rng.permutation(len(left)).tolist() if left[a] > 0]
+        if len(open_) < 2:
+            break
+        a, b = open_[0], open_[1]
+        pairs = [(x, y) for x in range(len(links)) for y in links[x]
+                 if x not in (a, b) and y not in (a, b) and x not in links[a]
+                 and y not in links[b]]
+        if not pairs:
+            break
+        x, y = pairs[int(rng.integers(len(pairs)))]
+        links[x].discard(y)
+        links[y].discard(x)
+        for u, z in ((a, x), (b, y)):
+            links[u].add(z)
+            links[z].add(u)
+        left[a] -= 1
+        left[b] -= 1
