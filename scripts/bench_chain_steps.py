@@ -18,8 +18,10 @@ one is fewer steps than k, so the time of a step falls with the acceptance rate.
 in the JSON (``accepted``), and ``--frac`` sets where in the schedule the steps are timed (the
 temperature, hence the rate: a run's later part accepts a few per cent).
 
-Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/chain_steps``); ``--page`` only
-rewrites the page from the JSON.
+The run goes into the search benchmark's record as its experiment ``chain_steps``
+(``results/search/bench_search.json``, ``experiments``; ``--experiment NAME``: another name),
+whose page gives one line on it: ``--shows TEXT`` (or later ``--render --shows TEXT``) says
+what it showed.
 """
 
 from __future__ import annotations
@@ -31,11 +33,11 @@ import subprocess
 import tempfile
 import time
 
-from benchlib import ROOT, describe_machine, header, load, new_record, save, table
+from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
 
 ANNEAL = "golf/evaluators/cuda/anneal.cu"
 # (n, d, g, threads a block or None for the default): the pairs whose chains fit a block
-# at the symmetries results/gpu/chain_steps.md was measured at
+# at the symmetries the experiment chain_steps was measured at
 PROBLEMS = [(64, 8, 4, None), (64, 8, 4, 32), (96, 3, 1, None), (256, 8, 32, None),
             (1024, 8, 128, None)]
 
@@ -79,40 +81,11 @@ def time_steps(n, d, g, threads, K, steps, speculate=1, frac=0.3) -> dict:
             "best_total": int(b.scs[:, SC.BEST_TOTAL].min())}
 
 
-def markdown(record) -> str:
-    lines = header("A step of annealing chains on the GPU (`scripts/bench_chain_steps.py`)",
-                   record,
-                   f"machine: {describe_machine(record['machine'])}",
-                   "K chains step together (`chains: device`: one block a chain; with "
-                   "speculate k, a cooperative grid of K k candidate blocks, fewer where "
-                   "they do not all stay resident); a chain's step = the time of all "
-                   "chains' steps over the steps; best of 3 runs",
-                   "at one speculate setting every source walks the same chains (same best "
-                   "total): only the time differs")
-    for note in record.get("notes", []):
-        lines.append(f"- {note}")
-    lines.append("")
-    rows = record["rows"]
-    sources = list(dict.fromkeys(r["source"] for r in rows))
-    keys = list(dict.fromkeys((r["n"], r["d"], r["g"], r["threads"], r["K"],
-                               r.get("speculate", 1)) for r in rows))
-    by = {(r["source"], r["n"], r["d"], r["g"], r["threads"], r["K"], r.get("speculate", 1)): r
-          for r in rows}
-    cells = []
-    for key in keys:
-        line = [f"({key[0]}, {key[1]}, {key[2]})", key[3], key[4], key[5]]
-        first = by.get((sources[0], *key))
-        for s in sources:
-            r = by.get((s, *key))
-            line.append("" if r is None else f"{r['us_per_step']:.2f}")
-        last = by.get((sources[-1], *key))
-        line.append(f"{first['us_per_step'] / last['us_per_step']:.2f}x"
-                    if first and last and len(sources) > 1 else "")
-        cells.append(line)
-    lines += table(["(n, d, g)", "threads", "chains", "speculate"]
-                   + [f"µs a step: `{s}`" for s in sources]
-                   + ["first / last"], cells)
-    return "\n".join(lines) + "\n"
+WHAT = ("K chains step together (`chains: device`: one block a chain; with speculate k, a "
+        "cooperative grid of K k candidate blocks, fewer where they do not all stay "
+        "resident); a chain's step = the time of all chains' steps over the steps; best of 3 "
+        "runs; at one speculate setting every source walks the same chains (same best "
+        "total): only the time differs")
 
 
 def main(argv=None):
@@ -126,19 +99,25 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--frac", type=float, default=0.3,
                    help="schedule fraction the timed steps start at (then +0.1, +0.2)")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "chain_steps"))
-    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"),
+                   help="the record that holds the experiment")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    p.add_argument("--note", action="append", default=[], help="a line kept with the run "
+                   "in the JSON (repeatable)")
+    experiment_args(p, "chain_steps")
     args = p.parse_args(argv)
-    if args.page:
-        record = load(args.out)
-        save(args.out, record, markdown(record))
+    from bench_search import markdown
+
+    if args.render:
+        render_experiment(args.out, args.experiment, args.shows, markdown, "bench_chain_steps")
         return
     import cupy as cp
 
     import golf.evaluators.gpu_bitset as gb
     from benchlib import gpu_machine
 
-    record = new_record(rows=[])
+    record = new_record(rows=[], what=WHAT, notes=args.note)
     record["machine"] = gpu_machine(cp)
     with tempfile.TemporaryDirectory() as tmp:
         for spec in args.source or [ANNEAL]:
@@ -150,7 +129,7 @@ def main(argv=None):
                                **time_steps(n, d, g, threads, K, args.steps, k, args.frac)}
                         print(row, flush=True)
                         record["rows"].append(row)
-    save(args.out, record, markdown(record))
+    save_experiment(args.out, args.experiment, record, markdown, args.shows)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,11 @@ chunk width, 1 and 2 threads, rounds interleaved across the widths so that a noi
 spreads its noise evenly; median of the rounds. One evaluator alive at a time (keeping one per
 width alive skewed the large cases by up to 1.6x). Backs ``choose_chunk_words``.
 
-    python scripts/bench_chunks.py            # writes results/bench/chunk_sweep.{json,md}
+The run goes into the CPU evaluation record as its experiment ``chunk_sweep``
+(``results/bench/eval_cpu.json``, ``experiments``), whose page gives one line on it: ``--shows
+TEXT`` (or later ``--render --shows TEXT``) says what it showed.
+
+    python scripts/bench_chunks.py --shows "..."   # into results/bench/eval_cpu.json
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import os
 import time
 
 import numpy as np
-from benchlib import ROOT, header, new_record, save, table
+from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
 
 CASES = [(4096, 8, 1), (10000, 7, 1), (65536, 6, 64), (65536, 6, 1)]
 
@@ -25,12 +29,21 @@ def main(argv=None):
     from golf.evaluators.bitset import choose_chunk_words
     from golf.starts.random import random_graph
 
+    from bench_eval import markdown
+
     p = argparse.ArgumentParser()
     p.add_argument("--widths", default="2,4,8,16,32")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--min-time", type=float, default=1.0, help="seconds per timing")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "chunk_sweep"))
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "eval_cpu"),
+                   help="the record that holds the experiment")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    experiment_args(p, "chunk_sweep")
     args = p.parse_args(argv)
+    if args.render:
+        render_experiment(args.out, args.experiment, args.shows, markdown, "bench_chunks")
+        return
     widths = [int(w) for w in args.widths.split(",")]
     rows = []
     for n, d, g in CASES:
@@ -55,27 +68,10 @@ def main(argv=None):
                        "auto": cw == auto}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    rec = new_record(rows=rows)
-    save(args.out, rec, markdown(rec, widths))
-
-
-def markdown(rec, widths) -> str:
-    lines = header("CPU bit-matrix chunk width sweep", rec,
-                   f"machine: {json.dumps(rec['machine'])}",
-                   "seconds per evaluation, median (min) of interleaved rounds; * = the width "
-                   "`choose_chunk_words` picks")
-    rows = []
-    for n, d, g in CASES:
-        for threads in (1, 2):
-            cells = []
-            for w in widths:
-                r = [x for x in rec["rows"] if (x["n"], x["d"], x["g"], x["threads"],
-                                                x["chunk_words"]) == (n, d, g, threads, w)]
-                cells.append("-" if not r else f"{r[0]['median_s'] * 1e3:.3g} ms "
-                             f"({r[0]['min_s'] * 1e3:.3g}){' *' if r[0]['auto'] else ''}")
-            rows.append((f"({n}, {d}, {g})", threads, *cells))
-    return "\n".join(lines + table(["(n, d, g)", "threads", *(f"{w} words" for w in widths)],
-                                   rows)) + "\n"
+    exp = new_record(rows=rows, widths=widths,
+                     what="seconds per evaluation, median (min) of interleaved rounds; auto: "
+                     "the width `choose_chunk_words` picks")
+    save_experiment(args.out, args.experiment, exp, markdown, args.shows)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ host``: one launch a step scores every chain's move, the rows renumbered on the 
 wall time.
 
 For each prime order, the form golf chase's portfolio tries for it
-(:func:`golf.run.portfolio.centre_forms`): one random graph of that form starts a population
+(:func:`golf.problems.order_degree.centre_forms`): one random graph of that form starts a population
 of K tempering chains with the same seeds, temperatures and moves (golf chase's voltage and
 near moves) twice, the chains on the device and on the host, each timed as
 ``scripts/bench_device_groups.py`` times them (:func:`bench_device_groups.timed_run`).
@@ -15,15 +15,16 @@ near moves) twice, the chains on the device and on the host, each timed as
     PYTHONPATH=. python3 scripts/bench_device_centres.py --dry         # CPU check of the paths
 
 ``--dry`` runs the host chains on the CPU bitset backend for a few seconds, 8 chains, into a
-temporary folder unless ``--out`` is given. Writes ``<out>.json`` and ``<out>.md`` (default
-``results/gpu/device_centres``); ``--page`` only rewrites the page from the JSON.
+record in a temporary folder unless ``--out`` is given. The run goes into the search
+benchmark's record as its experiment ``device_centres`` (``results/search/bench_search.json``,
+``experiments``), whose page gives one line on it: the device chains' evaluations a second
+over the host chains', or ``--shows TEXT``.
 """
 
 from __future__ import annotations
 
-from benchlib import describe_machine, header, table
-from bench_device_groups import (POPULATION, SEARCH, T0, T1, WARMUP_STEPS, device_speedups,
-                                 run_device_bench, timed_run)
+from bench_device_groups import (POPULATION, SEARCH, T0, T1, WARMUP_STEPS, run_device_bench,
+                                 timed_run)
 
 # (n, d, g, centres): prime orders and the centre form the portfolio tries for each, timed;
 # and one whose matrices (5.3 MB) are far beyond a block's shared memory, placed only
@@ -79,38 +80,15 @@ def measure(args) -> list[dict]:
     return rows
 
 
-def markdown(record) -> str:
-    rows = record["rows"]
-    speedup, notes = device_speedups(rows)
-    notes += [f"({p['n']}, {p['d']}) with g = {p['g']} and {p['centres']} centres: `chains: "
-              f"auto` puts them on the {p['chains']} ({p['why'].removeprefix('auto: ')})"
-              for p in record.get("placed", []) if p["chains"] == "host"]
-    lines = header("Device chains of centre-vertex forms (`scripts/bench_device_centres.py`)",
-                   record,
-                   f"machine: {describe_machine(record['machine'])}",
-                   f"K = {rows[0]['K'] if rows else '?'} tempering chains a run, golf chase's "
-                   "settings (as `bench_device_groups.py`), one random graph of the form a "
-                   f"prime order, seed 1; {record.get('seconds', '?')} s a run after a warm-up",
-                   "device: `chains: device` (`cuda/anneal.cu`); host: `chains: host` (one "
-                   "launch a step scores every chain's move); evaluations: moves scored, all "
-                   "chains",
-                   *notes, *record.get("notes", []))
-    cells = []
-    for r in rows:
-        ratio = f"{speedup(r):.1f}x" if speedup(r) else ""
-        cells.append([f"({r['n']}, {r['d']})",
-                      f"Z_{r['g']}, m = {r['m']}, {r['centres']} centre"
-                      + "s" * (r["centres"] > 1), r["chains"], r["K"], f"{r['seconds']:.1f}",
-                      f"{r['evaluations_per_s']:,.0f}", ratio,
-                      f"{r['us_per_chain_step']:.2f}", f"{100 * r['accepted']:.1f}%",
-                      r["best_diameter"], f"{r['best_aspl']:.6f}"])
-    lines += table(["pair", "form", "chains", "K", "seconds", "evaluations/s", "device / host",
-                    "µs a chain step", "accepted", "best D", "best ASPL"], cells)
-    return "\n".join(lines) + "\n"
+WHAT = ("K tempering chains a run, golf chase's settings (as `bench_device_groups.py`), one "
+        "random graph of the form a prime order, seed 1; `seconds` a run after a warm-up; "
+        "device: `chains: device` (`cuda/anneal.cu`); host: `chains: host` (one launch a step "
+        "scores every chain's move); evaluations: moves scored, all chains; placed: where "
+        "`chains: auto` puts the chains of each form, and why")
 
 
 def main(argv=None):
-    run_device_bench(argv, __doc__, "device_centres", 10.0, 2.0, measure, markdown,
+    run_device_bench(argv, __doc__, "device_centres", 10.0, 2.0, measure, WHAT,
                      extra=lambda: {"placed": placed()})
 
 

@@ -8,16 +8,17 @@ that golf chase has found for these pairs, results/quality/) starts a population
 tempering chains with the same seeds, temperatures and moves (voltage and near moves as golf
 chase sets them) twice, the chains on the device and on the host. After a warm-up (kernel compiles, not timed) each takes the same
 number of seconds, in calls of the population's steps whose schedule fraction is the time
-spent; the table gives the evaluations (scored moves, all chains) a second, a chain's steps
+spent; the record gives the evaluations (scored moves, all chains) a second, a chain's steps
 and their time, the acceptance rate and the best graph each reached.
 
     PYTHONPATH=. python3 scripts/bench_device_groups.py               # on a GPU, ~3 minutes
     PYTHONPATH=. python3 scripts/bench_device_groups.py --dry         # CPU check of the paths
 
 ``--dry`` runs the host chains on the CPU bitset backend for a few seconds, 8 chains, and no
-device chains (they need a GPU), into a temporary folder unless ``--out`` is given. Writes
-``<out>.json`` and ``<out>.md`` (default ``results/gpu/device_groups``); ``--page`` only
-rewrites the page from the JSON.
+device chains (they need a GPU), into a record in a temporary folder unless ``--out`` is given.
+The run goes into the search benchmark's record as its experiment ``device_groups``
+(``results/search/bench_search.json``, ``experiments``), whose page gives one line on it: the
+device chains' evaluations a second over the host chains', or ``--shows TEXT``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import os
 import tempfile
 import time
 
-from benchlib import ROOT, describe_machine, header, load, new_record, save, table
+from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
 
 # (n, d, a, r): the pair, its group Z_a ⋊_r Z_(g/a) with g = n/2 (groups golf chase has chosen for these pairs: results/quality/)
 PAIRS = [(256, 8, 16, 3), (1024, 8, 32, 3)]
@@ -125,42 +126,20 @@ def device_speedups(rows):
     return speedup, notes
 
 
-def markdown(record) -> str:
-    rows = record["rows"]
-    speedup, notes = device_speedups(rows)
-    lines = header("Device chains under a metacyclic group (`scripts/bench_device_groups.py`)",
-                   record,
-                   f"machine: {describe_machine(record['machine'])}",
-                   f"K = {rows[0]['K'] if rows else '?'} tempering chains a run ("
-                   + ", ".join(f"{k} {v}" for k, v in record.get("settings", {}).items())
-                   + ": golf chase's settings), one random graph of the "
-                   "group a pair, seed 1; after a warm-up that compiles the kernels, each run "
-                   f"takes {record.get('seconds', '?')} s, the schedule following the time",
-                   "device: `chains: device` (`cuda/anneal.cu`, one block a chain, many steps a "
-                   "launch); host: `chains: host` (one launch a step scores every chain's move, "
-                   "the moves and decisions on the host)",
-                   "evaluations: moves scored, all chains; a chain's step: the run's time over "
-                   "the steps each chain took; best: the population's best graph at the end",
-                   *notes, *record.get("notes", []))
-    cells = []
-    for r in rows:
-        ratio = f"{speedup(r):.1f}x" if speedup(r) else ""
-        cells.append([f"({r['n']}, {r['d']})", f"{r['group']}, g = {r['g']}, m = {r['m']}",
-                      r["chains"], r["K"], f"{r['seconds']:.1f}",
-                      f"{r['evaluations_per_s']:,.0f}", ratio, f"{r['steps_per_chain']:,.0f}",
-                      f"{r['us_per_chain_step']:.2f}", f"{100 * r['accepted']:.1f}%",
-                      r["best_diameter"], f"{r['best_aspl']:.6f}", r["best_total"]])
-    lines += table(["pair", "group", "chains", "K", "seconds", "evaluations/s",
-                    "device / host", "steps a chain", "µs a chain step", "accepted", "best D",
-                    "best ASPL", "best total"], cells)
-    return "\n".join(lines) + "\n"
+WHAT = ("K tempering chains a run (golf chase's settings: `settings`), one random graph of the "
+        "group a pair, seed 1; after a warm-up that compiles the kernels, each run takes "
+        "`seconds`, the schedule following the time; device: `chains: device` "
+        "(`cuda/anneal.cu`, one block a chain, many steps a launch); host: `chains: host` (one "
+        "launch a step scores every chain's move, the moves and decisions on the host); "
+        "evaluations: moves scored, all chains; a chain's step: the run's time over the steps "
+        "each chain took; best: the population's best graph at the end")
 
 
 def device_args(argv, doc: str, name: str, seconds: float, dry_seconds: float):
     """The command line of a device-chains benchmark (this one, bench_device_centres): the
-    parsed arguments (``seconds`` and ``chains`` filled in), the output prefix
-    (``results/gpu/<name>``, a temporary folder with ``--dry``), and a new record of the
-    settings, or None with ``--page`` (the page is then rewritten from the JSON)."""
+    parsed arguments (``seconds`` and ``chains`` filled in), the record that holds the run
+    (``results/search/bench_search``; with ``--dry`` one in a temporary folder), and a new
+    record of the settings, or None with ``--render`` (the page is then written again)."""
     p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=None,
                    help=f"timed seconds a run (default {seconds:g}; --dry: {dry_seconds:g})")
@@ -168,17 +147,21 @@ def device_args(argv, doc: str, name: str, seconds: float, dry_seconds: float):
                    help="chains a population (default 256; --dry: 8)")
     p.add_argument("--dry", action="store_true",
                    help="host chains on the CPU only, short: a check of the code paths")
-    p.add_argument("--note", action="append", default=None, help="a line for the page")
+    p.add_argument("--note", action="append", default=None,
+                   help="a line kept with the run in the JSON (repeatable)")
     p.add_argument("--out", default=None,
-                   help=f"output prefix (default results/gpu/{name}; --dry: a temporary "
-                   f"folder)")
-    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
+                   help="the record that holds the experiment (default "
+                   "results/search/bench_search; --dry: a new one in a temporary folder)")
+    p.add_argument("--render", "--page", action="store_true", dest="render",
+                   help="only write the page again from the JSON (with --shows: the "
+                   "experiment's line first)")
+    experiment_args(p, name)
     args = p.parse_args(argv)
     args.seconds = args.seconds or (dry_seconds if args.dry else seconds)
     args.chains = args.chains or (8 if args.dry else 256)
-    out = args.out or (os.path.join(tempfile.mkdtemp(), name) if args.dry else
-                       os.path.join(ROOT, "results", "gpu", name))
-    if args.page:
+    out = args.out or (os.path.join(tempfile.mkdtemp(), "dry") if args.dry else
+                       os.path.join(ROOT, "results", "search", "bench_search"))
+    if args.render:
         return args, out, None
     record = new_record(seconds=args.seconds, rows=[], notes=args.note or [],
                         settings={**POPULATION, **SEARCH, "t0": T0, "t1": T1,
@@ -187,15 +170,17 @@ def device_args(argv, doc: str, name: str, seconds: float, dry_seconds: float):
 
 
 def run_device_bench(argv, doc: str, name: str, seconds: float, dry_seconds: float, measure,
-                     markdown, extra=None) -> None:
+                     what: str, extra=None) -> None:
     """A device-chains benchmark end to end (this one, bench_device_centres): the command line
-    (:func:`device_args`), with ``--page`` only the page again from the JSON; else the machine
-    (the GPU's, and ``extra()``'s fields; the CPU's with ``--dry``), ``measure(args)``'s rows,
-    the record and its page (``markdown(record)``)."""
+    (:func:`device_args`), with ``--render`` only the page again; else the machine (the GPU's,
+    and ``extra()``'s fields; the CPU's with ``--dry``), ``measure(args)``'s rows and the
+    experiment (``what`` says how it was measured), its line on the page the device chains'
+    speed-ups (:func:`device_speedups`) unless ``--shows`` says another."""
+    from bench_search import markdown
+
     args, out, record = device_args(argv, doc, name, seconds, dry_seconds)
     if record is None:
-        record = load(out)
-        save(out, record, markdown(record))
+        render_experiment(out, args.experiment, args.shows, markdown, name)
         return
     if args.dry:
         from benchlib import machine
@@ -209,11 +194,14 @@ def run_device_bench(argv, doc: str, name: str, seconds: float, dry_seconds: flo
         record["machine"] = gpu_machine(cp)
         record.update(extra() if extra is not None else {})
     record["rows"] = measure(args)
-    save(out, record, markdown(record))
+    record["what"] = what
+    _, notes = device_speedups(record["rows"])
+    save_experiment(out, args.experiment, record, markdown,
+                    args.shows or (notes[0] if notes else None))
 
 
 def main(argv=None):
-    run_device_bench(argv, __doc__, "device_groups", 25.0, 3.0, measure, markdown)
+    run_device_bench(argv, __doc__, "device_groups", 25.0, 3.0, measure, WHAT)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ Each timing is the median (and min) of ``--trials`` trials of at least ``--min-t
 come from one run. BFS cases that would take longer than ``--bfs-cap`` seconds are timed on a subset of the
 sources and scaled up (BFS cost is the same for every source); the record says so.
 
-Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
+Writes ``<out>.json`` and ``<out>.md`` (default ``results/bench/eval_cpu``) with the machine,
+the date and the command; the experiments the record holds (``bench_chunks.py``,
+``bench_group.py``) are kept, and the page gives a line on each. ``--render`` rewrites the page
+from the JSON.
 
     python scripts/bench_eval.py                    # all cases, bitset and bfs, 1 and 2 threads
     python scripts/bench_eval.py --quick            # small cases only
@@ -24,10 +27,11 @@ Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the comman
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
-from benchlib import header, load, new_record, save, table
+from benchlib import ROOT, experiment_lines, header, load, new_record, render, save, table
 from numba import njit
 
 import golf
@@ -137,11 +141,13 @@ def fmt(s: float | None) -> str:
 
 
 def markdown(record: dict) -> str:
+    """The page: the table, then a line on each experiment of the record (the chunk width
+    sweep of ``bench_chunks.py``, the group cost of ``bench_group.py``)."""
     m = record["machine"]
+
     def api(r):
         t = r.get("golf_evaluate_median_s")
-        return "-" if t is None else (f"{fmt(t)} ({t / r['golf_evaluate_target_s']:.2f} of "
-                                      f"{fmt(r['golf_evaluate_target_s'])})")
+        return "-" if t is None else f"{fmt(t)} ({t / r['golf_evaluate_target_s']:.2f})"
 
     rows = [(f"({r['n']}, {r['d']}, {r['g']})", r["diameter"], r["backend"], r["threads"],
              fmt(r["loop_median_s"]), api(r), fmt(r["target_s"]),
@@ -152,12 +158,12 @@ def markdown(record: dict) -> str:
         f"machine: {m.get('cpu', '?')}, {m['cores']} cores; Python {m['python']}, Numba "
         f"{m['numba']}, NumPy {m['numpy']}; commit {m.get('commit', '?')}",
         "per evaluation: median of the trials, the compiled kernel from a compiled loop (what "
-        "the search pays); golf.evaluate: the API, against 1.5 x the kernel + 1 us; ratio: "
-        "the kernel over a tuned C library's time here (min times, `evaluate()` from Python "
-        "and caches: in the JSON)")
+        "the search pays); golf.evaluate: the API (its share of 1.5 x the kernel + 1 us); "
+        "ratio: the kernel over a tuned C library's time here (min times, `evaluate()` from "
+        "Python and caches: in the JSON)")
     lines += table(["(n, d, g)", "D", "backend", "threads", "per evaluation", "golf.evaluate",
                     "target", "ratio"], rows)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + experiment_lines(record)) + "\n"
 
 
 def main(argv=None):
@@ -170,12 +176,12 @@ def main(argv=None):
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--bfs-cap", type=float, default=20.0,
                    help="seconds above which bfs is timed on a subset of sources")
-    p.add_argument("--out", default="results/bench/eval_cpu")
-    p.add_argument("--page", action="store_true", help="only rewrite <out>.md from <out>.json")
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "eval_cpu"))
+    p.add_argument("--render", "--page", action="store_true", dest="render",
+                   help="only rewrite <out>.md from <out>.json")
     args = p.parse_args(argv)
-    if args.page:
-        record = load(args.out)
-        save(args.out, record, markdown(record))
+    if args.render:
+        render(args.out, markdown, "bench_eval")
         return
     cases = CASES
     if args.cases:
@@ -190,6 +196,9 @@ def main(argv=None):
     for (n, d, g), target in cases:
         results += bench_case(n, d, g, target, backends, threads, args)
     record = new_record(results=results)
+    kept = load(args.out) or {}
+    if kept.get("experiments"):  # the runs of other scripts that the page holds
+        record["experiments"] = kept["experiments"]
     save(args.out, record, markdown(record))
 
 

@@ -18,7 +18,7 @@ Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/bench_gpu``). The 
 part with its own date, command, commit and machine (the GPU's name, driver, CUDA and CuPy
 versions too) and the hand-kept ``notes`` (what bounds the kernel, what was tried and
 dropped); the page is the record: each part's date, commit and GPU, and the tables. A run of
-some parts replaces those and keeps the others. ``python3 scripts/bench_gpu.py --page``
+some parts replaces those and keeps the others. ``python3 scripts/bench_gpu.py --render``
 rewrites the page from the JSON alone.
 """
 
@@ -314,7 +314,7 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "bench_gpu"))
     p.add_argument("--parts", default="single,batched,seidel,chains")
-    p.add_argument("--page", action="store_true",
+    p.add_argument("--render", "--page", action="store_true", dest="page",
                    help="only rewrite <out>.md from <out>.json (no GPU needed)")
     p.add_argument("--chain-runs", default="1/host,64/host,64/device,1024/device",
                    help="K/WHERE runs of the chains part: K chains, their steps taken on the "

@@ -8,14 +8,21 @@ The record holds the diameter and ASPL reached, the lattice bounds (``golf bound
 the ASPL gap to the bound in percent, evaluations/s, and the best graph, exported gzipped
 under the competition's name into ``results/grid/graphs/``.
 
-    python scripts/bench_grid.py                          # the problems with n <= 400, 120 s
+    python scripts/bench_grid.py --chase 10     # golf chase --grid WxH D R --minutes 10
+    python scripts/bench_grid.py                # the config's search, problems with n <= 400, 120 s
     python scripts/bench_grid.py --only w10h10d6r3 --seconds 30
     python scripts/bench_grid.py --parallel 8   # 8 problems at once, 2 cores each (16 cores)
-    python scripts/bench_grid.py --chase 10     # golf chase --grid WxH D R --minutes 10 instead
 
 With ``--chase MINUTES`` each problem runs ``golf chase --grid WxH D R`` (the symmetry form
 chosen by its trials, a population of chains, nothing set per problem) for MINUTES of wall
 time on RANKS processes, instead of the config's search.
+
+The page is the chase's: ``results/grid/chase.json`` and ``.md``, its graphs in
+``results/grid/graphs/chase/``. Runs of the config's search, and chases that compare a
+setting (``--set``), go into that record's experiments: ``--experiment NAME`` (the config's
+search by default ``config``, its graphs in ``results/grid/graphs/``; a chase experiment's in
+``graphs/NAME/``). The page gives one line on each experiment: ``--shows TEXT`` (or later
+``--render --experiment NAME --shows TEXT``) says what it showed.
 
 Targets (for the small problems): the diameter bound reached on (5x5,4,2), (10x10,6,3) and
 (10x10,8,4), and an ASPL within 3% of the bound there.
@@ -33,9 +40,10 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from benchlib import (ROOT, chase_command, describe_machine, export_best, header, keep_log,
-                      load, machine, new_record, plain, render, repo_env, run_problem, save,
-                      table)
+from benchlib import (ROOT, chase_command, describe_machine, experiment_args,
+                      experiment_lines, export_best, header, keep_log, load, load_experiment,
+                      machine, new_record, plain, render, render_experiment, repo_env,
+                      run_problem, save, save_experiment, table)
 
 from golf.config import load_config
 from golf.lower_bounds import grid_bounds
@@ -196,16 +204,22 @@ def markdown(record) -> str:
               "`file` in the JSON)."]
     if record.get("notes"):
         lines += ["", *(f"- {note}" for note in record["notes"])]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + experiment_lines(record)) + "\n"
 
 
-def default_paths(chase: float) -> tuple[str, str]:
-    """The record (less .json/.md) and the graphs' folder of a run: the 2-minute search's
-    page, or with ``--chase`` the chase's own, so that one never overwrites the other."""
+def default_paths(chase: float, experiment: str | None = None) -> tuple[str, str | None, str]:
+    """The record (less .json/.md), the experiment and the graphs' folder of a run: the
+    chase's page (its graphs in ``graphs/chase``); the config's search by default into the
+    experiment ``config`` (its graphs in ``graphs/``); an experiment's chase into
+    ``graphs/EXPERIMENT``. So no run overwrites another's graphs."""
     grid = os.path.join(ROOT, "results", "grid")
-    if chase:
-        return os.path.join(grid, "chase"), os.path.join(grid, "graphs", "chase")
-    return os.path.join(grid, "bench_grid"), os.path.join(grid, "graphs")
+    if not chase:
+        experiment = experiment or "config"
+    if experiment == "config" and not chase:
+        graphs = os.path.join(grid, "graphs")
+    else:
+        graphs = os.path.join(grid, "graphs", experiment or "chase")
+    return os.path.join(grid, "chase"), experiment, graphs
 
 
 def main(argv=None):
@@ -219,9 +233,10 @@ def main(argv=None):
     p.add_argument("--parallel", type=int, default=1, help="problems run at once (each on its "
                    "own RANKS cores; a machine with PARALLEL * RANKS cores)")
     p.add_argument("--out", default=None, help="the record's path less .json/.md (default "
-                   "results/grid/bench_grid, with --chase results/grid/chase)")
+                   "results/grid/chase)")
     p.add_argument("--graphs", default=None, help="where the best graphs go (default "
-                   "results/grid/graphs/, with --chase its chase/ folder)")
+                   "results/grid/graphs/chase, the config's search results/grid/graphs, an "
+                   "experiment's chase results/grid/graphs/NAME)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="with --chase: a setting for every problem's chase (repeatable), e.g. "
                    "search.polish=0.5")
@@ -231,12 +246,17 @@ def main(argv=None):
     p.add_argument("--note", action="append", default=None, help="with --render: a line for "
                    "the page, e.g. other runs of a problem (repeatable; replaces the record's "
                    "notes)")
+    experiment_args(p)
     args = p.parse_args(argv)
-    out, graphs = default_paths(args.chase)
-    args.out, args.graphs = args.out or out, args.graphs or graphs
     if args.render:
-        render(args.out, markdown, "bench_grid", args.note)
+        if args.experiment:
+            render_experiment(args.out or default_paths(10)[0], args.experiment, args.shows,
+                              markdown, "bench_grid")
+        else:
+            render(args.out or default_paths(10)[0], markdown, "bench_grid", args.note)
         return
+    out, args.experiment, graphs = default_paths(args.chase, args.experiment)
+    args.out, args.graphs = args.out or out, args.graphs or graphs
     runs = problems(args.max_n)
     if args.only:
         wanted = args.only.split(",")
@@ -244,9 +264,21 @@ def main(argv=None):
         if unknown:
             sys.exit(f"bench_grid: no problem named {', '.join(sorted(unknown))}")
         runs = [r for r in load_config(CONFIG) if r.name in wanted]
-    record = load(args.out) or new_record(rows={})
-    if record.get("chase", 0) != args.chase:  # one page, one way of running
-        record = new_record(rows={}, chase=args.chase)
+    if args.experiment:
+        record = load_experiment(args.out, args.experiment) or new_record(rows={})
+    else:
+        record = load(args.out) or new_record(rows={})
+    if record.get("chase", 0) != args.chase:  # one table, one way of running
+        record = new_record(rows={}, chase=args.chase,
+                            **({} if args.experiment else
+                               {"experiments": record.get("experiments") or {}}))
+
+    def write():
+        if args.experiment:
+            save_experiment(args.out, args.experiment, record, markdown, args.shows)
+        else:
+            save(args.out, record, markdown(record))
+
     mach = machine()
     busy = min(args.parallel, len(runs)) * args.ranks
     if args.parallel > 1 and busy > (os.cpu_count() or 1):
@@ -277,7 +309,7 @@ def main(argv=None):
                        machine=mach, at_once=min(args.parallel, len(runs)))
             record["rows"][run.name] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach)
-            save(args.out, record, markdown(record))
+            write()
             print(json.dumps({k: row[k] for k in ("name", "diameter", "diameter_bound", "aspl",
                                                   "aspl_gap_percent")}), flush=True)
 

@@ -4,13 +4,15 @@
 For each shape, a random graph symmetric under ``Z_a ⋊_r Z_b`` and a random cyclic one of the
 same ``(n, d, g)`` (so the same ``m = n/g`` base sources) are scored many times by the CPU
 backends on one thread. The group's kernels first write the ``b*m`` twisted rows
-(``golf.kernels.symmetry.twist_rows``) and then read them as a cyclic graph's rows; the table
-shows both times per evaluation, their ratio, the twisting alone, and each graph's diameter
+(``golf.kernels.symmetry.twist_rows``) and then read them as a cyclic graph's rows; the record
+holds both times per evaluation, their ratio, the twisting alone, and each graph's diameter
 (a level more costs a level more).
 
-    python scripts/bench_group.py            # the four group shapes of the record configs
+    python scripts/bench_group.py --shows "..."   # the four group shapes of the record configs
 
-Writes ``<out>.json`` and ``<out>.md`` (default ``results/search/bench_group``).
+The run goes into the CPU evaluation record as its experiment ``group``
+(``results/bench/eval_cpu.json``, ``experiments``), whose page gives one line on it: ``--shows
+TEXT`` (or later ``--render --shows TEXT``) says what it showed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import argparse
 import os
 import time
 
-from benchlib import ROOT, describe_machine, header, new_record, save, table
+from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
 
 from golf.evaluators import make_evaluator
 from golf.starts.random import random_graph, random_group_graph
@@ -41,11 +43,20 @@ def per_call(fn, seconds):
     return (time.perf_counter() - t0) / reps * 1e6
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=1.0, help="timing per measurement")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_group"))
-    args = p.parse_args()
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "eval_cpu"),
+                   help="the record that holds the experiment")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    experiment_args(p, "group")
+    args = p.parse_args(argv)
+    from bench_eval import markdown
+
+    if args.render:
+        render_experiment(args.out, args.experiment, args.shows, markdown, "bench_group")
+        return
     rows = []
     for n, d, a, b, r in SHAPES:
         grp, g = Group(a, b, r), a * b
@@ -63,19 +74,10 @@ def main():
                    "diameters": [ev_c.evaluate(cyc).diameter, ev_g.evaluate(lift).diameter]}
             print(row, flush=True)
             rows.append(row)
-    record = new_record(rows=rows)
-    lines = header("Evaluation cost under a metacyclic group", record,
-                   f"machine: {describe_machine(record['machine'])}; one thread; a random "
-                   f"graph of each symmetry (seed 1); time per `evaluate` call from Python",
-                   "a level costs about the same under either group; a graph of smaller "
-                   "diameter takes fewer levels (ratio below 1 where the group's random graph "
-                   "has it)")
-    lines += table(["(n, d, g)", "group", "backend", "cyclic us", "group us", "ratio",
-                    "twist_rows us", "diameter (cyclic, group)"],
-                   [[f"({x['n']}, {x['d']}, {x['g']})", x["group"], x["backend"],
-                     x["cyclic_us"], x["group_us"], f"{x['ratio']:.2f}", x["twist_us"],
-                     ", ".join(map(str, x["diameters"]))] for x in rows])
-    save(args.out, record, "\n".join(lines) + "\n")
+    exp = new_record(rows=rows, what="one thread; a random graph of each symmetry (seed 1); "
+                     "microseconds per `evaluate` call from Python, cyclic and group; "
+                     "twist_us: `twist_rows` alone; diameters: (cyclic, group)")
+    save_experiment(args.out, args.experiment, exp, markdown, args.shows)
 
 
 if __name__ == "__main__":

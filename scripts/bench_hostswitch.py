@@ -40,6 +40,12 @@ a file ``.commit``); later runs without ``--orp`` reuse that build.
 Pairs run in different calls are merged into one record, ``results/hostswitch/
 bench_hostswitch.json`` and ``.md``; the graphs go to ``results/hostswitch/graphs/``
 (gzipped: golf's under the competition's name, ORP's as ``orp_sa_h{n}s{s}r{r}.edges.gz``).
+Runs that compare a setting (``--set``, ``--gpu``, other minutes) go into the record's
+experiment NAME with ``--experiment NAME`` (their graphs into ``graphs/NAME/``), and the page
+gives one line on each experiment: ``--shows TEXT`` (or later ``--render --experiment NAME
+--shows TEXT``) says what it showed.
+
+    python scripts/bench_hostswitch.py --set search.batch=1 --minutes 6 --experiment batch1
 """
 
 from __future__ import annotations
@@ -61,14 +67,19 @@ from fractions import Fraction
 from benchlib import (
     ROOT,
     describe_machine,
+    experiment_args,
+    experiment_lines,
     load,
+    load_experiment,
     machine,
     new_record,
     orp_build,
+    render_experiment,
     repo_env,
-    unpack_git,
     save,
+    save_experiment,
     table,
+    unpack_git,
 )
 
 # the 13 featured pairs (n, r) of Graph Golf 2021's host-switch category, and the number of
@@ -246,31 +257,27 @@ def markdown(record: dict) -> str:
     cores = sorted({r["cores"] for r in rows})
     lines = ["# Host-switch search: golf against ORP's annealer and ORP's sample graphs", "",
              f"- what: on each featured pair of Graph Golf 2021, `golf chase --host-switch` "
-             f"and ORP's `sa.x` side by side for {'/'.join(f'{m:g}' for m in minutes)} "
+             f"and ORP's `sa.x` side by side, {'/'.join(f'{m:g}' for m in minutes)} "
              f"minutes on {'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} "
-             f"each; cells: h-diameter / h-ASPL "
-             f"(switches); gap: h-ASPL less the Order/Radix bound; pair count: the bound of "
-             f"radix_bounds.pair_count_bound (golf over the larger bound); targets: golf "
-             f"better than ORP SA, golf's gap <= half the sample's (at no larger h-diameter)",
+             f"each; cells: h-diameter / h-ASPL (switches); bound: Order/Radix "
+             f"(radix_bounds.pair_count_bound's h-ASPL); gap ratio: golf's h-ASPL gap to the "
+             f"bound over the sample's; targets: golf better than ORP SA, gap ratio <= 0.5 (at "
+             f"no larger h-diameter)",
              f"- command: {'; '.join(f'`{c}`' for c in commands)}",
              f"- machine: {'; '.join(machines)}", f"- date: {', '.join(dates)}", ""]
     from golf.hostswitch.radix_bounds import pair_count_bound
 
-    cols = ["(n, r)", "bound", "golf", "golf gap", "pair count", "ORP SA", "ORP sample",
-            "gap ratio", "beats SA", "half gap"]
+    cols = ["(n, r)", "bound", "golf", "ORP SA", "ORP sample", "gap ratio",
+            "beats SA, half gap"]
     body = []
     for r in rows:
         j = r["judge"]
         b = r["bound"]
         count = float(pair_count_bound(r["n"], r["r"])[1])
-        over = (f" (+{r['golf']['aspl'] - max(count, b['aspl']):.6f})" if r.get("golf")
-                else "")
-        body.append([f"({r['n']}, {r['r']})", f"{b['diameter']} / {b['aspl']:.6f}",
-                     _cell(r.get("golf")),
-                     f"{r['golf']['gap']:.6f}" if r.get("golf") else "-",
-                     f"{count:.6f}{over}", _cell(r.get("orp_sa")), _cell(r.get("orp_sample")),
+        body.append([f"({r['n']}, {r['r']})", f"{b['diameter']} / {b['aspl']:.6f} ({count:.6f})",
+                     _cell(r.get("golf")), _cell(r.get("orp_sa")), _cell(r.get("orp_sample")),
                      f"{j['gap_ratio']:.3f}" if j["gap_ratio"] is not None else "-",
-                     _mark(j["beats_orp_sa"]), _mark(j["half_gap"])])
+                     f"{_mark(j['beats_orp_sa'])}, {_mark(j['half_gap'])}"])
     lines += table(cols, body)
     notes = list(record.get("notes") or [])[:3]
     # a record may be of some pairs only (its "pairs", e.g. those that a GPU scores)
@@ -279,7 +286,8 @@ def markdown(record: dict) -> str:
     if missing:
         notes.append(f"Not measured yet: {', '.join(missing)}.")
     notes.append(verdict(rows))
-    return "\n".join(lines + [""] + [f"- {x}" for x in notes[-5:]]) + "\n"
+    return "\n".join(lines + [""] + [f"- {x}" for x in notes[-5:]]
+                     + experiment_lines(record)) + "\n"
 
 
 def default_notes(rows: list) -> list:
@@ -289,13 +297,12 @@ def default_notes(rows: list) -> list:
     used = [s["wall_seconds"] / (60 * r["minutes"]) for r, s in
             ((r, r["orp_sa"]) for r in rows if r.get("orp_sa"))]
     at_once = sorted({r["at_once"] for r in rows})
-    out = [f"Each pair: golf chase --ranks {rows[0]['golf_ranks']} and ORP's sa.x pinned to "
-           f"their own CPUs, {'/'.join(map(str, at_once))} pairs at once; ORP with its own "
-           f"defaults (switches: ORP_Optimize_switches; temperatures: calc_max_temp), as many "
-           f"steps as its measured step time fits (its timing runs inside the time; it used "
+    out = [f"Each pair: golf chase --ranks {rows[0]['golf_ranks']} and ORP's sa.x on their "
+           f"own CPUs, {'/'.join(map(str, at_once))} pairs at once; ORP with its defaults "
+           f"(ORP_Optimize_switches, calc_max_temp), steps sized by its step time ("
            + (f"{min(used):.0%}-{max(used):.0%}" if used else "-")
-           + f" of it), the OpenMP build on {threads} of {len(sa)} pairs where it was faster "
-           f"a step than the serial one."]
+           + f" of the time used), its OpenMP build on {threads} of {len(sa)} pairs where "
+           f"faster."]
     on_gpu = [f"({r['n']}, {r['r']})" for r in rows
               if (r.get("golf") or {}).get("backend") == "h-gpu-bitset"]
     if on_gpu:
@@ -304,10 +311,10 @@ def default_notes(rows: list) -> list:
            if r.get(k) and not r[k].get("agrees", False)]
     loops = sum(s.get("self_loops", 0) for s in sa)
     out.append("Every graph re-scored by `golf eval`: " + (
-        "golf's summaries, sa.x's printed values and ORP's ASPL.txt all agree"
+        "golf's summaries, sa.x's output and ORP's ASPL.txt all agree"
         if not bad else "DISAGREE on " + ", ".join(bad))
-               + (f" (ORP's files held {loops} self-loops of its random start, left out: "
-                  f"a loop changes no distance)" if loops else "") + ".")
+               + (f" (ORP's files: {loops} self-loops of its random start, left out)"
+                  if loops else "") + ".")
     return out
 
 
@@ -612,14 +619,11 @@ def warm(tmp: str, cpus: list) -> float:
     return time.monotonic() - t
 
 
-def graph_folder(out: str) -> str:
-    """Where a record's graphs go: ``results/hostswitch/graphs`` for the main record, else
-    its own folder under it, named by the record less ``bench_hostswitch_`` (so that a
-    record of other runs never overwrites the main record's graphs)."""
-    name = os.path.basename(out)
-    if os.path.abspath(out) == os.path.abspath(OUT):
-        return GRAPHS
-    return os.path.join(GRAPHS, name.removeprefix("bench_hostswitch_") or name)
+def graph_folder(experiment: str | None) -> str:
+    """Where a run's graphs go: ``results/hostswitch/graphs`` for the record's own rows, else
+    the experiment's folder under it (so that an experiment never overwrites the page's
+    graphs)."""
+    return os.path.join(GRAPHS, experiment) if experiment else GRAPHS
 
 
 def main(argv=None):
@@ -646,8 +650,7 @@ def main(argv=None):
                    help="comma-separated pair names, e.g. h32r4,h1024r10")
     p.add_argument("--out", default=OUT, help="the record (without .json / .md)")
     p.add_argument("--graphs", default=None, help="folder for the graphs (default: "
-                   "results/hostswitch/graphs for the main record, else a folder of that "
-                   "name under it, e.g. graphs/gpu for bench_hostswitch_gpu)")
+                   "results/hostswitch/graphs, with --experiment NAME its folder NAME)")
     p.add_argument("--no-warm", action="store_true", help="skip the short chase that fills "
                    "Numba's cache first")
     p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
@@ -655,21 +658,39 @@ def main(argv=None):
     p.add_argument("--note", action="append", default=None, help="a line for the page's "
                    "notes (repeatable; replaces the record's first notes)")
     p.add_argument("--render", action="store_true", help="write the page again from the "
-                   "JSON; runs nothing")
+                   "JSON; runs nothing (with --experiment and --shows: that line first)")
+    experiment_args(p)
     args = p.parse_args(argv)
     if args.graphs is None:
-        args.graphs = graph_folder(args.out)
+        args.graphs = graph_folder(args.experiment)
     gpus = args.gpus.split(",") if args.gpus else None
     if gpus and not args.gpu:
         sys.exit("bench_hostswitch: --gpus deals GPUs to the pairs; it needs --gpu")
-    record = load(args.out) or new_record(rows={})
+    if args.experiment:
+        record = load_experiment(args.out, args.experiment) or new_record(rows={})
+    else:
+        record = load(args.out) or new_record(rows={})
+
+    def write():
+        if args.experiment:
+            save_experiment(args.out, args.experiment, record, markdown, args.shows)
+        else:
+            save(args.out, record, markdown(record))
+
+    if args.render and args.experiment and not args.merge and args.note is None:
+        render_experiment(args.out, args.experiment, args.shows, markdown, "bench_hostswitch")
+        return
     if args.render or args.merge:
         for path in args.merge:
             other = load(path.removesuffix(".json"))
+            if args.experiment:  # a record that holds the experiment, or the experiment alone
+                other = (other.get("experiments") or {}).get(args.experiment, other)
+            if not record["rows"]:  # a new record: the other's date, command, machine, notes
+                record.update({k: v for k, v in other.items() if k != "experiments"})
             record["rows"].update(other["rows"])
         if args.note is not None:
             record["notes"] = args.note
-        save(args.out, record, markdown(record))
+        write()
         return
     orp = orp_build(args.orp, BUILD, build_orp, "bench_hostswitch")
     by_name = {pair_name(n, r): (n, r) for n, r in PAIRS}
@@ -713,7 +734,7 @@ def main(argv=None):
                     record.update(date=fresh["date"], command=fresh["command"], machine=mach,
                                   orp={k: v for k, v in orp.items() if k != "src"})
                     record["notes"] = default_notes(list(record["rows"].values()))
-                    save(args.out, record, markdown(record))
+                    write()
                     g, sa = row.get("golf") or {}, row.get("orp_sa") or {}
                     print(f"{name}: golf {g.get('diameter')} / {g.get('aspl')} "
                           f"({g.get('switches')})  ORP SA {sa.get('diameter')} / "

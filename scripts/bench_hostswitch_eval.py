@@ -28,7 +28,9 @@ whose HEAD is then unpacked there first. Later runs without ``--orp`` reuse that
     python scripts/bench_hostswitch_eval.py --quick                 # the small files only
     python scripts/bench_hostswitch_eval.py --render                # the page from the JSON
 
-Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
+Writes ``<out>.json`` and ``<out>.md`` (default ``results/bench/hostswitch_eval``) with the
+machine, the date and the command; the experiments the record holds (``bench_hostswitch_gpu.py``:
+the GPU scorer against the CPU kernel) are kept, and the page gives a line on each.
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ import tempfile
 import time
 
 import numpy as np
-from benchlib import (ROOT, describe_machine, header, new_record, orp_build, render, save,
-                      table, unpack_git)
+from benchlib import (ROOT, describe_machine, experiment_lines, header, load, new_record,
+                      orp_build, render, save, table, unpack_git)
 
 # the 13 pairs (n, r) of the Graph Golf 2021 host-switch category, and ORP's sample of each
 FEATURED = [(32, 4), (80, 6), (128, 24), (432, 12), (1281, 21), (3800, 30), (1024, 5),
@@ -170,7 +172,7 @@ def markdown(record: dict) -> str:
                          for r in slower)
         lines.append(f"- where ORP serial beats `h_score`, golf's kernel alone (from a compiled "
                      f"loop, one thread) takes {each}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + experiment_lines(record)) + "\n"
 
 
 def summarise(name: str, info: dict, values: dict, times: dict, busy: float) -> dict:
@@ -390,7 +392,7 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1, help="seed of the random graphs")
     p.add_argument("--quiet", type=float, default=60.0, help="seconds each round may wait "
                    "for other processes to leave the CPUs (0: none)")
-    p.add_argument("--out", default="results/bench/hostswitch_eval")
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "hostswitch_eval"))
     p.add_argument("--render", action="store_true", help="rewrite the page from the JSON "
                    "record; runs nothing")
     args = p.parse_args(argv)
@@ -414,6 +416,9 @@ def main(argv=None):
     record = new_record(rows=rows, threads=threads, trials=args.trials, seconds=args.seconds,
                         seed=args.seed, quiet=args.quiet,
                         orp={k: v for k, v in orp.items() if k != "src"})
+    kept = load(args.out) or {}
+    if kept.get("experiments"):  # the runs of other scripts that the page holds
+        record["experiments"] = kept["experiments"]
     save(args.out, record, markdown(record))
 
 

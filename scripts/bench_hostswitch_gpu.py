@@ -14,23 +14,27 @@ Every file is scored by both, and the h-diameter, h-total and peripheral hosts m
 * GPU, a batch of K graphs: ``evaluate_many`` of K graphs, each changed by its own move, in
   one launch, per graph (what a population of K chains pays a step, per chain).
 
-    python scripts/bench_hostswitch_gpu.py --src build/orp_src
-    python scripts/bench_hostswitch_gpu.py --render
+    python scripts/bench_hostswitch_gpu.py --src build/orp_src --shows "..."
+    python scripts/bench_hostswitch_gpu.py --experiment gpu_h200 --src build/orp_src
 
-``--src`` is ORP's source tree (its ``sample/graph`` files). Writes ``<out>.json`` and
-``<out>.md`` (default ``results/gpu/hostswitch_gpu``).
+``--src`` is ORP's source tree (its ``sample/graph`` files). The run goes into the host-switch
+scoring record as its experiment ``gpu`` (``--experiment NAME``: another name, e.g. one a
+GPU kind) of ``results/bench/hostswitch_eval.json``, whose page gives one line on it:
+``--shows TEXT`` (or later ``--render --experiment NAME --shows TEXT``) says what it showed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
 
 import numpy as np
 from bench_hostswitch_eval import cases, fmt_seconds, time_kernel
-from benchlib import describe_machine, gpu_machine, header, new_record, render, save, table
+from benchlib import (ROOT, experiment_args, gpu_machine, new_record, render_experiment,
+                      save_experiment)
 
 BATCHES = (16, 128)
 
@@ -101,28 +105,10 @@ def bench_file(name: str, path: str, seconds: float) -> dict:
             "calls": {k: len(v) for k, v in times.items()}}
 
 
-def markdown(record: dict) -> str:
-    m = record["machine"]
-    lines = header("Host-switch scoring on the GPU: golf's GPU and CPU bit matrices", record,
-                   f"machine: {describe_machine(m)}; commit {m.get('commit', '?')}",
-                   "what: per graph, the median time of golf's CPU kernel (one thread, from a "
-                   "compiled loop) and of the GPU scorer (golf.hostswitch.h_gpu) on one graph "
-                   "and on batches of K graphs in one launch, each graph changed by a random "
-                   "move before every call; both gave the same h-diameter, h-total and "
-                   "peripheral hosts on every file")
-    cols = ["file", "n, s, r", "h-diam", "h-ASPL", "CPU 1 thread", "GPU 1 graph"]
-    cols += [f"GPU batch {K} (per graph)" for K in BATCHES]
-    cols += ["CPU / GPU 1", f"CPU / GPU batch {BATCHES[-1]}"]
-    rows = []
-    for r in record["rows"]:
-        t = r["seconds"]
-        rows.append([r["file"], f"{r['n']}, {r['s']}, {r['r']}", r["diameter"],
-                     f"{r['aspl']:.6f}", fmt_seconds(t["cpu_kernel"]), fmt_seconds(t["gpu_1"]),
-                     *(fmt_seconds(t[f"gpu_{K}"]) for K in BATCHES),
-                     f"{t['cpu_kernel'] / t['gpu_1']:.2f}",
-                     f"{t['cpu_kernel'] / t[f'gpu_{BATCHES[-1]}']:.1f}"])
-    lines += table(cols, rows)
-    return "\n".join(lines) + "\n"
+WHAT = ("per graph, the median time of golf's CPU kernel (one thread, from a compiled loop) "
+        "and of the GPU scorer (golf.hostswitch.h_gpu) on one graph and on batches of K graphs "
+        "in one launch, each graph changed by a random move before every call; both gave the "
+        "same h-diameter, h-total and peripheral hosts on every file")
 
 
 def main(argv=None):
@@ -130,11 +116,17 @@ def main(argv=None):
     p.add_argument("--src", default="build/orp_src", help="ORP's source tree (sample graphs)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per scorer and file")
     p.add_argument("--quick", action="store_true", help="only files of at most 5000 hosts")
-    p.add_argument("--out", default="results/gpu/hostswitch_gpu")
-    p.add_argument("--render", action="store_true", help="rewrite the page from the JSON")
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "hostswitch_eval"),
+                   help="the record that holds the experiment")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    experiment_args(p, "gpu")
     args = p.parse_args(argv)
+    from bench_hostswitch_eval import markdown
+
     if args.render:
-        render(args.out, markdown, "bench_hostswitch_gpu")
+        render_experiment(args.out, args.experiment, args.shows, markdown,
+                          "bench_hostswitch_gpu")
         return
     from golf.evaluators.cuda import cupy_or_error
 
@@ -149,9 +141,9 @@ def main(argv=None):
                   f"{fmt_seconds(t['cpu_kernel'])}  GPU "
                   + "  ".join(f"{k} {fmt_seconds(v)}" for k, v in t.items()
                               if k.startswith("gpu")), flush=True)
-    record = new_record(rows=rows, seconds=args.seconds, batches=list(BATCHES))
-    record["machine"] = gpu_machine(cp)
-    save(args.out, record, markdown(record))
+    exp = new_record(rows=rows, seconds=args.seconds, batches=list(BATCHES), what=WHAT)
+    exp["machine"] = gpu_machine(cp)
+    save_experiment(args.out, args.experiment, exp, markdown, args.shows)
 
 
 if __name__ == "__main__":

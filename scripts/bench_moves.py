@@ -8,9 +8,11 @@ and undone: the uniform symmetric swap (:func:`golf.engine.moves.propose_swap`) 
 share of moves that do not go uphill (same or smaller diameter, total not larger) and the
 size of the uphill steps decide how often the cold chain moves at all.
 
-    python scripts/bench_moves.py                  # four pairs, 5000 moves of each kind
+    python scripts/bench_moves.py --shows "..."    # four pairs, 5000 moves of each kind
 
-Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
+The run goes into the search benchmark's record as its experiment ``moves``
+(``results/search/bench_search.json``, ``experiments``), whose page gives one line on it:
+``--shows TEXT`` (or later ``--render --shows TEXT``) says what it showed.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import glob
 import os
 import statistics
 
-from benchlib import ROOT, describe_machine, header, new_record, save, table
+from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
 
 from golf.evaluators import make_evaluator
 from golf.graph import Graph
@@ -59,9 +61,23 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--samples", type=int, default=5000)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_moves"))
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"),
+                   help="the record that holds the experiment")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    experiment_args(p, "moves")
     args = p.parse_args(argv)
-    record = new_record(rows=[])
+    from bench_search import markdown
+
+    if args.render:
+        render_experiment(args.out, args.experiment, args.shows, markdown, "bench_moves")
+        return
+    record = new_record(rows=[], samples=args.samples,
+                        what=f"each kind: {args.samples} moves from the pair's best GPU graph "
+                        "(results/quality/gpu/), each scored exactly and undone; not uphill: "
+                        "same or smaller diameter and total not larger; uphill total: the "
+                        "total's increase (unordered pairs) of the uphill moves at equal "
+                        "diameter")
     for n, d, g in PAIRS:
         path = glob.glob(os.path.join(ROOT, "results", "quality", "gpu",
                                       f"n{n}d{d}k*.edges.gz"))[0]
@@ -72,21 +88,7 @@ def main(argv=None):
                    **sample(graph, ev, kind, args.samples, args.seed)}
             record["rows"].append(row)
             print(row, flush=True)
-    rows = [[f"({r['pair'][0]}, {r['pair'][1]}, {r['pair'][2]})", r["kind"],
-             f"{100 * r['not_uphill']:.1f}%", f"{100 * r['diameter_up']:.1f}%",
-             "-" if r["median_uphill_total"] is None else f"{r['median_uphill_total']:g}"]
-            for r in record["rows"]]
-    lines = header("Moves from a good graph", record,
-                   f"machine: {describe_machine(record['machine'])}; commit "
-                   f"{record['machine'].get('commit')}",
-                   f"each kind: {args.samples} moves from the pair's best GPU graph "
-                   "(results/quality/gpu/), each scored exactly and undone",
-                   "not uphill: same or smaller diameter and total not larger; uphill total: "
-                   "the total's increase (unordered pairs) of the uphill moves at equal "
-                   "diameter")
-    lines += table(["(n, d, g)", "move", "not uphill", "diameter up", "median uphill total"],
-                   rows)
-    save(args.out, record, "\n".join(lines) + "\n")
+    save_experiment(args.out, args.experiment, record, markdown, args.shows)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,11 @@
   1 and 2 ranks x 1 thread, from ``golf run`` summaries.
 
     python scripts/bench_mpi.py            # writes results/bench/mpi.{json,md}
+    python scripts/bench_mpi.py --render   # the page again from the JSON
 
-Needs ``pip install -e ".[mpi]"``.
+Needs ``pip install -e ".[mpi]"``. The record also holds ``bench_multi_gpu.py``'s runs (several
+GPUs against one) as its experiment ``multi_gpu``, kept by a new run; the page gives a line on
+each experiment.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import sys
 import tempfile
 import time
 
-from benchlib import ROOT, header, new_record, repo_env, save, table
+from benchlib import (ROOT, experiment_lines, header, load, new_record, render, repo_env,
+                      save, table)
 
 SPLIT_CASES = [(65536, 6, 1), (1000000, 32, 25000)]
 LAYOUTS = [(1, 1), (2, 1), (1, 2)]  # (ranks, threads per rank)
@@ -89,9 +93,14 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--chain-seconds", type=float, default=20.0)
     p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "mpi"))
+    p.add_argument("--render", action="store_true", help="rewrite the page from the JSON "
+                   "record; runs nothing")
     args = p.parse_args(argv)
     if args.worker:
         worker(*args.worker)
+        return
+    if args.render:
+        render(args.out, markdown, "bench_mpi")
         return
     split = []
     for n, d, g in SPLIT_CASES:
@@ -112,6 +121,9 @@ def main(argv=None):
             ch.append(row)
             print(json.dumps(row), flush=True)
     record = new_record(split=split, chains=ch)
+    kept = load(args.out) or {}
+    if kept.get("experiments"):  # the runs of other scripts that the page holds
+        record["experiments"] = kept["experiments"]
     save(args.out, record, markdown(record))
 
 
@@ -129,7 +141,7 @@ def markdown(r):
     lines += table(["ranks", "evaluations/s (all chains)", "best D", "best ASPL", "seconds"],
                    [(c["ranks"], f"{c['evaluations_per_s']:,.0f}", c["best_diameter"],
                      f"{c['best_aspl']:.6f}", f"{c['seconds']:.1f}") for c in r["chains"]])
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + experiment_lines(r)) + "\n"
 
 
 if __name__ == "__main__":

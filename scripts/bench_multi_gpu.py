@@ -7,9 +7,11 @@ graph every ``exchange_every`` steps). Run it on a machine with R GPUs.
     python scripts/bench_multi_gpu.py --only n1024d8 --ranks 1,2 --seconds 240
     python scripts/bench_multi_gpu.py --only n256d8 --set evaluator.chains=device
 
-Writes ``<out>.json`` and ``<out>.md`` (default ``results/gpu/multi_gpu``): for each run the
-ranks, diameter, ASPL, excess ratio against the 2016 record, evaluations/s and the command;
-runs of other pairs are kept.
+The runs go into the MPI benchmark's record as its experiment ``multi_gpu``
+(``results/bench/mpi.json``, ``experiments``; ``--experiment NAME``: another name): for each
+run the ranks, diameter, ASPL, excess ratio against the 2016 record, evaluations/s and the
+command; runs of other pairs are kept. The MPI page gives one line on it: the pairs where more
+GPUs beat one, or ``--shows TEXT``.
 """
 
 from __future__ import annotations
@@ -21,36 +23,29 @@ import sys
 import tempfile
 
 from bench_quality import RECORDS, excess
-from benchlib import (ROOT, describe_machine, header, load, machine, new_record, run_problem,
-                      save, table)
+from benchlib import (ROOT, describe_machine, experiment_args, load, load_experiment, machine,
+                      new_record, render_experiment, run_problem, save_experiment)
 
 
-def markdown(record) -> str:
-    rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["ranks"]))
-    lines = header("Several GPUs against one (Graph Golf 2016 pairs)", record,
-                   f"each run: `golf run {record.get('config', 'CONFIG')} --only NAME --set "
-                   "parallel.mode=chains` under `mpiexec -n RANKS` (a GPU a rank), equal wall "
-                   "time; excess ratio as in results/quality/")
-    lines += table(["pair", "ranks (GPUs)", "seconds", "D", "ASPL", "excess ratio",
-                    "evaluations/s", "date", "machine"],
-                   [(f"({r['n']}, {r['d']})", r["ranks"], f"{r['seconds']:.0f}", r["diameter"],
-                     f"{r['aspl']:.6f}", f"{r['excess_ratio']:.3f}",
-                     f"{r['evaluations_per_s']:,.0f}", r["date"][:10], r["machine"])
-                    for r in rows])
-    lines += ["", "Single seed (`search.seed`) per run; a run's result varies with its seed.", ""]
-    by_pair = {}
-    for r in rows:
-        by_pair.setdefault(r["name"], {})[r["ranks"]] = r
-    for name, runs in by_pair.items():
+WHAT = ("each run: `golf run CONFIG --only NAME --set parallel.mode=chains` under `mpiexec -n "
+        "RANKS` (a GPU a rank), equal wall time, one seed (`search.seed`) a run; excess ratio "
+        "as in results/quality/")
+
+
+def shows(record) -> str | None:
+    """The experiment's line: for each pair, more GPUs against one (excess ratios)."""
+    by_pair: dict = {}
+    for r in sorted(record["rows"].values(), key=lambda r: (r["n"], r["ranks"])):
+        by_pair.setdefault((r["n"], r["d"]), {})[r["ranks"]] = r
+    out = []
+    for (n, d), runs in by_pair.items():
         one = runs.get(1)
         for ranks, r in sorted(runs.items()):
-            if one is None or ranks == 1:
-                continue
-            verdict = "beat" if r["aspl"] < one["aspl"] else "did not beat"
-            lines.append(f"- ({r['n']}, {r['d']}): {ranks} GPUs {verdict} 1 GPU "
-                         f"(excess ratio {r['excess_ratio']:.3f} vs {one['excess_ratio']:.3f}).")
-    lines += ["", "Each run's command and evaluator are in the JSON (`command`, `evaluator`)."]
-    return "\n".join(lines) + "\n"
+            if one is not None and ranks != 1:
+                verdict = "beat" if r["aspl"] < one["aspl"] else "did not beat"
+                out.append(f"({n}, {d}): {ranks} GPUs {verdict} 1 GPU (excess ratio "
+                           f"{r['excess_ratio']:.3f} against {one['excess_ratio']:.3f})")
+    return "; ".join(out) + ", one seed a run" if out else None
 
 
 def main(argv=None):
@@ -61,23 +56,33 @@ def main(argv=None):
     p.add_argument("--config", default=os.path.join(ROOT, "configs", "records2016.yaml"))
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting for every run (repeatable)")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "multi_gpu"))
-    p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of runs made "
-                   "elsewhere to merge into --out; runs nothing")
-    p.add_argument("--render", action="store_true", help="rewrite the page from the JSON "
-                   "record; runs nothing")
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "mpi"),
+                   help="the record that holds the experiment")
+    p.add_argument("--merge", nargs="*", default=[], help="experiments (JSON) of runs made "
+                   "elsewhere, or records holding the experiment, to merge into it; runs nothing")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    experiment_args(p, "multi_gpu")
     args = p.parse_args(argv)
-    record = load(args.out) or new_record(rows={})
+    from bench_mpi import markdown
+
     if args.render:
-        save(args.out, record, markdown(record))
+        render_experiment(args.out, args.experiment, args.shows, markdown, "bench_multi_gpu")
         return
+    record = load_experiment(args.out, args.experiment) or new_record(rows={}, what=WHAT)
+
+    def save():
+        save_experiment(args.out, args.experiment, record, markdown,
+                        args.shows or shows(record))
+
     if args.merge:
         for path in args.merge:
             other = load(path[:-5] if path.endswith(".json") else path)
+            other = (other.get("experiments") or {}).get(args.experiment, other)
             record["rows"].update(other["rows"])
             record.update({k: other[k] for k in ("date", "machine", "config") if k in other})
         record["command"] = " ".join(["python"] + sys.argv)
-        save(args.out, record, markdown(record))
+        save()
         return
     mach = machine()
     try:
@@ -108,7 +113,7 @@ def main(argv=None):
                 record["rows"][f"{name}/{ranks}"] = row
                 record.update(date=fresh["date"], command=fresh["command"], machine=mach,
                               config=os.path.relpath(args.config, ROOT))
-                save(args.out, record, markdown(record))
+                save()
                 print(json.dumps({k: row[k] for k in ("name", "ranks", "diameter", "aspl",
                                                       "excess_ratio")}), flush=True)
 

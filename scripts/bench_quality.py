@@ -18,7 +18,9 @@ problem's order: diameter first).
 
 Pairs run in different calls are merged into one record: ``results/quality/quality_<target>
 .json`` and ``.md``, and the best graphs go to ``results/quality/<target>/`` gzipped under the
-competition's file names.
+competition's file names. ``--experiment NAME`` puts the runs (e.g. with ``--set``) into the
+record's experiment NAME instead of its rows; the page gives one line on each experiment
+(``--shows TEXT``).
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ import sys
 import tempfile
 import time
 
-from benchlib import (ROOT, chase_command, describe_machine, keep_log, load, machine,
-                      new_record, plain, repo_env, save, table)
+from benchlib import (ROOT, chase_command, describe_machine, experiment_args, experiment_lines,
+                      keep_log, load, load_experiment, machine, new_record, plain,
+                      render_experiment, repo_env, save, save_experiment, table)
 
 from golf.lower_bounds import moore_bounds
-from golf.run.problem import submission_name
+from golf.problems import submission_name
 
 # Graph Golf 2016, published best-known (diameter, ASPL), the 20 pairs of its table
 _TABLE = [(36, 3, 4, 3.067), (64, 8, 3, 1.927), (96, 3, 6, 4.272), (256, 8, 4, 2.736),
@@ -199,7 +202,8 @@ def markdown(record, target):
     if missing:
         notes.append(f"Not measured yet: {', '.join(missing)}.")
     notes.append(verdict(rows, target))
-    return "\n".join(lines + [""] + [f"- {x}" for x in notes[-5:]]) + "\n"
+    return "\n".join(lines + [""] + [f"- {x}" for x in notes[-5:]]
+                     + experiment_lines(record)) + "\n"
 
 
 def main(argv=None):
@@ -226,16 +230,36 @@ def main(argv=None):
     p.add_argument("--at-once", type=int, default=None, help="with --merge: how many pairs "
                    "shared a GPU (CPU: the machine), where the merged rows say otherwise")
     p.add_argument("--render", action="store_true", help="write the page again from the JSON; "
-                   "runs nothing")
+                   "runs nothing (with --experiment and --shows: that line first)")
+    experiment_args(p)
     args = p.parse_args(argv)
     out = args.out or os.path.join(ROOT, "results", "quality", f"quality_{args.target}")
-    record = load(out) or new_record(rows={})
+
+    def page(rec):
+        return markdown(rec, args.target)
+
+    if args.render and args.experiment:
+        render_experiment(out, args.experiment, args.shows, page, "bench_quality")
+        return
+    if args.experiment:
+        record = load_experiment(out, args.experiment) or new_record(rows={})
+    else:
+        record = load(out) or new_record(rows={})
+
+    def write():
+        if args.experiment:
+            save_experiment(out, args.experiment, record, page, args.shows)
+        else:
+            save(out, record, page(record))
+
     if args.render:
-        save(out, record, markdown(record, args.target))
+        write()
         return
     if args.merge:
         for path in args.merge:
             other = load(path[:-5] if path.endswith(".json") else path)
+            if args.experiment:  # a record that holds the experiment, or the experiment alone
+                other = (other.get("experiments") or {}).get(args.experiment, other)
             for row in other["rows"].values():
                 if args.at_once is not None:
                     row["at_once"] = args.at_once
@@ -244,7 +268,7 @@ def main(argv=None):
         if args.note is not None:
             record["notes"] = args.note
         record["command"] = " ".join(["python"] + sys.argv)
-        save(out, record, markdown(record, args.target))
+        write()
         return
     graphs = args.graphs or os.path.join(ROOT, "results", "quality", args.target)
     mach = machine()
@@ -267,7 +291,7 @@ def main(argv=None):
                        -(-min(args.parallel, len(names)) // args.gpus))
             record["rows"][name] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach)
-            save(out, record, markdown(record, args.target))
+            write()
             print(json.dumps({k: row[k] for k in ("name", "form", "diameter", "aspl",
                                                   "excess_ratio", "trial_share")}), flush=True)
 

@@ -6,9 +6,15 @@ outputs) for ``--seconds`` per seed, quietly, in a temporary folder. The 2016 co
 (``--golf2016``) record when the best-known diameter was first reached.
 
     python scripts/bench_search.py                  # the four (n, d, g) cases, seeds 0-2, 30 s
-    python scripts/bench_search.py --golf2016       # (36,3) (64,8) (96,3) (256,8), 300 s each
+    python scripts/bench_search.py --golf2016 --seconds 300 --seeds 0   # the 2016 pairs
 
-Writes ``<out>.json`` and ``<out>.md`` with the machine, the date and the command.
+Writes ``<out>.json`` and ``<out>.md`` (default ``results/search/bench_search``) with the
+machine, the date and the command. The record also holds the experiments on the search's speed
+and moves (``experiments``: ``--golf2016``'s runs, ``bench_moves.py``,
+``bench_chain_steps.py``, ``bench_device_groups.py``, ``bench_device_centres.py``,
+``tune_gpu.py``); the page gives a line on each, and a new run of the cases keeps them.
+``--experiment NAME`` puts a run into the experiment NAME instead (``--golf2016``:
+``golf2016``), ``--shows TEXT`` says what it showed.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ import os
 import statistics
 import tempfile
 
-from benchlib import header, new_record, render, save, table
+from benchlib import (ROOT, experiment_args, experiment_lines, header, load, new_record,
+                      render, render_experiment, save, save_experiment, table)
 
 from golf.config import RunConfig, validate
 from golf.run import Search
@@ -54,18 +61,20 @@ def main(argv=None):
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--golf2016", action="store_true")
-    p.add_argument("--out", default=None)
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"))
     p.add_argument("--render", action="store_true", help="rewrite the page from the JSON "
-                   "record; runs nothing")
+                   "record; runs nothing (with --experiment and --shows: that line first)")
+    experiment_args(p)
     args = p.parse_args(argv)
+    if args.golf2016 and args.experiment is None:
+        args.experiment = "golf2016"
     seeds = [int(s) for s in args.seeds.split(",")]
     cases = GOLF2016 if args.golf2016 else TARGETS
-    out = args.out or ("results/search/golf2016" if args.golf2016
-                        else "results/search/bench_search")
     if args.render:
-        render(out, lambda record: markdown(record, cases, args.golf2016,
-                                            record.get("time_limit", args.seconds)),
-               "bench_search")
+        if args.experiment:
+            render_experiment(args.out, args.experiment, args.shows, markdown, "bench_search")
+        else:
+            render(args.out, markdown, "bench_search")
         return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,28 +91,25 @@ def main(argv=None):
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     record = new_record(rows=rows, time_limit=args.seconds)
-    save(out, record, markdown(record, cases, args.golf2016, args.seconds))
+    if args.experiment:
+        save_experiment(args.out, args.experiment, record, markdown, args.shows)
+        return
+    kept = load(args.out) or {}
+    if kept.get("experiments"):  # the runs of other scripts that the page holds
+        record["experiments"] = kept["experiments"]
+    save(args.out, record, markdown(record))
 
 
-def markdown(record, cases, golf2016, seconds):
+def markdown(record):
+    """The page: the cases of TARGETS, then a line on each experiment of the record."""
     m = record["machine"]
-    lines = header(f"Search benchmark{' (Graph Golf 2016 pairs)' if golf2016 else ''}", record,
+    lines = header("Search benchmark", record,
                    f"machine: {m.get('cpu', '?')}, {m['cores']} cores; commit "
                    f"{m.get('commit', '?')}",
-                   f"each run: `golf run` with `time_limit: {seconds:g}` s, default settings "
-                   f"(auto temperatures, auto backend and threads)")
-    if golf2016:
-        rows = []
-        for r in record["rows"]:
-            t = r["seconds_to_best_known_diameter"]
-            rows.append((f"({r['n']}, {r['d']})", r["seed"], r["best_known_diameter"],
-                         r["diameter"], "-" if t is None else f"{t:.1f}", f"{r['aspl']:.6f}",
-                         f"{r['evaluations_per_s']:,.0f}"))
-        lines += table(["(n, d)", "seed", "best-known D", "D reached", "seconds to reach it",
-                        "ASPL", "evaluations/s"], rows)
-        return "\n".join(lines) + "\n"
+                   f"each run: `golf run` with `time_limit: {record.get('time_limit', 30):g}` s, "
+                   "default settings (auto temperatures, auto backend and threads)")
     rows = []
-    for (n, d, g), (t_rate, t_d, t_aspl) in cases.items():
+    for (n, d, g), (t_rate, t_d, t_aspl) in TARGETS.items():
         rs = [r for r in record["rows"] if (r["n"], r["d"], r["g"]) == (n, d, g)]
         if not rs:
             continue
@@ -116,7 +122,7 @@ def markdown(record, cases, golf2016, seconds):
                      "yes" if met else "NO"))
     lines += table(["(n, d, g)", "evaluations/s (median)", "target", "best D (seeds)",
                     "ASPL per seed", "median ASPL", "target ASPL", "met"], rows)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + experiment_lines(record)) + "\n"
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """What the benchmark scripts share: the machine description, a record's header, markdown
 tables, and writing a record as JSON and markdown (atomically, with the date and command) or
-reading it back.
+reading it back; the experiments a record holds (the runs that informed its page, one line
+each on it).
 
 Importing it puts the repository root on ``sys.path``, so that the scripts run from a checkout
 without installing golf (``python scripts/bench_eval.py``)."""
@@ -123,6 +124,71 @@ def render(out: str, markdown, script: str, notes=None) -> None:
     save(out, record, markdown(record))
 
 
+# ------------------------------------------------------------------------------------------
+# experiments: the runs that informed a page (chose a default, compared a setting) live in
+# its record, ``record["experiments"][NAME]``: the record their script writes (date, command,
+# machine, rows or table, notes) plus ``shows``, one line saying what they showed. The page
+# gives that line; the tables stay in the JSON.
+EXPERIMENTS = "Other runs (`experiments` in the JSON):"
+UNSAID = "what it showed is not said yet (`--render --experiment NAME --shows TEXT`)"
+
+
+def experiment_lines(record: dict) -> list[str]:
+    """The page's lines on the record's experiments: a heading and one line each (its name,
+    date and what it showed); nothing where there are none."""
+    exps = record.get("experiments") or {}
+    if not exps:
+        return []
+    return ["", EXPERIMENTS, *(f"- `{name}` ({exp.get('date', '?')[:10]}): "
+                               f"{exp.get('shows') or UNSAID}" for name, exp in exps.items())]
+
+
+def load_experiment(out: str, name: str) -> dict | None:
+    """The experiment ``name`` of the record ``<out>.json``, or None."""
+    return ((load(out) or {}).get("experiments") or {}).get(name)
+
+
+def save_experiment(out: str, name: str, exp: dict, markdown, shows: str | None = None) -> None:
+    """Store ``exp`` as the experiment ``name`` of the record ``<out>.json`` (its line on the
+    page: ``shows``, else the one ``exp`` holds, else :data:`UNSAID`) and write the page again
+    with ``markdown(record)``. Where there is no record at ``out`` (a run kept apart: on
+    another machine, a dry run) a record of the experiment alone is written, JSON only, for
+    the script's ``--merge`` to take in later."""
+    from golf.io import atomic_write
+
+    if shows is not None:
+        exp["shows"] = shows
+    exp.setdefault("shows", None)
+    record = load(out)
+    if record is None:
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        atomic_write(out + ".json", json.dumps({"experiments": {name: exp}}, indent=1) + "\n")
+        print(f"wrote {out}.json (the experiment {name} alone)", flush=True)
+        return
+    record.setdefault("experiments", {})[name] = exp
+    save(out, record, markdown(record))
+
+
+def render_experiment(out: str, name: str, shows: str | None, markdown, script: str) -> None:
+    """``--render --experiment NAME [--shows TEXT]``: set the experiment's line (where
+    ``shows`` is given) and write the page again; exits naming ``script`` where the record has
+    no such experiment."""
+    exp = load_experiment(out, name)
+    if exp is None:
+        sys.exit(f"{script}: no experiment {name!r} in {out}.json")
+    save_experiment(out, name, exp, markdown, shows)
+
+
+def experiment_args(p, default: str | None = None) -> None:
+    """``--experiment NAME`` and ``--shows TEXT`` on the parser ``p``: a run goes into the
+    record's experiment NAME (``default``: the script's own) instead of its rows."""
+    p.add_argument("--experiment", default=default, metavar="NAME",
+                   help="write the run into the record's experiment NAME (not its own rows)"
+                   + (f"; default {default}" if default else ""))
+    p.add_argument("--shows", default=None, metavar="TEXT",
+                   help="with --experiment: one line saying what the run showed, for the page")
+
+
 def unpack_git(path: str, dest: str) -> str | None:
     """Unpack the HEAD of the git directory ``path`` (a bare mirror) into the new folder
     ``dest`` and return its commit; None (nothing done) where ``path`` is no git directory."""
@@ -224,11 +290,11 @@ def keep_log(rd: str, folder: str | None, name: str) -> None:
 def export_best(rd: str, folder: str, summary: dict) -> str:
     """``golf export RUN --gzip`` into ``folder`` (the competition's file name); returns the
     file's path relative to the repository."""
-    from golf.run.problem import Problem
+    from golf.problems import problem_of
 
     os.makedirs(folder, exist_ok=True)
     subprocess.run([sys.executable, "-m", "golf", "export", rd, "-o", folder + os.sep, "--gzip"],
                    check=True, capture_output=True, cwd=ROOT, env=repo_env())
     best = summary["best"]
-    name = Problem(summary["config"]["problem"]).submission_name(best["diameter"], best["total"])
+    name = problem_of(summary["config"]["problem"]).submission_name(best["diameter"], best["total"])
     return os.path.relpath(os.path.join(folder, name + ".gz"), ROOT)

@@ -8,11 +8,13 @@
 
 Every pair runs once for each combination of the ``--grid`` values (``KEY=V1,V2,...``, the
 product of all of them), with ``--set`` settings common to all. ``--budget`` stops starting runs
-that would end after that many seconds (a device call's limit). Writes ``<out>.json`` and
-``<out>.md`` (default ``results/gpu/tune``): each run's settings, diameter, ASPL, excess ratio,
-evaluations a second in all and a chain. A run already in the record (same pair, seconds and
-and settings, common ones included) is not run again, so a grid can be spread over several calls. ``--cpu`` runs on the
-CPU instead (one run a worker, ``--workers`` at a time), e.g. to check the script.
+that would end after that many seconds (a device call's limit). The runs go into the search
+benchmark's record as its experiment ``tune`` (``results/search/bench_search.json``,
+``experiments``; ``--experiment NAME``: another name): each run's settings, diameter, ASPL,
+excess ratio, evaluations a second in all and a chain; the page gives one line on it
+(``--shows TEXT``). A run already in the experiment (same pair, seconds and settings, common
+ones included) is not run again, so a grid can be spread over several calls. ``--cpu`` runs on
+the CPU instead (one run a worker, ``--workers`` at a time), e.g. to check the script.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from bench_quality import RECORDS, excess
-from benchlib import (ROOT, describe_machine, header, load, machine, new_record, run_problem,
-                      save, table)
+from benchlib import (ROOT, describe_machine, experiment_args, load_experiment, machine,
+                      new_record, render_experiment, run_problem, save_experiment)
 
 
 def parse_grid(items) -> list[tuple[str, list[str]]]:
@@ -53,26 +55,10 @@ def key_of(name: str, seconds: float, settings) -> str:
     return f"{name} {seconds:g}s " + " ".join(settings)
 
 
-def markdown(record) -> str:
-    rows = sorted(record["rows"].values(),
-                  key=lambda r: (r["n"], r["seconds"], r["excess_ratio"]))
-    lines = header("Settings of the GPU record config, short runs", record,
-                   f"config: `{record.get('config', 'CONFIG')}`, each run `golf run CONFIG "
-                   "--only NAME --set KEY=VALUE ...` alone on its GPU",
-                   "excess ratio as in results/quality/ (1.0 matches the 2016 record); "
-                   "a chain's evaluations/s = evaluations/s / search.batch",
-                   "one seed a run: differences within a pair smaller than the spread between "
-                   "seeds are not a ranking")
-    lines += table(["pair", "seconds", "settings", "D", "ASPL", "excess ratio",
-                    "evaluations/s", "a chain", "machine"],
-                   [(f"({r['n']}, {r['d']})", f"{r['seconds']:.0f}",
-                     " ".join(f"`{s}`" for s in r["common"] + r["settings"]) or "(config)",
-                     r["diameter"],
-                     f"{r['aspl']:.6f}", f"{r['excess_ratio']:.3f}",
-                     f"{r['evaluations_per_s']:,.0f}",
-                     f"{r['evaluations_per_s'] / r['batch']:,.0f}", r["machine"])
-                    for r in rows])
-    return "\n".join(lines) + "\n"
+WHAT = ("each run `golf run CONFIG --only NAME --set KEY=VALUE ...` alone on its GPU; excess "
+        "ratio as in results/quality/ (1.0 matches the 2016 record); a chain's evaluations/s "
+        "= evaluations/s / search.batch; one seed a run: differences within a pair smaller "
+        "than the spread between seeds are not a ranking")
 
 
 def main(argv=None):
@@ -89,8 +75,17 @@ def main(argv=None):
     p.add_argument("--cpu", action="store_true", help="run on the CPU, no GPU")
     p.add_argument("--workers", type=int, default=None,
                    help="runs at a time (default: the GPUs, or 1 with --cpu)")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "gpu", "tune"))
+    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"),
+                   help="the record that holds the experiment")
+    p.add_argument("--render", action="store_true", help="only write the page again from the "
+                   "JSON (with --shows: the experiment's line first)")
+    experiment_args(p, "tune")
     args = p.parse_args(argv)
+    from bench_search import markdown
+
+    if args.render:
+        render_experiment(args.out, args.experiment, args.shows, markdown, "tune_gpu")
+        return
     t0 = time.monotonic()
     names = args.only.split(",")
     for name in names:
@@ -105,7 +100,7 @@ def main(argv=None):
 
         mach = gpu_machine(cp)
         slots = list(range(cp.cuda.runtime.getDeviceCount()))[:args.workers or None]
-    record = load(args.out) or new_record(rows={})
+    record = load_experiment(args.out, args.experiment) or new_record(rows={}, what=WHAT)
     jobs = [(name, settings) for name in names for settings in combos(parse_grid(args.grid))
             if key_of(name, args.seconds, [*args.set, *settings]) not in record["rows"]]
     print(f"{len(jobs)} runs of {args.seconds:g} s on {len(slots)} "
@@ -143,7 +138,7 @@ def main(argv=None):
             record["rows"][key_of(name, args.seconds, [*args.set, *settings])] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach,
                           config=os.path.relpath(args.config, ROOT))
-            save(args.out, record, markdown(record))
+            save_experiment(args.out, args.experiment, record, markdown, args.shows)
         print(f"{name} {' '.join(settings)}: D {b['diameter']} ASPL {b['aspl']:.6f} "
               f"excess {row['excess_ratio']:.3f}, {s['evaluations_per_s']:,.0f} evaluations/s",
               flush=True)

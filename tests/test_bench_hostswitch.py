@@ -275,7 +275,8 @@ def test_the_hostswitch_page_is_a_record_of_at_most_4_kb():
     last = max(i for i, ln in enumerate(lines) if ln.startswith("|"))
     notes = [ln for ln in lines[last:] if ln.startswith("- ")]
     assert len(notes) <= 5 and notes[-1].startswith("- Targets")
-    assert "| (32, 4) | 4 / 4.000000 | 5 / 4.002016 (100) | 0.002016 |" in text
+    assert ("| (32, 4) | 4 / 4.000000 (3.776210) | 5 / 4.002016 (100) | 5 / 4.006048 (90) | "
+            "6 / 4.018145 (80) | 0.111 | yes, yes |") in text
     assert "all agree" in text and "Not measured" not in text
     # one pair missing, one disagreement: both said
     rows[0]["orp_sa"]["agrees"] = False

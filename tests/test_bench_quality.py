@@ -121,8 +121,8 @@ def test_grid_page_names_each_call_where_rows_come_from_several():
 
 
 def test_grid_render_takes_the_page_notes(tmp_path):
-    """bench_grid --render --note: the notes replace the record's and close the page; a
-    render without --note keeps them."""
+    """bench_grid --render --note: the notes replace the record's and close the page, before
+    the lines on the record's experiments; a render without --note keeps them."""
     import json
 
     import bench_grid
@@ -132,18 +132,21 @@ def test_grid_render_takes_the_page_notes(tmp_path):
     (tmp_path / "chase.json").write_text((root / "results/grid/chase.json").read_text())
     bench_grid.main(["--render", "--out", str(out), "--note", "first", "--note", "second"])
     assert json.loads((tmp_path / "chase.json").read_text())["notes"] == ["first", "second"]
-    assert (tmp_path / "chase.md").read_text().endswith("\n\n- first\n- second\n")
+    assert "\n\n- first\n- second\n\nOther runs" in (tmp_path / "chase.md").read_text()
     bench_grid.main(["--render", "--out", str(out)])
-    assert (tmp_path / "chase.md").read_text().endswith("\n- first\n- second\n")
+    assert "\n- first\n- second\n\nOther runs" in (tmp_path / "chase.md").read_text()
     bench_grid.main(["--render", "--out", str(out), "--note", "third"])
     assert "first" not in (tmp_path / "chase.md").read_text()
 
 
-def test_grid_chase_has_its_own_page_by_default():
-    """bench_grid --chase writes results/grid/chase.*, not the 2-minute page (whose record a
-    chase would start again)."""
+def test_grid_chase_has_its_own_page_and_the_config_search_an_experiment_of_it():
+    """bench_grid --chase writes results/grid/chase.*; the config's 2-minute search goes into
+    that record's experiment ``config`` (its graphs where they were), a chase with
+    ``--experiment NAME`` into NAME, its graphs in their own folder."""
     import bench_grid
 
     root = Path(__file__).parent.parent / "results" / "grid"
-    assert bench_grid.default_paths(10) == (str(root / "chase"), str(root / "graphs" / "chase"))
-    assert bench_grid.default_paths(0) == (str(root / "bench_grid"), str(root / "graphs"))
+    assert bench_grid.default_paths(10) == (str(root / "chase"), None,
+                                            str(root / "graphs" / "chase"))
+    assert bench_grid.default_paths(0) == (str(root / "chase"), "config", str(root / "graphs"))
+    assert bench_grid.default_paths(10, "forms")[1:] == ("forms", str(root / "graphs" / "forms"))

@@ -5,7 +5,7 @@ that they cannot drift from them. At ``builder-inited`` it writes ``docs/generat
   accepted values) and :data:`golf.config.DOCS` (what the key does, when to change it); the
   evaluator section from the backends' options and their classes' docstrings;
 * ``benchmarks.md``: every results page, ``results/**/*.md``, each rendered from its JSON
-  record by its benchmark script.
+  record by its benchmark script, a section a question (:data:`RESULT_GROUPS`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,27 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # docs/
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "generated")
 
-# the results pages in the order the benchmarks page shows them: (folder, title)
-RESULT_GROUPS = [("quality", "Against the Graph Golf records"), ("grid", "Grid graphs"),
-                 ("bench", "Evaluators on the CPU"), ("gpu", "GPUs"),
-                 ("search", "The search"), ("hostswitch", "Host-switch graphs")]
+# the benchmarks page: a section a question a user asks, and the results page that answers
+# it (under results/); every results/**/*.md is in one section
+RESULT_GROUPS = [
+    ("How close does `golf chase` come to the records on a CPU?", "quality/quality_cpu.md"),
+    ("How close with a GPU?", "quality/quality_gpu.md"),
+    ("Grid graphs: how close to the best-known graphs?", "grid/chase.md"),
+    ("Host-switch graphs: how does golf compare with ORP?", "hostswitch/bench_hostswitch.md"),
+    ("How fast is scoring on a CPU?", "bench/eval_cpu.md"),
+    ("How fast is scoring on a GPU?", "gpu/bench_gpu.md"),
+    ("How fast is host-switch scoring?", "bench/hostswitch_eval.md"),
+    ("How fast is the search?", "search/bench_search.md"),
+    ("How does golf scale over MPI ranks and GPUs?", "bench/mpi.md"),
+    ("Does the GPU test suite pass?", "gpu/tests.md"),
+]
+
+
+def result_pages() -> list[str]:
+    """Every results page, ``results/**/*.md``, relative to ``results/``."""
+    top = os.path.join(ROOT, "results")
+    return sorted(os.path.relpath(os.path.join(d, f), top).replace(os.sep, "/")
+                  for d, _, files in os.walk(top) for f in files if f.endswith(".md"))
 
 
 def _md(text: str) -> str:
@@ -98,17 +115,27 @@ def _evaluator_section(specs: dict) -> list:
 
 
 def benchmarks_page() -> str:
+    """A section a question (:data:`RESULT_GROUPS`), its results page included.
+
+    Raises
+    ------
+    ValueError
+        Where a results page is in no section, or a section names no page.
+    """
+    pages = result_pages()
+    named = [page for _, page in RESULT_GROUPS]
+    if sorted(named) != pages:
+        raise ValueError(f"golfdocs.RESULT_GROUPS: results pages in no section: "
+                         f"{sorted(set(pages) - set(named))}; sections without a page: "
+                         f"{sorted(set(named) - set(pages))}")
     lines = ["# Benchmarks", "",
-             "The records of golf's benchmarks (`scripts/bench_*.py`). Each page says what was "
-             "measured, the command, the machine and the date; each is rendered from its JSON "
-             "record beside it in `results/`, which holds every run's details.", ""]
-    for folder, title in RESULT_GROUPS:
-        pages = sorted(f for f in os.listdir(os.path.join(ROOT, "results", folder))
-                       if f.endswith(".md"))
-        lines += [f"## {title}", ""]
-        for page in pages:
-            lines += [f"```{{include}} ../../results/{folder}/{page}", ":heading-offset: 2",
-                      "```", ""]
+             "The records of golf's benchmarks (`scripts/bench_*.py`), a page a question. Each "
+             "says what was measured, the command, the machine and the date; each is rendered "
+             "from its JSON record beside it in `results/`, which holds every run's details and "
+             "the runs that chose a default (`experiments`), one line each on the page.", ""]
+    for title, page in RESULT_GROUPS:
+        lines += [f"## {title}", "", f"```{{include}} ../../results/{page}",
+                  ":heading-offset: 2", "```", ""]
     return "\n".join(lines) + "\n"
 
 
