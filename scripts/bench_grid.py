@@ -49,6 +49,7 @@ from golf.config import load_config
 from golf.lower_bounds import grid_bounds
 
 CONFIG = os.path.join(ROOT, "configs", "graphgolf2019_grid.yaml")
+RECORD = os.path.join(ROOT, "results", "grid", "chase")  # the page's record, less .json/.md
 TARGETS = ("w5h5d4r2", "w10h10d6r3", "w10h10d8r4")
 # The best graphs known here for the 2019 problems, as (diameter, total of the distances over
 # all pairs), each rescored with `golf validate` and `golf eval`: the *_best.edges files of the
@@ -212,14 +213,12 @@ def default_paths(chase: float, experiment: str | None = None) -> tuple[str, str
     chase's page (its graphs in ``graphs/chase``); the config's search by default into the
     experiment ``config`` (its graphs in ``graphs/``); an experiment's chase into
     ``graphs/EXPERIMENT``. So no run overwrites another's graphs."""
-    grid = os.path.join(ROOT, "results", "grid")
+    graphs = os.path.join(os.path.dirname(RECORD), "graphs")
     if not chase:
         experiment = experiment or "config"
-    if experiment == "config" and not chase:
-        graphs = os.path.join(grid, "graphs")
-    else:
-        graphs = os.path.join(grid, "graphs", experiment or "chase")
-    return os.path.join(grid, "chase"), experiment, graphs
+    if not (experiment == "config" and not chase):
+        graphs = os.path.join(graphs, experiment or "chase")
+    return RECORD, experiment, graphs
 
 
 def main(argv=None):
@@ -250,10 +249,10 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.render:
         if args.experiment:
-            render_experiment(args.out or default_paths(10)[0], args.experiment, args.shows,
-                              markdown, "bench_grid")
+            render_experiment(args.out or RECORD, args.experiment, args.shows, markdown,
+                              "bench_grid")
         else:
-            render(args.out or default_paths(10)[0], markdown, "bench_grid", args.note)
+            render(args.out or RECORD, markdown, "bench_grid", args.note)
         return
     out, args.experiment, graphs = default_paths(args.chase, args.experiment)
     args.out, args.graphs = args.out or out, args.graphs or graphs

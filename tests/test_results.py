@@ -272,6 +272,63 @@ def test_the_mpi_figures_of_the_cluster_page():
         assert round(one["seconds"]) == seconds
 
 
+UNIT = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "M": 1e6}
+
+
+def close(said: str, unit: str, value: float, rel: float = 0.03) -> bool:
+    """A figure as the docs print it (rounded) against the record's value."""
+    return abs(float(said) * UNIT[unit] - value) <= rel * value
+
+
+def test_the_cpu_speeds_of_the_backends_and_python_pages():
+    rows = record("bench/eval_cpu.md")["results"]
+    best = {}
+    for r in rows:
+        if r["backend"] == "bitset":
+            key = (r["n"], r["d"], r["g"])
+            best[key] = min(best.get(key, 1e9), r["loop_median_s"])
+    docs = text("docs/backends.md")
+    said = re.findall(r"\((\d+),(\d+),(\d+)\) ([\d.]+) (us|ms|s)\b", docs)
+    assert len(said) == len(best) == 9
+    for n, d, g, value, unit in said:
+        assert close(value, unit, best[(int(n), int(d), int(g))]), (n, d, g, value, unit)
+    one = [r for r in rows if (r["n"], r["backend"], r["threads"]) == (50, "bitset", 1)][0]
+    assert f"a call costs ~{one['golf_evaluate_median_s'] * 1e6:.1f} us, against " \
+           f"~{one['loop_median_s'] * 1e6:.1f} us for the kernel alone" in text("docs/python.md")
+
+
+def test_the_gpu_speeds_of_the_gpu_page():
+    rec = record("gpu/bench_gpu.md")
+    docs = text("docs/gpu.md")
+    single = {(r["n"], r["d"], r["g"]): r["median_s"] for r in rec["single"]["rows"]}
+    said = re.findall(r"\((\d+|10\^6), (\d+), (?:g=)?(\d+)\) in ([\d.]+) (ms|s)\b", docs)
+    assert len(said) == len(single) == 6
+    for n, d, g, value, unit in said:
+        n = 10**6 if n == "10^6" else int(n)
+        assert close(value, unit, single[(n, int(d), int(g))], 0.1), (n, d, g, value, unit)
+    chains = {(r["K"], r.get("where", "host")): r["evaluations_per_s"]
+              for r in rec["chains"]["rows"]}
+    host, device, many = chains[(64, "host")], chains[(64, "device")], chains[(1024, "device")]
+    assert f"64 chains scored from the host {round(host, -3):,.0f} evaluations a second, 64 " \
+           f"chains on the device {device / 1e6:.2f} M ({device / host:.1f}x) and 1024 on the " \
+           f"device {many / 1e6:.1f} M ({many / host:.0f}x)" in docs
+    steps = {}  # a pair's first row: its chains at their default threads a block
+    for r in record("search/bench_search.md")["experiments"]["chain_steps"]["rows"]:
+        if (r["K"], r["speculate"]) == (16, 32):
+            steps.setdefault((r["n"], r["d"], r["g"]), r["us_per_step"])
+    steps = steps.values()
+    assert f"take a chain's step in {min(steps):.1f} to {max(steps):.1f} µs" in docs
+
+
+def test_the_gpu_host_switch_scoring_figures():
+    rows = {r["file"]: r["seconds"] for r in record("bench/hostswitch_eval.md")["experiments"]
+            ["gpu"]["rows"]}
+    big, small = rows["h10000s5000r10.edges"], rows["h1024s400r10.edges"]
+    assert f"one graph of 5000 switches takes {big['gpu_1'] * 1e3:.2f} ms, on one core " \
+           f"{big['cpu_kernel'] * 1e3:.1f} ms; of 400 switches {small['gpu_1'] * 1e3:.2f} ms " \
+           f"against {small['cpu_kernel'] * 1e3:.2f}" in text("docs/hostswitch.md")
+
+
 # ------------------------------------------------------------------------------------------
 # the experiments' machinery
 def test_an_experiment_goes_into_the_record_and_its_line_onto_the_page(tmp_path):
@@ -316,3 +373,16 @@ def test_bench_hostswitch_merges_an_experiment_and_keeps_the_page_rows(tmp_path)
     assert got["experiments"]["gpu16"]["date"] == gpu16["date"]
     assert "- `gpu16` (2026-11-27): a line\n" in out.with_suffix(".md").read_text()
 
+
+
+def test_the_gpu_test_record_reads_pytests_last_line():
+    from bench_gpu_tests import markdown, summary
+
+    assert summary("....\n188 passed, 1 skipped, 1994 deselected in 150.13s (0:02:30)\n") == {
+        "passed": 188, "skipped": 1, "seconds": 150.13}
+    assert summary("1 failed, 187 passed in 9.50s")["failed"] == 1
+    rec = {"what": "every test marked `gpu`", "command": "pytest -m gpu", "notes": [],
+           "rows": [{"machine": "one GPU", "date": "2026-11-30T10:00:00", "commit": "abc1234",
+                     "change": None, "passed": 187, "failed": 1, "skipped": 0,
+                     "seconds": 9.5}]}
+    assert "| one GPU | 2026-11-30 | abc1234 | 187 (1 failed) | 0 | 9.5 |" in markdown(rec)
