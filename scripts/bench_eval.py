@@ -158,7 +158,7 @@ def markdown(record: dict) -> str:
         f"machine: {m.get('cpu', '?')}, {m['cores']} cores; Python {m['python']}, Numba "
         f"{m['numba']}, NumPy {m['numpy']}; commit {m.get('commit', '?')}",
         "per evaluation: median of the trials, the compiled kernel from a compiled loop (what "
-        "the search pays); golf.evaluate: the API (its share of 1.5 x the kernel + 1 us); "
+        "the search pays); golf.evaluate: the API (over its target, 1.5 x the kernel + 1 us); "
         "ratio: the kernel over a tuned C library's time here (min times, `evaluate()` from "
         "Python and caches: in the JSON)")
     lines += table(["(n, d, g)", "D", "backend", "threads", "per evaluation", "golf.evaluate",
