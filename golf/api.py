@@ -80,9 +80,11 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
 
     Parameters
     ----------
-    graph : Graph, networkx.Graph or (k, 2) array of edges
+    graph : Graph, networkx.Graph, (k, 2) array of edges, or HostSwitchGraph
         The graph; its symmetry ``g`` is used (a :class:`~golf.graph.Graph` built with
-        ``g > 1`` is scored from its ``n/g`` base sources).
+        ``g > 1`` is scored from its ``n/g`` base sources). A host-switch graph
+        (:class:`golf.hostswitch.HostSwitchGraph`) is scored over its host pairs: the
+        h-diameter and the h-total (``aspl`` the h-ASPL), by a host-switch backend.
     backend : str
         ``"auto"`` (picked from measured rates) or a backend name.
     max_level : int
@@ -116,6 +118,12 @@ def evaluate(graph, backend: str = "auto", *, max_level: int = 0, **options):
     (2, 75, 1.6667)
     """
     if type(graph) is not Graph:
+        from golf.hostswitch.network import HostSwitchGraph
+
+        if isinstance(graph, HostSwitchGraph):  # the hosts' scores (h-diameter, h-total)
+            from golf.evaluators import host_switch_scorer
+
+            return host_switch_scorer(graph, backend, **options)[0]()
         graph = _as_graph(graph)
     key = (backend, graph.form, graph.d, tuple(options.items()))
     score = _CACHE.get(key)
@@ -368,12 +376,13 @@ def search(n: int, d: int, g: int | str = 1, *, seconds: float | None = None, st
     >>> r.graph.max_degree <= 4
     True
     """
-    from golf.config import RunConfig, keywords_config, validate
+    from golf.config import Keywords, RunConfig, validate
 
     if seconds is None and not steps:
         raise GolfError("search: give seconds or steps (or both)")
-    cfg = validate(keywords_config(n, d, g, seconds, steps, seed, backend, output is not None,
-                           settings), lambda key: "search()")
+    keywords = Keywords(n, d, g, seconds=seconds, steps=steps, seed=seed, backend=backend,
+                        plot=output is not None, settings=settings)
+    cfg = validate(keywords.config(), lambda key: "search()")
     path = Path(output) if output is not None else None
     return _run(RunConfig(str(path.name) if path else "search", cfg, path, "search()"),
                 progress, force, comm)

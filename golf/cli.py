@@ -164,25 +164,6 @@ def _refuse_for_host_switch(args, options) -> None:
                             f"(hosts, switches and radix come from its first line)")
 
 
-def _host_switch_scorer(backend: str, net, threads):
-    """``(score function of no arguments, its name, why)`` for ``golf eval --backend``
-    (:func:`golf.evaluators.decide`): the CPU's bit matrix by
-    :func:`golf.evaluators.h_scoring.h_score`, the others by their search evaluator."""
-    from golf.evaluators import Shape, build, decide
-
-    shape = Shape("host-switch", net.n, net.r, switches=net.s)
-    found = decide(shape, backend)
-    if found.name == "bitset":
-        from golf.evaluators.h_scoring import h_score
-
-        return (lambda: h_score(net, threads=threads)), "h-bitset", found.reason
-    from golf.hostswitch.ports import PortGraph, to_ports
-
-    ev = build(shape, found.name, threads=threads)
-    graph = PortGraph(net.n, to_ports(net))
-    return (lambda: ev.evaluate(graph)), ev.name, found.reason
-
-
 def load_host_switch(path: str, warn=_warn):
     """Read a host-switch file (mnakao's ORP format) into a
     :class:`golf.hostswitch.HostSwitchGraph`; repeated edges are left out with a warning
@@ -206,7 +187,9 @@ def _eval_host_switch(args) -> int:
     _refuse_for_host_switch(args, ["g", "group", "n", "d", "grid", "r", "backend",
                                    "chunk_words", "opt"])
     net = load_host_switch(args.file)
-    scorer, backend, why = _host_switch_scorer(args.backend or "auto", net, args.threads)
+    from golf.evaluators import host_switch_scorer
+
+    scorer, backend, why = host_switch_scorer(net, args.backend or "auto", threads=args.threads)
     comm = args.comm
     rank0 = comm is None or comm.rank == 0
     if args.explain and rank0:

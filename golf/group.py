@@ -35,7 +35,7 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["Group", "parse_group", "metacyclic_groups", "invariants"]
+__all__ = ["Group", "parse_group", "metacyclic_groups", "invariants", "order_mod"]
 
 
 class Group:
@@ -143,7 +143,7 @@ def parse_group(spec, g: int, source: str = "group") -> Group | None:
     return None if grp.b == 1 else grp
 
 
-def _order_mod(r: int, a: int) -> int:
+def order_mod(r: int, a: int) -> int:
     """The multiplicative order of the unit ``r`` mod ``a`` (1 for ``a`` <= 1)."""
     if a <= 1:
         return 1
@@ -165,7 +165,7 @@ def invariants(grp: Group) -> tuple:
     by :func:`metacyclic_groups` (a rare false merge only drops a candidate)."""
     a, b, r = grp.a, grp.b, grp.r
     h = math.gcd(a, (r - 1) % a) if a > 1 else 1
-    z = (b // _order_mod(r, a)) * h
+    z = (b // order_mod(r, a)) * h
     inv = math.gcd(a, 2) - 1
     if b % 2 == 0:
         inv += math.gcd(a, (1 + pow(r, b // 2, a)) % a) if a > 1 else 1

@@ -638,7 +638,7 @@ def main(argv=None):
     p.add_argument("--ranks", type=int, default=1, help="golf chase --ranks")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--gpu", action="store_true", help="let golf see the GPUs (its chase "
-                   "then scores on one where golf.run.chase.host_switch_backend says so); "
+                   "then scores on one where golf.evaluators.decide says so); "
                    "without it they are hidden")
     p.add_argument("--gpus", default=None, metavar="LIST", help="with --gpu: the GPUs "
                    "(comma-separated indices) dealt to the pairs at once, one each in turn "

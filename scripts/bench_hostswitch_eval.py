@@ -9,7 +9,7 @@ h-total, which must be equal (the script stops with the file and the values if n
   small driver that reads the file, builds ORP's degree and adjacency arrays, scores once
   untimed and then times call after call;
 * ORP threads: the same with ``liborp_threads.a`` (OpenMP) on all cores;
-* golf 1 thread and golf on all cores: ``golf.hostswitch.h_score(net, threads=...)`` from
+* golf 1 thread and golf on all cores: ``golf.evaluators.h_scoring.h_score(net, threads=...)`` from
   Python, the graph read once;
 * golf's kernel: the compiled scorer that ``h_score`` calls, from a compiled loop on one
   thread (what a search pays; in the JSON, and on the page where ORP is faster than
@@ -252,7 +252,7 @@ def own_cpu() -> float:
 
 def time_golf(net, threads: int, seconds: float) -> list:
     """Per-call seconds of ``h_score(net, threads=threads)`` for about ``seconds``."""
-    from golf.hostswitch import h_score
+    from golf.evaluators.h_scoring import h_score
 
     out = []
     end = time.perf_counter() + seconds
@@ -286,7 +286,7 @@ def time_kernel(net, seconds: float) -> tuple[list, tuple]:
     from a compiled loop, in blocks of calls for about ``seconds``; and its
     ``(h-diameter, h-total)``."""
     global _LOOP
-    from golf.hostswitch import h_scoring
+    from golf.evaluators import h_scoring
 
     if _LOOP is None:
         from numba import njit
@@ -324,7 +324,8 @@ def bench_file(name: str, path: str, trials: int, seconds: float, threads: int,
                quiet: float) -> dict:
     """Values and times of the four scorers on one file (see the module docstring); each
     round waits up to ``quiet`` seconds for the other processes to leave the CPUs."""
-    from golf.hostswitch import h_score, read_host_switch
+    from golf.evaluators.h_scoring import h_score
+    from golf.hostswitch import read_host_switch
 
     net = read_host_switch(path, duplicates=[])
     values, times = {}, {k: [] for k in ("orp_serial", "orp_threads", "golf_1", "golf_all",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host-switch scoring on the GPU: ``golf.hostswitch.h_gpu`` against golf's CPU bit matrix, on
+"""Host-switch scoring on the GPU: ``golf.evaluators.h_gpu_bitset`` against golf's CPU bit matrix, on
 ORP's sample graphs of the 13 featured pairs of Graph Golf 2021 and on random graphs, in one
 run on one machine.
 
@@ -58,7 +58,7 @@ def time_gpu(graph, K: int, seconds: float) -> list:
     """Per-graph seconds of the GPU scorer on ``K`` copies of ``graph`` (K = 1: ``evaluate``
     of one graph), each changed by a fresh move before every call, for about ``seconds``."""
     from golf.engine.moves import new_undo
-    from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
+    from golf.evaluators.h_gpu_bitset import HostSwitchGpuEvaluator
     from golf.kernels.rng import rng_seed
 
     ev = HostSwitchGpuEvaluator(graph.hosts, graph.n, graph.d, batch=K)
@@ -84,8 +84,8 @@ def time_gpu(graph, K: int, seconds: float) -> list:
 
 def bench_file(name: str, path: str, seconds: float) -> dict:
     from golf.hostswitch import read_host_switch
-    from golf.hostswitch.h_evaluator import HostSwitchEvaluator
-    from golf.hostswitch.h_gpu import HostSwitchGpuEvaluator
+    from golf.evaluators.h_bitset import HostSwitchEvaluator
+    from golf.evaluators.h_gpu_bitset import HostSwitchGpuEvaluator
     from golf.hostswitch.ports import PortGraph, to_ports
 
     net = read_host_switch(path, duplicates=[])
@@ -106,7 +106,7 @@ def bench_file(name: str, path: str, seconds: float) -> dict:
 
 
 WHAT = ("per graph, the median time of golf's CPU kernel (one thread, from a compiled loop) "
-        "and of the GPU scorer (golf.hostswitch.h_gpu) on one graph and on batches of K graphs "
+        "and of the GPU scorer (golf.evaluators.h_gpu_bitset) on one graph and on batches of K graphs "
         "in one launch, each graph changed by a random move before every call; both gave the "
         "same h-diameter, h-total and peripheral hosts on every file")
 

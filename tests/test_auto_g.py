@@ -14,7 +14,9 @@ import golf
 from golf.config import load_config
 from golf.errors import GolfError
 from golf.group import Group, invariants, metacyclic_groups
-from golf.run.portfolio import Form, candidates, divisors, forms, halving_plan
+from golf.problems import Form, problem_of
+from golf.problems.order_degree import candidates, divisors
+from golf.run.portfolio import halving_plan
 
 from conftest import ROOT, run_golf, signal_after, wait_for
 
@@ -108,21 +110,22 @@ def test_metacyclic_groups_are_groups_with_the_stated_invariants(g):
 
 
 def test_portfolio():
-    fs, rule = forms({"n": 1024, "d": 8, "g": "auto", "group": None, "grid": None, "r": None})
+    fs, rule = problem_of({"n": 1024, "d": 8, "g": "auto", "group": None, "grid": None,
+                           "r": None}).forms()
     assert fs[0] == Form(128)  # the largest cyclic g with m >= d comes first
     assert Form(1) in fs[:4] and Form(512, Group(32, 16, 3)) in fs[:3]
     assert Form(256, Group(32, 8, 3)) in fs[:3]  # m = 4
     assert len(fs) == len(set(fs)) == 3 + 2 * 4
     assert {1024 // f.g for f in fs if f.group is not None} == {1, 2, 4, 8}
     assert "metacyclic groups of order n/m" in rule
-    cyc, rule = forms({"n": 1024, "d": 8, "g": "auto", "group": "cyclic", "grid": None,
-                       "r": None})
+    cyc, rule = problem_of({"n": 1024, "d": 8, "g": "auto", "group": "cyclic", "grid": None,
+                            "r": None}).forms()
     assert cyc == [Form(128), Form(16), Form(1)] and "problem.group: cyclic" in rule
     # a prime n: g = 1, and the forms with one and two centre vertices (100 = 4*25, 99 = 3*33)
-    assert forms({"n": 101, "d": 4, "g": "auto", "group": None, "grid": None,
-                  "r": None})[0] == [Form(1), Form(4, centres=1), Form(3, centres=2)]
-    grid, rule = forms({"n": 100, "d": 4, "g": "auto", "group": None, "grid": [10, 10],
-                        "r": 3})
+    assert problem_of({"n": 101, "d": 4, "g": "auto", "group": None, "grid": None,
+                       "r": None}).forms()[0] == [Form(1), Form(4, centres=1), Form(3, centres=2)]
+    grid, rule = problem_of({"n": 100, "d": 4, "g": "auto", "group": None, "grid": [10, 10],
+                             "r": 3}).forms()
     assert [f.g for f in grid] == [1, 2, 4] and all(f.group is None for f in grid)
     assert halving_plan(11) == [11, 6, 3, 2]
 
@@ -336,11 +339,11 @@ def test_a_group_form_resumes_at_its_group(tmp_path, monkeypatch):
     takes the form, group included, from the checkpoint."""
     import yaml
 
-    import golf.run.portfolio as sym
+    from golf.problems import OrderDegreeProblem
     from golf.run import resume_run
 
     groups = [Form(32, Group(8, 4, 3)), Form(16, Group(8, 2, 3))]
-    monkeypatch.setattr(sym, "forms", lambda problem: (groups, "two groups"))
+    monkeypatch.setattr(OrderDegreeProblem, "forms", lambda self: (groups, "two groups"))
     rd = tmp_path / "run"
     r = golf.search(64, 4, g="auto", steps=3000, seed=2, progress=False, output=rd,
                     backend="bitset", threads=1)
@@ -353,7 +356,7 @@ def test_a_group_form_resumes_at_its_group(tmp_path, monkeypatch):
     cfg["problem"].update(g="auto", group=None)
     (rd / "run.yaml").write_text(yaml.safe_dump(cfg))
     (rd / "summary.json").unlink()
-    monkeypatch.setattr(sym, "forms", None)  # a resume runs no trial
+    monkeypatch.setattr(OrderDegreeProblem, "forms", None)  # a resume runs no trial
     again = resume_run(rd, quiet=True)
     assert again["config"]["problem"]["group"] == chosen.spec
     assert again["best"] == r.summary["best"] and again["auto_g"] == auto

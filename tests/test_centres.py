@@ -23,7 +23,8 @@ from golf.group import Group
 from golf.kernels.rng import rng_seed
 from golf.kernels.symmetry import expand_rows, group_scratch
 from golf.run import run_config
-from golf.run.portfolio import centre_forms, forms
+from golf.problems import problem_of
+from golf.problems.order_degree import centre_forms
 from golf.starts.random import random_group_graph
 
 from naive import apsp_score, centre_lift
@@ -244,9 +245,9 @@ def test_the_portfolio_tries_centres_where_no_useful_g_divides_n():
     assert centre_forms(1009, 7) == [(7, 1)]
     base = {"g": "auto", "group": None, "grid": None, "r": None, "start": None, "centres": 0,
             "regular": False}
-    prime, _ = forms(dict(base, n=1009, d=7))
+    prime, _ = problem_of(dict(base, n=1009, d=7)).forms()
     assert [(f.g, f.centres) for f in prime] == [(1, 0), (7, 1)]
-    rich, _ = forms(dict(base, n=1024, d=7))  # a divisor of 1024 beats every centre form
+    rich, _ = problem_of(dict(base, n=1024, d=7)).forms()  # a divisor of 1024 beats every centre form
     assert all(f.centres == 0 for f in rich)
 
 

@@ -14,7 +14,7 @@ from golf.errors import GolfError
 from golf.io import read_edges
 from golf.run import load_checkpoint, resume_run, run_config
 from golf.run.checkpoint import pick_checkpoint, save_checkpoint
-from golf.run.driver import Search
+from golf.run.loop import Loop
 
 from conftest import run_golf
 from naive import apsp_score
@@ -51,18 +51,18 @@ class Killed(BaseException):
 def kill_at_first_step(monkeypatch):
     """Make the next run die at its first chunk of steps, recording what its folder held."""
     seen = {}
-    real = Search._run_chunk
+    real = Loop.run_chunk
 
     def first(self, *a, **kw):
-        rd = self.rundir.path
+        rd = self.records.rundir.path
         seen.update({name: (rd / name).exists() for name in
                      ("checkpoint.npz", "best.edges", "trace.csv", "run.yaml")})
         seen["meta"] = load_checkpoint(rd / "checkpoint.npz")["meta"]
         seen["run.yaml g"] = (rd / "run.yaml").read_text().split("\n  g: ")[1].split()[0]
-        monkeypatch.setattr(Search, "_run_chunk", real)
+        monkeypatch.setattr(Loop, "run_chunk", real)
         raise Killed
 
-    monkeypatch.setattr(Search, "_run_chunk", first)
+    monkeypatch.setattr(Loop, "run_chunk", first)
     return seen
 
 
@@ -291,10 +291,10 @@ def _fail(exc):
 
 
 @pytest.mark.parametrize("where,exc", [
-    ("golf.run.problem.build_evaluator", RuntimeError("a bug in set-up")),
-    ("golf.run.problem.build_evaluator", KeyboardInterrupt()),
-    ("golf.run.driver.save_checkpoint", OSError(28, "No space left on device")),
-    ("golf.run.driver.Search._finish", RuntimeError("a bug at the end")),
+    ("golf.run.start.build_evaluator", RuntimeError("a bug in set-up")),
+    ("golf.run.start.build_evaluator", KeyboardInterrupt()),
+    ("golf.run.records.save_checkpoint", OSError(28, "No space left on device")),
+    ("golf.run.records.Records.finish", RuntimeError("a bug at the end")),
 ])
 def test_no_way_out_of_a_run_leaves_the_lock(tmp_path, monkeypatch, where, exc):
     p, rd = cfg(tmp_path, steps=2000)

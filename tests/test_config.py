@@ -262,7 +262,7 @@ def test_permission_messages_where_root_would_pass(tmp_path, monkeypatch):
 
     start = tmp_path / "start.edges"
     start.write_text("0 1\n")
-    monkeypatch.setattr(golf.config.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(golf.config.load.os, "access", lambda path, mode: False)
     with pytest.raises(GolfError, match=r"c\.yaml:4: output\.dir: no permission to write in "
                                         r"'[^']*' \(on the way to the run folder '.*new/t'\)"):
         load_config(cfg(tmp_path, BASE + f"output: {{dir: '{tmp_path / 'new'}'}}\n"))

@@ -145,7 +145,7 @@ def test_bad_grid_lines_are_named(tmp_path, text, message):
 
 
 def test_submission_name_is_exact():
-    from golf.run.problem import submission_name
+    from golf.problems import submission_name
 
     grid = Grid(10, 10, 3, 1)
     # ASPL exactly 2.84 (total 14058 over 4950 pairs): floor(100 * 2.84) = 284, no float slip

@@ -54,7 +54,8 @@ def test_every_search_kind_keeps_the_length_limit(kind, settings, w, h, d, r, g)
     assert (res.score.diameter, res.score.total) == want[:2]
     b = grid_bounds(w, h, d, r)
     assert res.summary["bounds"]["aspl_fraction"] == str(b.aspl)
-    assert res.summary["problem"] == {"grid": [w, h], "n": w * h, "d": d, "r": r, "g": g}
+    assert res.summary["problem"] == {"kind": "grid", "grid": [w, h], "n": w * h, "d": d, "r": r,
+                                      "g": g}
     assert res.score.total < res.summary["start"]["total"] or kind == "tabu"
 
 
@@ -144,7 +145,8 @@ def test_the_trials_warm_up_compiles_the_grid_moves(monkeypatch, polish):
     import golf.engine.population as population
     import golf.engine.tabu as tabu
     from golf.run.chase import chase_config
-    from golf.run.portfolio import forms, warm_up
+    from golf.problems import problem_of
+    from golf.run.portfolio import warm_up
 
     seen = []
     real_annealer, real_tabu = population.annealer_for, tabu.TabuSearch
@@ -171,7 +173,7 @@ def test_the_trials_warm_up_compiles_the_grid_moves(monkeypatch, polish):
     cfg = chase_config(None, 8, minutes=1, grid=(20, 20), r=4,
                        sets=[f"search.polish={polish}"]
                        + (["search.polish_g=1"] if polish else [])).data
-    portfolio, _ = forms(cfg["problem"])
+    portfolio, _ = problem_of(cfg["problem"]).forms()
     warm_up(cfg, portfolio)
     kinds = [k for k, _ in seen]
     assert kinds[:2] == ["annealer", "run"]

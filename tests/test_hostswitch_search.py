@@ -179,7 +179,9 @@ def test_config_refuses_a_bad_host_switch_problem(problem, match):
 
 @pytest.mark.parametrize("section,match", [
     ({"search": {"steps": 10, "method": "tabu"}}, "anneals"),
-    ({"search": {"steps": 10}, "evaluator": {"backend": "seidel"}}, "or gpu-bitset"),
+    ({"search": {"steps": 10}, "evaluator": {"backend": "seidel"}},
+     "unknown backend 'seidel' for a host-switch problem; expected one of: auto, bitset, bfs, "
+     "gpu-bitset"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "bfs", "chunk_words": 2}},
      r"backend 'bfs' \(host-switch\) has no option 'chunk_words'; its options: threads"),
     ({"search": {"steps": 10}, "evaluator": {"backend": "gpu-bitset", "threads": 2}},
@@ -235,7 +237,7 @@ def test_chase_host_switch_from_the_command_line(tmp_path):
 
 
 def test_switch_forms_try_the_estimate_first_and_only_what_connects():
-    from golf.run.portfolio import switch_forms
+    from golf.problems.order_radix import switch_forms
 
     forms, rule = switch_forms(80, 6)  # 33: ORP_Optimize_switches' value for (80, 6)
     assert [f.switches for f in forms] == [40, 33, 32, 50, 26, 62]
@@ -415,7 +417,7 @@ def test_polarity_fits_lists_the_q_whose_switches_hold_the_hosts(n, r):
 
 
 def test_switch_trials_try_the_polarity_graphs_first_where_they_fit():
-    from golf.run.portfolio import POLARITY_FORMS, switch_forms
+    from golf.problems.order_radix import POLARITY_FORMS, switch_forms
 
     forms, rule = switch_forms(4608, 36)
     assert [f.label(4608) for f in forms[:2]] == ["ER_16: 273 switches",

@@ -433,15 +433,15 @@ def test_g_auto_tries_the_algebraic_start_first_on_a_dense_pair(tmp_path):
     """(60, 8) lies near ER_7 (57 vertices): g: auto puts g=1 from the fitted ER_7 first in
     its portfolio, records it, and the run whose trials pick it starts from it and climbs
     (run.yaml says so, and the log names the construction)."""
-    from golf.run.portfolio import forms
+    from golf.problems import problem_of
 
     problem = {"n": 60, "d": 8, "g": "auto", "group": None, "start": None, "grid": None,
                "r": None, "regular": False}
-    portfolio, rule = forms(problem)
+    portfolio, rule = problem_of(problem).forms()
     assert portfolio[0].start == "algebraic" and portfolio[0].g == 1
     assert "ER_7" in rule and portfolio[0].label(60) == "ER_7 fitted, g=1 (m=60)"
-    assert forms(dict(problem, start="circulant"))[0][0].start is None
-    assert all(f.start is None for f in forms(dict(problem, n=256))[0])
+    assert problem_of(dict(problem, start="circulant")).forms()[0][0].start is None
+    assert all(f.start is None for f in problem_of(dict(problem, n=256)).forms()[0])
 
     res = golf.search(60, 8, g="auto", steps=6000, seed=1, progress=False, backend="bitset",
                       threads=1, output=tmp_path / "run")

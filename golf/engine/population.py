@@ -214,16 +214,18 @@ def chains_on_device(evaluator) -> bool:
 
 
 def annealer_for(cfg: dict, graph, evaluator, *, steps: int, seed: int, trace_every: int,
-                 bounds=None, reach=None):
+                 bounds=None, reach=None, host_moves: bool = False):
     """The annealer a run config asks for (``method`` sa or hill; a tabu run's trials anneal
     with sa): a :class:`BatchAnnealer` of ``search.batch`` chains where the batch is above 1
-    or the evaluator runs the chains itself, else one :class:`golf.engine.annealer.Annealer`."""
+    or the evaluator runs the chains itself, else one :class:`golf.engine.annealer.Annealer`.
+    ``host_moves``: the moves move hosts too (a host-switch graph's, at the rate
+    :data:`golf.engine.moves.HOST_MOVES`)."""
     from golf.engine.annealer import Annealer, search_options
 
     s, par = cfg["search"], cfg["parallel"]
     kw = dict(steps=steps, seed=seed, trace_every=trace_every, bounds=bounds, reach=reach,
               **search_options(s))
-    if cfg["problem"].get("hosts") is not None:  # a host-switch problem moves hosts too
+    if host_moves:
         from golf.engine.moves import HOST_MOVES
 
         kw["host_moves"] = HOST_MOVES

@@ -36,6 +36,7 @@ from golf.errors import GolfError
 __all__ = ["REGISTRY", "Entry", "Shape", "Decision", "KINDS", "names", "entry",
            "backend_class", "backends", "option_specs", "check_options", "decide",
            "choose_backend", "cpu_alternative", "make_evaluator", "build", "gpu_usable",
+           "host_switch_scorer",
            "HOST_SWITCH_GPU_SWITCHES", "Evaluator", "Score", "Capabilities", "Estimate", "OK",
            "DISCONNECTED", "EXCEEDED"]
 
@@ -70,11 +71,11 @@ REGISTRY = (
 # matrix costs about s^2/64 words a level, a GPU launch is flat until its blocks fill the
 # GPU: on an H100 one graph took 187 us against 638 on one core on ORP's sample of 1024
 # switches, 327 against 8020 on 5000, but 116 against 89 on 400 and 161 against 48 on 200
-# (results/gpu/hostswitch_gpu.md). The chase walks one chain on the GPU as on the CPU: a
-# population of 16 chains scored in one launch made 2.6 times the evaluations a second of
-# one chain, and ended worse on both pairs in 8 minutes on one H100 each: (10000, 10)
+# (results/bench/hostswitch_eval.md, experiment gpu). The chase walks one chain on the GPU as
+# on the CPU: a population of 16 chains scored in one launch made 2.6 times the evaluations
+# a second of one chain, and ended worse on both pairs in 8 minutes on one H100 each: (10000, 10)
 # 6.395937 against 6.388185, (65536, 64) 4.511431 against 4.494380
-# (results/hostswitch/bench_hostswitch_gpu16.md)
+# (results/hostswitch/bench_hostswitch.md, experiment gpu16)
 HOST_SWITCH_GPU_SWITCHES = 1000
 
 
@@ -312,6 +313,27 @@ def build(shape: Shape, name: str = "auto", *, comm=None, batch: int = 1, **opti
     if reason is not None:
         ev.auto_reason, ev.dropped_options = reason, dropped
     return ev
+
+
+def host_switch_scorer(net, name: str = "auto", **options):
+    """``(score, its name, why)`` for a host-switch graph ``net``
+    (:class:`golf.hostswitch.HostSwitchGraph`): ``score()`` gives the hosts'
+    :class:`Score` (h-diameter, h-total). The backend is :func:`decide`'s; ``bitset`` scores
+    the graph as it is (:func:`golf.evaluators.h_scoring.h_score`), the others its port rows
+    (their search evaluators). ``options``: the backend's (``threads``, ``chunk_words``)."""
+    shape = Shape("host-switch", net.n, net.r, 1, switches=net.s)
+    found = decide(shape, name)
+    options = check_options(found.name, {k: v for k, v in options.items() if v is not None},
+                            kind="host-switch")
+    if found.name == "bitset":
+        from golf.evaluators.h_scoring import h_score
+
+        return (lambda: h_score(net, **options)), "h-bitset", found.reason
+    from golf.hostswitch.ports import PortGraph, to_ports
+
+    ev = build(shape, found.name, **options)
+    graph = PortGraph(net.n, to_ports(net))
+    return (lambda: ev.evaluate(graph)), ev.name, found.reason
 
 
 def make_evaluator(name: str, n: int, d: int, g: int = 1, *, comm=None, batch: int = 1,

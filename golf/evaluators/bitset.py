@@ -388,8 +388,9 @@ def choose_chunk_words(n: int, words: int, workers: int, memory_bytes: int | Non
                        l3_bytes: int | None = None) -> int:
     """Chunk width in 64-bit words.
 
-    Measured on AMD Zen 4 (results/bench/chunk_sweep.md, scripts/bench_chunks.py): 16 words
-    per row (two AVX-512 loads per neighbour) is the sweet spot while every worker's two
+    Measured on AMD Zen 4 (results/bench/eval_cpu.md, experiment chunk_sweep;
+    scripts/bench_chunks.py): 16 words per row (two AVX-512 loads per neighbour) is the sweet
+    spot while every worker's two
     matrices together stay within half the L3 cache; past that, 8 words (one 64-byte line per
     row); and where 8 words still overflow half the L3 but 4 words fit, 4 words win despite
     the per-row overhead (two workers on n = 65536: 11.7 ms with 4 words, 14.3 ms with 8 for

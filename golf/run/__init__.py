@@ -23,14 +23,19 @@ the next run or resume on that host takes it over.
 
 The parts, one job each:
 
-``driver``      set-up, the loop over chunks of steps, the end (:class:`Search`)
+``driver``      a run from its lock to its summary (:class:`Search`), over the three parts:
+``start``       the form (``g: auto``), the start graph, the engine and its temperatures
+``loop``        the loop over chunks of steps, and the switch to the polish phase
+``records``     best.edges, checkpoints, trace.csv and run.yaml as it goes; the summary
+``setup``       what a config builds: its evaluator and annealer (for the run and the trials)
+``portfolio``   ``problem.g: auto``: the trials that choose the form before the run
+``phases``      the tabu search of ``method: tabu``, and the polish phase of an annealing run
 ``coordinate``  what the MPI ranks decide together
 ``checkpoint``  the checkpoint format
-``phases``      the tabu search of ``method: tabu``, and the polish phase of an annealing run
 ``folder``      the run folder and its lock
 ``report``      the log and the progress line
 ``outputs``     trace, plot, re-check, submission file
-``symmetry``    ``problem.g: auto``: the trials that choose g before the run
+``chase``       ``golf chase``: the config of a chase, and its own ranks
 """
 
 from __future__ import annotations

@@ -54,8 +54,9 @@ CPU_CHAINS = 16
 # chains a process of a grid chase on a CPU where n > GRID_CHAIN_N: one chain gets 16 times
 # the steps, which on the three 20x20 problems of 2019 took a chase of 8.3 minutes (2 cores a
 # problem, 20 chases side by side on a 64-core host) from totals 1112-1272 above the
-# best-known graphs to 456-622 (results/grid/chains.md). A smaller lattice keeps CPU_CHAINS:
-# there one chain has steps to spare and freezes, where the hotter chains go on; (10x10, 4, 2)
+# best-known graphs to 456-622 (results/grid/chase.md, experiment chains). A smaller lattice
+# keeps CPU_CHAINS: there one chain has steps to spare and freezes, where the hotter chains
+# go on; (10x10, 4, 2)
 # in 10 minutes on 2 cores ended at total 19774 with one chain, 19718 with 16
 GRID_CPU_CHAINS = 1
 GRID_CHAIN_N = 200
@@ -109,19 +110,26 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     :func:`golf.search` keywords over :func:`chase_settings`; ``sets`` ``KEY=VALUE``
     overrides applied last (as ``golf run --set``). ``host_switch``: ``n`` hosts on switches
     of radix ``d`` (:mod:`golf.hostswitch`; the number of switches chosen by trials,
-    :func:`golf.run.portfolio.switch_forms`), scored on the CPU, one chain a process."""
+    :func:`golf.problems.order_radix.switch_forms`), one chain a process."""
     from pathlib import Path
 
-    from golf.config import (RunConfig, _check_output, _default_name, _merge, keywords_config,
-                             parse_overrides, validate)
+    from golf.config import Keywords, RunConfig, check_output, merge, parse_overrides, validate
+    from golf.problems import kind_of
 
     if not minutes > 0:
         raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
+    if host_switch:
+        section = {"hosts": n, "radix": d, "switches": "auto"}
+    elif grid is not None:
+        section = {"grid": list(grid), "r": r, "d": d, "g": "auto"}
+    else:
+        section = {"n": n, "d": d, "g": "auto"}
+    kind = kind_of(section).kind
     found = chase_backend(n, d, backend, grid=grid, host_switch=host_switch)
     kw = dict(chase_settings(found.gpu), **(settings or {}))
     overrides = parse_overrides(sets)
     asked = {**(settings or {}), **overrides.get("search", {})}  # settings and --set
-    if grid is not None:
+    if kind == "grid":
         kw.update(grid=list(grid), r=r)
         if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
@@ -129,28 +137,29 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
     polish = asked.get("polish", POLISH)
-    small = grid is None and not host_switch and n is not None and n <= POLISH_MAX_N
+    small = kind == "general" and n <= POLISH_MAX_N
     if (small and asked.get("method") != "tabu" and isinstance(polish, (int, float))
             and polish > 0):
         for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
             kw.setdefault(key, value)
-    if host_switch:  # one chain a process: on a CPU it beat ORP's annealer on 10 of the 13
-        # featured pairs of 2021 where 16 tempering chains did on 5 (results/hostswitch/), on
-        # a GPU it ended better than 16 (golf.evaluators.HOST_SWITCH_GPU_SWITCHES)
+    if kind == "host-switch":  # one chain a process: on a CPU it beat ORP's annealer on 10 of
+        # the 13 featured pairs of 2021 where 16 tempering chains did on 5
+        # (results/hostswitch/), on a GPU it ended better than 16
+        # (golf.evaluators.HOST_SWITCH_GPU_SWITCHES)
         kw.pop("voltage_moves", None)
         kw["batch"] = 1
-    raw = keywords_config(n, d, "auto", minutes * 60.0, 0, seed, found.name, out is not None,
-                          kw)
-    if host_switch:
-        raw["problem"] = {"hosts": n, "radix": d, "switches": "auto"}
-    raw["name"] = _default_name(raw["problem"])
+    raw = Keywords(n, d, "auto", seconds=minutes * 60.0, steps=0, seed=seed, backend=found.name,
+                   plot=out is not None, settings=kw).config()
+    if kind == "host-switch":
+        raw["problem"] = section
+    raw["name"] = kind_of(section).default_name(raw["problem"])
     if out is not None:
         raw["output"]["dir"] = str(out)
-    data = validate(_merge(raw, overrides), lambda key: "golf chase")
+    data = validate(merge(raw, overrides), lambda key: "golf chase")
     path = Path(data["output"]["dir"]) / data["name"] if out is not None else None
     run = RunConfig(data["name"], data, path, "golf chase")
     if path is not None:
-        _check_output(run, lambda key: "golf chase")
+        check_output(run, lambda key: "golf chase")
     return run
 
 

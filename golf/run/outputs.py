@@ -110,11 +110,11 @@ def recheck_graph(graph, d, backend) -> dict:
 
 def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
     """Copy a run's best graph into a submission file, re-checked; named in the competition's
-    style (:func:`golf.run.problem.submission_name`; a grid problem's
+    style (:meth:`golf.problems.Problem.submission_name`; a grid problem's
     ``w{w}h{h}d{d}r{r}k{diameter}l{..}``, in the grid format) when ``output`` is a folder or None
     (None: the current folder). Returns the file written and the re-check."""
+    from golf.problems import problem_of
     from golf.run.folder import RunDir, read_run_config
-    from golf.run.problem import Problem
 
     rd = RunDir(run_dir)
     best = rd.file("best.edges")
@@ -122,7 +122,7 @@ def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
         raise GolfError(f"{run_dir}: no best.edges (has this run written a checkpoint yet?)")
     cfg = read_run_config(run_dir).data
     # a polish phase at search.polish_g leaves a graph of that symmetry (a divisor of g)
-    problem = Problem(cfg["problem"], cfg["search"]["polish_g"] or cfg["problem"]["g"])
+    problem = problem_of(cfg["problem"], cfg["search"]["polish_g"] or cfg["problem"]["g"])
     graph = problem.read(best)
     check = recheck_graph(graph, problem.d, "bitset")
     name = problem.submission_name(check["diameter"], check["total"])

@@ -1,37 +1,17 @@
 """``problem: {g: auto}``: the symmetry form of the run, chosen by trials before it.
 
-A *form* (:class:`Form`) is a symmetry order ``g`` (``m = n/g`` base vertices) and its group:
-the cyclic group ``Z_g`` or a metacyclic group ``Z_a ⋊_r Z_b`` (:mod:`golf.group`). Which
-form pays differs from pair to pair, so :func:`choose_form` tries a portfolio of them with the
-run's own engine and keeps the best.
+A *form* (:class:`golf.problems.Form`) is a symmetry order ``g`` (``m = n/g`` base vertices)
+and its group: the cyclic group ``Z_g`` or a metacyclic group ``Z_a ⋊_r Z_b``
+(:mod:`golf.group`), with centre vertices or without; or a host-switch problem's number of
+switches. Which form pays differs from pair to pair, so :func:`choose_form` tries a portfolio
+of them with the run's own engine and keeps the best.
 
-1. **The portfolio** (:func:`forms`).
-
-   * Cyclic ``g``: the divisors of ``n`` with ``m >= d``, and ``g = 1``; at most
-     :data:`CYCLIC_FORMS`, spread evenly over ``log g`` (the largest and ``1`` always). Below
-     ``m = d`` a cyclic lift has too few classes to search: (256, 8) did best at ``g = 32``
-     and (1024, 8) at ``g = 128`` in cyclic runs (``m = 8`` both).
-   * Metacyclic groups of order ``n/m`` for ``m`` in :data:`GROUP_M` (1, 2, 4, 8):
-     :func:`golf.group.metacyclic_groups` lists the non-abelian ones, one of each
-     isomorphism class (an abelian non-cyclic group adds commutator 4-cycles to every lift,
-     which is what the non-abelian ones remove). Of each order :data:`GROUPS_PER_ORDER` are
-     kept, ranked by :func:`group_prior`: ``a`` near ``1.5 sqrt(g)``, then a large order of
-     ``r``, then a large commutator subgroup. The rank is read off the forms that won:
-     ``Z_16 ⋊_3 Z_8`` for (256, 8), ``Z_32 ⋊_3 Z_16`` for (1024, 8), ``Z_32 ⋊_3 Z_8`` for
-     (512, 8) and (1024, 4), ``Z_73 ⋊_10 Z_64`` for (9344, 6) and ``Z_250 ⋊_3 Z_200`` for
-     (100000, 20) each rank first of their order, and the second pick has another ``a``, so
-     that the two differ in shape (``results/quality/``).
-   * ``problem.group: cyclic`` with ``g: auto`` keeps the cyclic forms only; a grid problem
-     tries the rotations its lattice allows (1, 2 and 4 where they exist).
-   * Centre-vertex forms (:func:`centre_forms`, :mod:`golf.graph`): ``n = g*m + c`` with
-     ``c`` of :data:`CENTRES` (1, 2) and the largest ``g <= d`` that divides ``n - c``, where
-     that ``g`` exceeds every other form's: for an order that no useful ``g`` divides (a
-     prime; ``n*d`` odd), which otherwise has ``g = 1`` and ``n`` sources to score. (101, 6):
-     ``Z_5`` with one centre (20 orbits) and ``Z_3`` with two, where ``g = 1`` is all else.
-   * First of all, where a construction of :mod:`golf.starts.algebraic` lies near ``(n, d)``
-     (dense pairs: ``ER_32-line`` for (1024, 32)) and ``problem.start`` is random: ``g = 1`` from
-     that construction fitted to the pair, which starts closer to the record than the other
-     forms get in their trials.
+1. **The portfolio** is the problem kind's (:meth:`golf.problems.Problem.forms`): for an
+   Order/Degree problem cyclic ``g``, metacyclic groups, centre-vertex forms and algebraic
+   starts (:mod:`golf.problems.order_degree`), for a grid the rotations its lattice allows
+   (:mod:`golf.problems.lattice`), for a host-switch problem numbers of switches and
+   polarity graphs (:mod:`golf.problems.order_radix`), in the order of priority that a small
+   budget cuts.
 
 2. **Trials held to the clock, by successive halving** (:func:`halving_plan`). The trials
    together get ``search.auto_g_budget`` (default :data:`DEFAULT_BUDGET`, a quarter) of the
@@ -50,7 +30,7 @@ run's own engine and keeps the best.
    steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up` compiles every kind of
    kernel the trials use on a small graph. A budget that cannot give every form a first slice
    of :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of the
-   portfolio only (:func:`forms` orders them by :data:`PRIORITY_M`).
+   portfolio only (the kind orders them by priority).
 
 3. **The choice**: the smallest ``(diameter, total)`` of the last round (exact integers); a
    tie goes to the larger ``g`` (fewer base sources to score). The main run starts from the
@@ -69,269 +49,21 @@ split (rank 0's clock decides).
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from dataclasses import dataclass, field
 
 from golf.errors import GolfError
-from golf.run.problem import Problem
+from golf.problems import Form, problem_of
+from golf.run.setup import build_annealer, build_evaluator, form_config
 
-__all__ = ["divisors", "candidates", "forms", "switch_forms", "SWITCH_FACTORS", "group_prior", "halving_plan", "choose_form",
-           "Form", "Choice", "CYCLIC_FORMS", "GROUP_M", "GROUPS_PER_ORDER", "DEFAULT_BUDGET",
-           "M_PER_DEGREE", "centre_forms", "CENTRES"]
+__all__ = ["halving_plan", "choose_form", "warm_up", "Choice", "MIN_SLICE_SECONDS",
+           "MIN_SLICE_STEPS", "DEFAULT_BUDGET"]
 
-# the floor on m = n/g of a cyclic form, in units of d
-M_PER_DEGREE = 1
-CYCLIC_FORMS = 3
-GROUP_M = (1, 2, 4, 8)
-# the order in which the first group of each m comes in the portfolio (after the largest
-# cyclic g; g = 1 comes fourth): small budgets try the first forms only
-PRIORITY_M = (2, 4, 1, 8)
 # the shortest first slice of a trial: seconds, or steps with a step budget
 MIN_SLICE_SECONDS = 1.0
 MIN_SLICE_STEPS = 100
-GROUPS_PER_ORDER = 2
 DEFAULT_BUDGET = 0.25
-# the centre counts of the centre-vertex forms (centre_forms)
-CENTRES = (1, 2)
-# the numbers of switches a host-switch problem tries, relative to the suggested one
-SWITCH_FACTORS = (0.8, 1.25, 0.64, 1.56)
-# the polarity graphs ER_q a host-switch problem tries as its switch graph, the smallest q
-# that hold the hosts first: ER_16 for (4608, 36) starts at h-diameter 4, 3.923119, where
-# the random starts' annealing reached h-diameter 5 (results/hostswitch/)
-POLARITY_FORMS = 2
-
-
-def divisors(n: int) -> list[int]:
-    """The divisors of ``n``, ascending."""
-    small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
-    return sorted(set(small + [n // k for k in small]))
-
-
-def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
-    """The cyclic orders ``g`` worth a trial, ascending: divisors of ``n`` with ``n/g >= d``,
-    and 1; at most ``cap``, spread over ``log g`` (the largest and 1 always).
-
-    >>> candidates(256, 8)
-    [1, 8, 32]
-    >>> candidates(256, 8, cap=8)
-    [1, 2, 4, 8, 16, 32]
-    >>> candidates(101, 4)
-    [1]
-    """
-    ok = [g for g in divisors(n) if g == 1 or n // g >= M_PER_DEGREE * d]
-    if len(ok) <= cap:
-        return ok
-    top = math.log(ok[-1])
-    picked: list[int] = []
-    for k in range(cap - 1, -1, -1):
-        target = top * k / (cap - 1)
-        free = [g for g in ok if g not in picked]
-        picked.append(min(free, key=lambda g: (abs(math.log(g) - target), -g)))
-    return sorted(picked)
-
-
-@dataclass(frozen=True)
-class Form:
-    """A symmetry form: order ``g`` and ``group`` (a :class:`golf.group.Group`, None for the
-    cyclic ``Z_g``); ``construction`` names the algebraic start graph of a ``g = 1`` form that
-    starts from one (``ER_32-line``: :mod:`golf.starts.algebraic`), None for the config's start;
-    ``centres`` the centre vertices (:mod:`golf.graph`, ``g`` divides ``n - centres``);
-    ``switches`` the number of switches of a host-switch problem (:mod:`golf.hostswitch`;
-    0 for the others)."""
-
-    g: int
-    group: object = None
-    construction: str | None = None
-    centres: int = 0
-    switches: int = 0
-
-    @property
-    def spec(self):
-        """``problem.group``'s value: ``[a, r]`` or None."""
-        return None if self.group is None else self.group.spec
-
-    @property
-    def start(self) -> str | None:
-        """``problem.start``'s value for this form (None: the config's)."""
-        return None if self.construction is None else "algebraic"
-
-    def label(self, n: int) -> str:
-        m = (n - self.centres) // self.g
-        if self.switches:
-            return (f"{self.construction}: " if self.construction else "") + (
-                f"{self.switches} switches")
-        if self.construction is not None:
-            return f"{self.construction} fitted, g=1 (m={m})"
-        if self.centres:
-            c = self.centres
-            return f"cyclic g={self.g} (m={m}) + {c} centre{'s' if c > 1 else ''}"
-        if self.group is None:
-            return f"cyclic g={self.g} (m={m})"
-        return f"{self.group.label} (g={self.g}, m={m})"
-
-    def record(self, n: int) -> dict:
-        out = {"g": self.g, "group": self.spec, "m": (n - self.centres) // self.g,
-               "label": self.label(n)}
-        if self.start is not None:
-            out["start"] = self.start
-        if self.centres:
-            out["centres"] = self.centres
-        if self.switches:
-            out.update(switches=self.switches, m=self.switches)
-        return out
-
-    def changes(self) -> list:
-        """The ``(section, key, value)`` settings of a config that this form sets: the
-        symmetry, and for an algebraic start the start and ``search.method: hill``. From a
-        construction near the Moore bound almost every swap is uphill: annealing at the
-        temperatures sampled from it never went below it on (1024, 32) (12.4 M evaluations
-        in 10 minutes on 2 cores), where hill climbing (plateau moves taken) went from ASPL
-        2.039952 to 2.034921 in 60 s."""
-        out = [("problem", "g", self.g), ("problem", "group", self.spec),
-               ("problem", "centres", self.centres)]
-        if self.switches:
-            out += [("problem", "switches", self.switches), ("problem", "n", self.switches)]
-        if self.start is not None:
-            out += [("problem", "start", self.start), ("search", "method", "hill")]
-        return out
-
-    def config(self, cfg: dict) -> dict:
-        """``cfg`` with this form's settings (:meth:`changes`); a centre form on a backend
-        that scores no centres (the GPU ones) is scored by the one ``auto`` picks among the
-        others (a CPU backend, host chains)."""
-        from golf.evaluators import decide
-
-        out = copy.deepcopy(cfg)
-        for section, key, value in self.changes():
-            out[section][key] = value
-        name = out["evaluator"]["backend"]
-        if (name != "auto" and self.centres
-                and decide(Problem(out["problem"]).shape, name, fallback=True).name != name):
-            out["evaluator"]["backend"] = "auto"
-        return out
-
-
-def group_prior(grp) -> tuple:
-    """The rank of a group among those of its order (smaller first; module docstring): how far
-    ``a`` is from ``1.5 sqrt(g)`` (in log), less a half of ``log ord(r) / log g`` and 0.3 of
-    the commutator subgroup's share of ``Z_a``.
-
-    >>> from golf.group import metacyclic_groups
-    >>> min(metacyclic_groups(512), key=group_prior).label
-    'Z_32 ⋊_3 Z_16'
-    """
-    from golf.group import _order_mod, invariants
-
-    g = grp.g
-    score = (abs(math.log(grp.a / math.sqrt(g)) - math.log(1.5))
-             - 0.5 * math.log(_order_mod(grp.r, grp.a)) / math.log(g)
-             - 0.3 * invariants(grp)[1] / grp.a)
-    return (score, grp.a, grp.r)
-
-
-def _groups_of_order(g: int) -> list:
-    """The :data:`GROUPS_PER_ORDER` best groups of order ``g`` by :func:`group_prior`, each
-    with an ``a`` of its own."""
-    from golf.group import metacyclic_groups
-
-    out, seen_a = [], set()
-    for grp in sorted(metacyclic_groups(g), key=group_prior):
-        if grp.a not in seen_a:
-            out.append(grp)
-            seen_a.add(grp.a)
-        if len(out) == GROUPS_PER_ORDER:
-            break
-    return out
-
-
-def forms(problem: dict) -> tuple[list[Form], str]:
-    """The portfolio of a config's ``problem`` section, in the order of priority that a small
-    budget cuts (:data:`PRIORITY_M`), and the rule that made it (module docstring)."""
-    from golf.starts.algebraic import construction_for
-
-    n, d = problem["n"], problem["d"]
-    if problem.get("hosts") is not None:
-        return switch_forms(problem["hosts"], d)
-    p = Problem(problem, 1)
-    if p.grid is not None:
-        gs, rule = p.trial_candidates(None)
-        return [Form(g) for g in gs], rule
-    floor = "d" if M_PER_DEGREE == 1 else f"{M_PER_DEGREE}d"
-    cyclic = [Form(g) for g in sorted(candidates(n, d), reverse=True)]
-    rule = (f"cyclic g: divisors of n={n} with m = n/g >= {floor} = {M_PER_DEGREE * d}, and 1 "
-            f"(at most {CYCLIC_FORMS})")
-    if problem.get("group") == "cyclic":
-        return cyclic, rule + "; problem.group: cyclic"
-    groups = {m: [Form(n // m, grp) for grp in _groups_of_order(n // m)]
-              for m in GROUP_M if n % m == 0 and n // m >= 6}
-    # the order of priority, which a small budget cuts (see _affordable)
-    first = [groups[m][0] for m in PRIORITY_M if groups.get(m)]
-    lead = first[:2] + cyclic[-1:] + first[2:]
-    rest = cyclic[1:-1] + [f for m in PRIORITY_M for f in groups.get(m, [])[1:]]
-    out = cyclic[:1] + [f for f in lead if f not in cyclic[:1]] + rest
-    rule += (f"; metacyclic groups of order n/m for m in {list(GROUP_M)}, {GROUPS_PER_ORDER} "
-             f"an order (golf.run.portfolio.group_prior)")
-    top = max(f.g for f in out)
-    centred = [Form(g, None, None, c) for g, c in centre_forms(n, d) if g > top]
-    if centred and problem.get("start") in (None, "random"):
-        out = out[:1] + centred + out[1:]
-        rule += (f"; with centres: n - c = g*m for c in {list(CENTRES)}, 3 <= g <= d, m >= d, "
-                 f"the largest g of each c, where it beats every other form's g")
-    found = construction_for(n, d) if problem.get("start") in (None, "random") else None
-    if found is not None:  # first: for a dense pair it starts far closer than any other form
-        out.insert(0, Form(1, None, found.name))
-        rule += f"; first, g=1 from the algebraic start {found.label}"
-    return out, rule
-
-
-def switch_forms(hosts: int, r: int) -> tuple[list[Form], str]:
-    """The numbers of switches a host-switch problem tries (:mod:`golf.hostswitch`): the one
-    of :func:`golf.hostswitch.radix_bounds.suggested_switches` first, then the one of
-    :func:`~golf.hostswitch.radix_bounds.even_switches` (the hosts spread evenly over a real
-    degree; 101 against 108 on (432, 12), 196 against 200 on (10000, 100)), then the first
-    times :data:`SWITCH_FACTORS`, each rounded, those that can connect the hosts (a port for
-    a link on every switch) with no more switches than hosts, each once."""
-    from golf.starts.switch_wiring import polarity_fits
-    from golf.hostswitch.radix_bounds import even_switches, fewest_switches, suggested_switches
-
-    best = suggested_switches(hosts, r)
-    even = even_switches(hosts, r)
-    least = fewest_switches(hosts, r)
-    out: list[int] = []
-    for f in (1.0, even / best, *SWITCH_FACTORS):
-        sw = max(least, int(round(best * f)))
-        fits = sw == 1 or (-(-hosts // sw) < r and sw * r - hosts >= 2 * (sw - 1))
-        if fits and sw not in out and sw <= hosts:
-            out.append(sw)
-    rule = (f"switches: {best} (the smallest estimate of the h-ASPL: golf.hostswitch."
-            f"radix_bounds.suggested_switches), {even} (hosts spread evenly: even_switches), "
-            f"and {best} times {', '.join(map(str, SWITCH_FACTORS))}")
-    forms = [Form(1, switches=sw) for sw in out]
-    qs = polarity_fits(hosts, r)[:POLARITY_FORMS]
-    if qs:  # first: h-diameter 4 from the start wherever they hold the hosts
-        forms = [Form(1, construction=f"ER_{q}", switches=q * q + q + 1) for q in qs] + forms
-        rule = (f"first the polarity graphs {', '.join(f'ER_{q}' for q in qs)} as the switch "
-                f"graph (diameter 2: golf.starts.switch_wiring.polarity_ports), then " + rule)
-    return forms, rule
-
-
-def centre_forms(n: int, d: int) -> list[tuple[int, int]]:
-    """``(g, c)`` of the centre-vertex forms worth a trial (:mod:`golf.graph`): for each
-    ``c`` in :data:`CENTRES`, the largest ``g`` with ``3 <= g <= d`` (a centre takes whole
-    orbits of ``g`` vertices; ``g = 2`` would halve the sources only) dividing ``n - c`` with
-    ``m = (n - c)/g >= d``.
-
-    >>> centre_forms(101, 6)
-    [(5, 1), (3, 2)]
-    """
-    out = []
-    for c in CENTRES:
-        ok = [g for g in divisors(n - c) if 3 <= g <= d and (n - c) // g >= M_PER_DEGREE * d]
-        if ok:
-            out.append((max(ok), c))
-    return out
 
 
 def _affordable(count: int, total: float, least: float) -> int:
@@ -388,17 +120,14 @@ class _Trial:
 
     def build(self, co, start):
         from golf.engine.annealer import schedule
-        from golf.engine.population import annealer_for
-        from golf.run.problem import build_evaluator
 
-        tc = self.form.config(self.cfg)
+        tc = form_config(self.cfg, self.form)
         s = tc["search"]
-        problem = Problem(tc["problem"])
+        problem = problem_of(tc["problem"])
         ev = build_evaluator(tc, co.comm)
         steps = int(self.planned) if s["steps"] else 0
-        ann = annealer_for(tc, start(self.form), ev, seed=s["seed"], steps=steps,
-                           trace_every=max(steps, 1 << 30), bounds=problem.bounds(),
-                           reach=problem.reach())
+        ann = build_annealer(tc, problem, start(self.form), ev, seed=s["seed"], steps=steps,
+                             trace_every=max(steps, 1 << 30))
         sampled = []
 
         def sample():
@@ -483,23 +212,24 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     run's engine on a small graph of each kind the portfolio holds (cyclic or group; the
     backend of each form), and with a polish phase its tabu search (and the cyclic kind of
     ``search.polish_g``; under a GPU backend also bitset's, which a polish may score with);
-    for a grid problem on a 4x4 lattice, whose moves and tabu search take a length limit
-    and so are code of their own. The compiled code is the same for every size, so the first
-    trial of a kind is not charged a compilation (tens of seconds on a fresh install, cached
-    on disk after)."""
-    from golf.engine.population import annealer_for
+    on the problem kind's small section (:meth:`golf.problems.Problem.warm_up_section`: for a
+    grid a 4x4 lattice, whose moves and tabu search take a length limit and so are code of
+    their own). The compiled code is the same for every size, so the first trial of a kind
+    is not charged a compilation (tens of seconds on a fresh install, cached on disk
+    after)."""
     from golf.evaluators import backend_class, decide
     from golf.group import Group
-    from golf.run.problem import build_evaluator
 
     p, e, s = cfg["problem"], cfg["evaluator"], cfg["search"]
-    grid = p.get("grid") is not None  # a grid's moves take its length limit: their own code
+    small = problem_of(p).warm_up_section()
+    if small is None:  # nothing compiled that way for this kind
+        return
     polish = s["polish"] > 0 and s["method"] != "tabu"
 
     def backend(g, centres=0):
         if e["backend"] != "auto":
             return e["backend"]
-        shape = Problem(dict(p, g=g, group=None, centres=centres)).shape
+        shape = problem_of(dict(p, g=g, group=None, centres=centres)).shape
         return decide(shape, threads=e.get("threads")).name
 
     kinds = {(backend(f.g, f.centres), f.group is not None, f.centres > 0) for f in portfolio}
@@ -510,18 +240,15 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     for name, grouped, centred in sorted(kinds):
         form = (Form(8, Group(4, 2, 3)) if grouped else Form(3, None, None, 1) if centred
                 else Form(4))
-        tc = form.config(cfg)
-        tc["problem"].update(n=16, d=3, start=None, regular=False)
-        if grid:  # a 4x4 lattice at the form's rotation
-            tc["problem"].update(grid=[4, 4], r=2)
+        tc = form_config(cfg, form)
+        tc["problem"].update(small, g=form.g, group=form.spec, centres=form.centres)
         tc["evaluator"] = dict(e, backend=name)
         tc["search"] = dict(tc["search"], steps=4, time_limit=None)
         try:
-            problem = Problem(tc["problem"])
+            problem = problem_of(tc["problem"])
             ev = build_evaluator(tc)  # every process on its own: no collective call
-            ann = annealer_for(tc, problem.random_graph(1), ev, steps=4, seed=1,
-                               trace_every=1 << 30, bounds=problem.bounds(),
-                               reach=problem.reach())
+            ann = build_annealer(tc, problem, problem.random_graph(1), ev, steps=4, seed=1,
+                                 trace_every=1 << 30)
             ann.auto_temperatures(10)
             ann.set_temperatures(1.0, 0.5)
             ann.run(2, time_frac=0.5)
@@ -551,9 +278,10 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     from golf.engine.annealer import StopReason
 
     t = time.perf_counter()
-    p, s = cfg["problem"], cfg["search"]
-    n = _order(p)
-    portfolio, rule = forms(p)
+    s = cfg["search"]
+    problem = problem_of(cfg["problem"])
+    n = problem.order
+    portfolio, rule = problem.forms()
     timed = bool(s["time_limit"])
     total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
     least = MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS
@@ -664,10 +392,10 @@ def _reason(final: list, win: dict, plan: list) -> str:
 
 def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -> Choice:
     """The choice after the trials: logged (why), recorded."""
-    from golf.graph import Graph, sort_rows
+    from golf.graph import sort_rows
 
-    p = cfg["problem"]
-    n = _order(p)
+    problem = problem_of(cfg["problem"])
+    n = problem.order
     win = next(t for t in final if t["label"] == form.label(n))
     reason = _reason(final, win, plan)
     log(f"g: auto chose {form.label(n)} because {reason}")
@@ -676,20 +404,8 @@ def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -
                   evaluations=sum(t.get("evaluations", 0) for t in final))
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
-    if form.switches:
-        from golf.hostswitch.ports import PortGraph
-
-        graph = PortGraph(p["hosts"], sort_rows(best_rows))
-    else:
-        graph = Graph(n, p["d"], form.g, sort_rows(best_rows), group=form.group,
-                      centres=form.centres)
+    graph = problem.at_form(form).graph(sort_rows(best_rows))
     return Choice(form, graph, record, seconds, sampled=sampled)
-
-
-def _order(p: dict) -> int:
-    """The vertices whose pairs a score averages over: a host-switch problem's hosts, else
-    ``n``."""
-    return p["hosts"] if p.get("hosts") is not None else p["n"]
 
 
 def _single(record: dict, form: Form, why: str, log, n: int) -> Choice:

@@ -29,7 +29,7 @@ cfg = validate({"name": "m", "problem": {"n": n, "d": d, "g": "auto"},
 engine = Search(RunConfig("m", cfg, None, "auto_g.py"), quiet=True, comm=comm)
 summary = engine.start()
 used = comm.gather({"rank": comm.rank, "g": engine.cfg["problem"]["g"],
-                    "graph_g": int(engine.ann.graph.g)}, root=0)
+                    "graph_g": int(engine.state.ann.graph.g)}, root=0)
 if comm.rank == 0:
     print(json.dumps({"ranks": used, "auto_g": summary["auto_g"],
                       "problem": summary["problem"]}), flush=True)

@@ -1,0 +1,67 @@
+"""What a validated run config builds, for the run and for each trial of ``g: auto``: its
+config at another symmetry (a polish phase's), its evaluator and its annealer."""
+
+from __future__ import annotations
+
+from golf.problems import problem_of
+
+__all__ = ["cfg_at", "form_config", "build_evaluator", "build_annealer"]
+
+
+def cfg_at(cfg: dict, g=None) -> dict:
+    """The config with ``problem.g`` = ``g`` (None or the config's own: the config itself);
+    at another ``g`` (the polish phase's, 1 with a group or centres) the form is cyclic,
+    without centres."""
+    if g is None or g == cfg["problem"]["g"]:
+        return cfg
+    return dict(cfg, problem=dict(cfg["problem"], g=g, group=None, centres=0))
+
+
+def form_config(cfg: dict, form) -> dict:
+    """``cfg`` with the settings of ``form`` (a :class:`golf.problems.Form`:
+    :meth:`~golf.problems.Form.changes`); a centre form on a backend that scores no centres
+    (the GPU ones) is scored by the one ``auto`` picks among the others
+    (:func:`golf.evaluators.decide` with its fallback: a CPU backend, host chains)."""
+    import copy
+
+    from golf.evaluators import decide
+
+    out = copy.deepcopy(cfg)
+    for section, key, value in form.changes():
+        out[section][key] = value
+    name = out["evaluator"]["backend"]
+    if (name != "auto" and form.centres
+            and decide(problem_of(out["problem"]).shape, name, fallback=True).name != name):
+        out["evaluator"]["backend"] = "auto"
+    return out
+
+
+def build_evaluator(cfg: dict, comm=None):
+    """The evaluator of a validated run config (its problem's shape, ``evaluator``,
+    ``search.batch`` -- or, where a tabu search runs, ``search.neighbourhood`` as far as its
+    candidates' rows fit in ~256 MiB -- and ``parallel.mode``): the work is split over
+    ``comm``'s ranks only with ``parallel.mode: evaluator``; ``auto`` is
+    :func:`golf.evaluators.decide`'s."""
+    from golf.evaluators import build
+
+    p, e, s = cfg["problem"], dict(cfg["evaluator"]), cfg["search"]
+    split = comm if cfg["parallel"]["mode"] == "evaluator" else None
+    problem = problem_of(p)
+    backend = e.pop("backend")
+    batch = s["batch"]
+    if s["method"] == "tabu" or s["polish"] > 0:
+        # a tabu step scores its candidates together, in batches of rows up to ~256 MiB
+        rows = 4 * p["n"] // p["g"] * p["d"]
+        batch = max(batch, min(s["neighbourhood"], (256 << 20) // rows))
+    return build(problem.shape, backend, comm=split, batch=batch, **e)
+
+
+def build_annealer(cfg: dict, problem, graph, evaluator, *, steps: int, seed: int,
+                   trace_every: int):
+    """The annealer of a run config for ``problem`` (its bounds and its moves' length limit)
+    from ``graph``: :func:`golf.engine.population.annealer_for`."""
+    from golf.engine.population import annealer_for
+
+    return annealer_for(cfg, graph, evaluator, steps=steps, seed=seed, trace_every=trace_every,
+                        bounds=problem.bounds(), reach=problem.reach(),
+                        host_moves=problem.host_moves)
