@@ -46,9 +46,9 @@ def _numba_cache_dir() -> None:
 
 _numba_cache_dir()
 
-from golf import _moved  # noqa: E402
+from golf import moved  # noqa: E402
 
-_moved.install()  # the old names of the modules that moved (golf/_moved.py)
+moved.install()  # the old names of the modules that moved (golf/moved.py)
 
 from golf.errors import GolfError  # noqa: E402
 from golf.graph import Graph  # noqa: E402

@@ -170,9 +170,9 @@ _CELL = re.compile(r"(-?[0-9]+),(-?[0-9]+)")
 
 def is_grid_file(path) -> bool:
     """True when the first non-blank line of an edge file writes its vertices as ``x,y``."""
-    from golf.io import _open_text, reading
+    from golf.io import open_text, reading
 
-    with reading(path), _open_text(str(path)) as f:
+    with reading(path), open_text(str(path)) as f:
         for raw in f:
             if raw.strip():
                 return "," in raw
@@ -255,10 +255,10 @@ class GridEdges:
 
 
 def _parse_cell(tok: str):
-    from golf.io import _int_token
+    from golf.io import int_token
 
     m = _CELL.fullmatch(tok)
-    return (_int_token(m.group(1)), _int_token(m.group(2))) if m else None
+    return (int_token(m.group(1)), int_token(m.group(2))) if m else None
 
 
 def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
@@ -276,7 +276,7 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
     the box is allocated. The memory of reading grows with the file, not with the values in
     it. A truncated, corrupt or mislabelled ``.gz`` file is a GolfError naming the file."""
     from golf.graph import MAX_ORDER, SPARE_VERTICES, order_limit
-    from golf.io import BadLines, _short, _shown_int, repeated_edges, text_lines
+    from golf.io import BadLines, shorten, shown_int, repeated_edges, text_lines
 
     path = str(path)
     rows, lines = [], []
@@ -290,7 +290,7 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
         if a is None or b is None:
             tok = parts[0] if a is None else parts[1]
             bad(f"{where}: expected a cell 'x,y' (two integers, no spaces), found "
-                f"'{_short(tok, 30)}' in '{shown}'")
+                f"'{shorten(tok, 30)}' in '{shown}'")
             continue
         if min(a + b) < 0:
             bad(f"{where}: negative coordinate in '{shown}' (cells start at 0,0)")
@@ -298,7 +298,7 @@ def read_grid_edges(path, size=None, problems: list | None = None) -> GridEdges:
         if max(a + b) >= MAX_ORDER:
             k = (a + b).index(max(a + b))
             tok = re.split(",", parts[k // 2])[k % 2]
-            bad(f"{where}: coordinate {_shown_int(tok, max(a + b))} is too large in "
+            bad(f"{where}: coordinate {shown_int(tok, max(a + b))} is too large in "
                 f"'{shown}': expected coordinates < {MAX_ORDER} (golf holds vertex ids as "
                 f"32-bit integers)")
             continue

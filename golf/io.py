@@ -66,7 +66,7 @@ class EdgeList:
                                 group=group, centres=centres)
 
 
-def _open_text(path: str, ascii_only: bool = False):
+def open_text(path: str, ascii_only: bool = False):
     """The file as text lines (``.gz``: gunzipped); a GolfError for a missing file, a folder,
     a device (``/dev/zero`` would never end) or no permission. Errors met while reading (bad
     gzip data) surface as GolfErrors inside :func:`reading`. UTF-8 with undecodable bytes
@@ -114,7 +114,7 @@ def reading(path):
         raise GolfError(f"{p}: cannot read: {exc.strerror or exc}") from None
 
 
-def _short(text: str, limit: int = 60) -> str:
+def shorten(text: str, limit: int = 60) -> str:
     """``text`` as a message quotes it: control characters escaped (``\\x00``; a message
     stays one line), cut to ``limit`` characters (never whole megabytes)."""
     if not text.isprintable():
@@ -122,11 +122,11 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-_INT = re.compile(r"[+-]?[0-9]+")
+INT_TOKEN = re.compile(r"[+-]?[0-9]+")
 _HUGE = 10**18  # stands for a token of more digits: far above any id, and no int() of it
 
 
-def _int_token(tok: str) -> int:
+def int_token(tok: str) -> int:
     """The value of an integer token (``[+-]?[0-9]+``), or ``+-10**18`` for one of more than
     18 significant digits (Python refuses int() of 4300 digits, and a long one is slow)."""
     digits = tok.lstrip("+-").lstrip("0")
@@ -134,19 +134,19 @@ def _int_token(tok: str) -> int:
     return sign * (int(digits or "0") if len(digits) <= 18 else _HUGE)
 
 
-def _shown_int(tok: str, value: int) -> str:
+def shown_int(tok: str, value: int) -> str:
     """How a message quotes an integer token: its value, or the token cut short."""
-    return str(value) if abs(value) < _HUGE else _short(tok, 30)
+    return str(value) if abs(value) < _HUGE else shorten(tok, 30)
 
 
 def text_lines(path: str):
     """``(line number, fields, the line as a message quotes it, "path:line")`` for each
     non-blank line of a text file (``.gz``: gzipped), reading errors as GolfErrors."""
-    with reading(path), _open_text(path) as f:
+    with reading(path), open_text(path) as f:
         for lineno, raw in enumerate(f, 1):
             parts = raw.split()
             if parts:
-                yield lineno, parts, _short(raw.strip()), f"{path}:{lineno}"
+                yield lineno, parts, shorten(raw.strip()), f"{path}:{lineno}"
 
 
 class BadLines:
@@ -184,20 +184,20 @@ def _parse_slow(path: str, problems: list | None = None):
             continue
         vals = []
         for tok in parts:
-            if not _INT.fullmatch(tok):
-                bad(f"{where}: expected an integer vertex id, found '{_short(tok, 30)}' in "
+            if not INT_TOKEN.fullmatch(tok):
+                bad(f"{where}: expected an integer vertex id, found '{shorten(tok, 30)}' in "
                     f"'{shown}'")
                 break
-            vals.append(_int_token(tok))
+            vals.append(int_token(tok))
         if len(vals) != 2:
             continue
         lo, hi = (0, 1) if vals[0] <= vals[1] else (1, 0)
         if vals[lo] < 0:
-            bad(f"{where}: negative vertex id {_shown_int(parts[lo], vals[lo])} in "
+            bad(f"{where}: negative vertex id {shown_int(parts[lo], vals[lo])} in "
                 f"'{shown}' (ids start at 0)")
             continue
         if vals[hi] >= MAX_ORDER:
-            bad(f"{where}: vertex id {_shown_int(parts[hi], vals[hi])} is too large in "
+            bad(f"{where}: vertex id {shown_int(parts[hi], vals[hi])} is too large in "
                 f"'{shown}': expected ids < {MAX_ORDER} (golf holds vertex ids as 32-bit "
                 f"integers)")
             continue
@@ -235,11 +235,11 @@ MAX_PROBLEMS = 100
 
 def _line_numbers(path: str, count: int) -> np.ndarray:
     """1-based line numbers of the non-blank lines (same order as the parsed rows)."""
-    with reading(path), _open_text(path) as f:
+    with reading(path), open_text(path) as f:
         total = sum(1 for _ in f)
     if total == count:  # no blank line: the common case, no second pass in Python
         return np.arange(1, count + 1, dtype=np.int64)
-    with reading(path), _open_text(path) as f:
+    with reading(path), open_text(path) as f:
         nums = [k for k, raw in enumerate(f, 1) if raw.strip()]
     return np.array(nums[:count], dtype=np.int64)
 
@@ -273,7 +273,7 @@ def read_edges(path, problems: list | None = None) -> EdgeList:
             warnings.simplefilter("ignore")  # empty file warning
             # ASCII only: NumPy's loadtxt (2.4) reads some characters beyond U+EFFFF as
             # digits and crashes on others; any other byte goes to the line-by-line parse
-            with _open_text(path, ascii_only=True) as f:
+            with open_text(path, ascii_only=True) as f:
                 e = np.loadtxt(f, dtype=np.int64, ndmin=2, comments=None)
         if e.size == 0:
             e = e.reshape(0, 2)
@@ -327,7 +327,7 @@ def format_edges(edges) -> bytes:
     return format_pairs(e).tobytes()
 
 
-def _create_temp(folder: Path, name: str) -> tuple[int, str]:
+def create_temp(folder: Path, name: str) -> tuple[int, str]:
     """A new file beside ``name`` in ``folder``, created with mode 0666 less the umask (the
     permissions any other file of the user gets; ``tempfile.mkstemp`` would make it 0600)."""
     for _ in range(100):
@@ -366,7 +366,7 @@ def atomic_write(path, data: bytes | str, before_replace=None) -> None:
     if path.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _create_temp(path.parent, path.name)
+    fd, tmp = create_temp(path.parent, path.name)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -99,13 +99,9 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=4000)
     p.add_argument("--frac", type=float, default=0.3,
                    help="schedule fraction the timed steps start at (then +0.1, +0.2)")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"),
-                   help="the record that holds the experiment")
-    p.add_argument("--render", action="store_true", help="only write the page again from the "
-                   "JSON (with --shows: the experiment's line first)")
     p.add_argument("--note", action="append", default=[], help="a line kept with the run "
                    "in the JSON (repeatable)")
-    experiment_args(p, "chain_steps")
+    experiment_args(p, "chain_steps", ("search", "bench_search"))
     args = p.parse_args(argv)
     from bench_search import markdown
 

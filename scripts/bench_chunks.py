@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 
 import numpy as np
-from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
+from benchlib import experiment_args, new_record, render_experiment, save_experiment
 
 CASES = [(4096, 8, 1), (10000, 7, 1), (65536, 6, 64), (65536, 6, 1)]
 
@@ -35,11 +34,7 @@ def main(argv=None):
     p.add_argument("--widths", default="2,4,8,16,32")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--min-time", type=float, default=1.0, help="seconds per timing")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "eval_cpu"),
-                   help="the record that holds the experiment")
-    p.add_argument("--render", action="store_true", help="only write the page again from the "
-                   "JSON (with --shows: the experiment's line first)")
-    experiment_args(p, "chunk_sweep")
+    experiment_args(p, "chunk_sweep", ("bench", "eval_cpu"))
     args = p.parse_args(argv)
     if args.render:
         render_experiment(args.out, args.experiment, args.shows, markdown, "bench_chunks")

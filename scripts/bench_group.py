@@ -18,10 +18,9 @@ TEXT`` (or later ``--render --shows TEXT``) says what it showed.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
-from benchlib import ROOT, experiment_args, new_record, render_experiment, save_experiment
+from benchlib import experiment_args, new_record, render_experiment, save_experiment
 
 from golf.evaluators import make_evaluator
 from golf.starts.random import random_graph, random_group_graph
@@ -46,11 +45,7 @@ def per_call(fn, seconds):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=1.0, help="timing per measurement")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "eval_cpu"),
-                   help="the record that holds the experiment")
-    p.add_argument("--render", action="store_true", help="only write the page again from the "
-                   "JSON (with --shows: the experiment's line first)")
-    experiment_args(p, "group")
+    experiment_args(p, "group", ("bench", "eval_cpu"))
     args = p.parse_args(argv)
     from bench_eval import markdown
 

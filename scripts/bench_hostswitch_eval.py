@@ -282,7 +282,7 @@ _LOOP = None
 
 
 def time_kernel(net, seconds: float) -> tuple[list, tuple]:
-    """Per-call seconds of golf's compiled scorer (``h_scoring._score``, one thread) called
+    """Per-call seconds of golf's compiled scorer (``h_scoring.score_columns``, one thread) called
     from a compiled loop, in blocks of calls for about ``seconds``; and its
     ``(h-diameter, h-total)``."""
     global _LOOP
@@ -291,7 +291,7 @@ def time_kernel(net, seconds: float) -> tuple[list, tuple]:
     if _LOOP is None:
         from numba import njit
 
-        kernel = h_scoring._score
+        kernel = h_scoring.score_columns
 
         @njit
         def loop(reps, adj, host_switch, cw, bufs, scratch):
@@ -302,7 +302,7 @@ def time_kernel(net, seconds: float) -> tuple[list, tuple]:
 
         _LOOP = loop
     _, cw, _ = h_scoring.plan_chunks(net.s, net.r, net.s, 1)
-    bufs, scratch = h_scoring._buffers(1, -(-net.s * cw // 512) * 512)
+    bufs, scratch = h_scoring.buffers(1, -(-net.s * cw // 512) * 512)
     args = (net.switches.adj, net.host_switch, cw, bufs, scratch)
     t = time.perf_counter()
     status, pairs, top, _ = _LOOP(1, *args)

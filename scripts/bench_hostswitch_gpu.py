@@ -26,14 +26,13 @@ GPU kind) of ``results/bench/hostswitch_eval.json``, whose page gives one line o
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import time
 
 import numpy as np
 from bench_hostswitch_eval import cases, fmt_seconds, time_kernel
-from benchlib import (ROOT, experiment_args, gpu_machine, new_record, render_experiment,
+from benchlib import (experiment_args, gpu_machine, new_record, render_experiment,
                       save_experiment)
 
 BATCHES = (16, 128)
@@ -116,11 +115,7 @@ def main(argv=None):
     p.add_argument("--src", default="build/orp_src", help="ORP's source tree (sample graphs)")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per scorer and file")
     p.add_argument("--quick", action="store_true", help="only files of at most 5000 hosts")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "bench", "hostswitch_eval"),
-                   help="the record that holds the experiment")
-    p.add_argument("--render", action="store_true", help="only write the page again from the "
-                   "JSON (with --shows: the experiment's line first)")
-    experiment_args(p, "gpu")
+    experiment_args(p, "gpu", ("bench", "hostswitch_eval"))
     args = p.parse_args(argv)
     from bench_hostswitch_eval import markdown
 

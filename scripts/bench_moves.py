@@ -61,11 +61,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--samples", type=int, default=5000)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"),
-                   help="the record that holds the experiment")
-    p.add_argument("--render", action="store_true", help="only write the page again from the "
-                   "JSON (with --shows: the experiment's line first)")
-    experiment_args(p, "moves")
+    experiment_args(p, "moves", ("search", "bench_search"))
     args = p.parse_args(argv)
     from bench_search import markdown
 

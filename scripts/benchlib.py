@@ -179,9 +179,16 @@ def render_experiment(out: str, name: str, shows: str | None, markdown, script: 
     save_experiment(out, name, exp, markdown, shows)
 
 
-def experiment_args(p, default: str | None = None) -> None:
+def experiment_args(p, default: str | None = None, record: tuple | None = None):
     """``--experiment NAME`` and ``--shows TEXT`` on the parser ``p``: a run goes into the
-    record's experiment NAME (``default``: the script's own) instead of its rows."""
+    record's experiment NAME (``default``: the script's own) instead of its rows. With
+    ``record`` (its path under ``results/``, e.g. ``("bench", "eval_cpu")``), also ``--out``
+    (the record that holds the experiment) and ``--render`` (only the page written again)."""
+    if record is not None:
+        p.add_argument("--out", default=os.path.join(ROOT, "results", *record),
+                       help="the record that holds the experiment")
+        p.add_argument("--render", action="store_true", help="only write the page again from "
+                       "the JSON (with --shows: the experiment's line first)")
     p.add_argument("--experiment", default=default, metavar="NAME",
                    help="write the run into the record's experiment NAME (not its own rows)"
                    + (f"; default {default}" if default else ""))

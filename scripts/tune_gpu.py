@@ -75,11 +75,7 @@ def main(argv=None):
     p.add_argument("--cpu", action="store_true", help="run on the CPU, no GPU")
     p.add_argument("--workers", type=int, default=None,
                    help="runs at a time (default: the GPUs, or 1 with --cpu)")
-    p.add_argument("--out", default=os.path.join(ROOT, "results", "search", "bench_search"),
-                   help="the record that holds the experiment")
-    p.add_argument("--render", action="store_true", help="only write the page again from the "
-                   "JSON (with --shows: the experiment's line first)")
-    experiment_args(p, "tune")
+    experiment_args(p, "tune", ("search", "bench_search"))
     args = p.parse_args(argv)
     from bench_search import markdown
 

@@ -3,8 +3,6 @@ adjacent to whole orbits. Every CPU backend against networkx on random graphs of
 (cyclic and metacyclic, regular and not, connected and not), the numbering, the checks, moves
 that leave the centres' orbits alone and undo exactly, the searches, configs and trials."""
 
-import json
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -247,7 +245,8 @@ def test_the_portfolio_tries_centres_where_no_useful_g_divides_n():
             "regular": False}
     prime, _ = problem_of(dict(base, n=1009, d=7)).forms()
     assert [(f.g, f.centres) for f in prime] == [(1, 0), (7, 1)]
-    rich, _ = problem_of(dict(base, n=1024, d=7)).forms()  # a divisor of 1024 beats every centre form
+    # a divisor of 1024 beats every centre form
+    rich, _ = problem_of(dict(base, n=1024, d=7)).forms()
     assert all(f.centres == 0 for f in rich)
 
 

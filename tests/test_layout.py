@@ -1,6 +1,9 @@
-"""The package's layout: no import cycle among golf's modules (counting the imports inside
-functions too), no two source files sharing a stem in different roles, and the old names of
-the modules that moved still importable, with a warning."""
+"""The package's layout: the layers of docs/architecture.md hold (a module imports only its
+own layer and the layers below, counting the imports inside functions too), no import cycle
+among golf's modules nor among its packages, no private name imported across modules, no
+config key of a problem kind read outside the kinds and the config, no two source files
+sharing a stem in different roles, and the old names of the modules that moved still
+importable, with a warning."""
 
 import ast
 import importlib
@@ -88,6 +91,156 @@ def test_no_import_cycle():
     assert cycles(graph) == []
 
 
+# the layers of docs/architecture.md, top to bottom: (its name in the doc's table, the modules
+# and packages it holds)
+LAYERS = [
+    ("entry points", ["golf", "golf.__main__", "golf.cli", "golf.api"]),
+    ("runs", ["golf.run"]),
+    ("configs", ["golf.config"]),
+    ("problem kinds", ["golf.problems"]),
+    ("start graphs", ["golf.starts"]),
+    ("evaluators", ["golf.evaluators"]),
+    ("the engine", ["golf.engine"]),
+    ("the model", ["golf.graph", "golf.group", "golf.grid", "golf.io", "golf.lower_bounds",
+                   "golf.options", "golf.errors", "golf.parallel", "golf.moved",
+                   "golf.hostswitch"]),
+    ("kernels", ["golf.kernels"]),
+]
+
+
+def layer_of(module: str) -> int:
+    """The index of ``module``'s layer in :data:`LAYERS` (0 the top); -1 where none holds it."""
+    best, found = -1, ""
+    for i, (_, units) in enumerate(LAYERS):
+        for unit in units:
+            if (module == unit or module.startswith(unit + ".")) and len(unit) > len(found):
+                best, found = i, unit
+    return best
+
+
+def unit_of(module: str) -> str:
+    """The package or top-level module ``module`` belongs to (``golf.run.driver`` ->
+    ``golf.run``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def import_edges() -> list:
+    known = modules()
+    return [(name, target) for name, path in known.items()
+            for target in imports(path, known) if target != name]
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in modules() if layer_of(m) < 0] == []
+
+
+def test_the_layers_hold():
+    """A module imports its own layer and those below it, never one above."""
+    upward = [(a, b) for a, b in import_edges()
+              if b != "golf" and layer_of(b) < layer_of(a)]
+    assert upward == []
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert layer_of("golf.engine.annealer") > layer_of("golf.run.driver")
+    assert layer_of("golf.hostswitch.ports") == layer_of("golf.graph") > layer_of("golf.starts")
+    assert layer_of("golf.kernels.bits") == len(LAYERS) - 1 and layer_of("golf.cli") == 0
+
+
+def test_the_architecture_page_lists_the_layers_in_order():
+    text = (Path(ROOT) / "docs" / "architecture.md").read_text()
+    rows = [line.split("|")[1].strip() for line in text.splitlines()
+            if line.startswith("| ") and not line.startswith("| layer")]
+    assert rows == [name for name, _ in LAYERS]
+
+
+def test_no_import_cycle_between_packages():
+    """No package (``golf.run``, ``golf.evaluators``, ...; a top-level module counts as its own)
+    imports one that imports it back."""
+    graph: dict = {}
+    for a, b in import_edges():
+        ua, ub = unit_of(a), unit_of(b)
+        graph.setdefault(ua, set())
+        graph.setdefault(ub, set())
+        if ua != ub and "golf" not in (ua, ub):
+            graph[ua].add(ub)
+    assert cycles(graph) == []
+
+
+def private_imports(path: Path) -> list:
+    """``(line, module, name)`` of each private name (``_x``, not ``__x__``) that ``path``
+    imports from a golf module, and of each private golf module it imports."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(
+                "golf"):
+            parts = node.module.split(".")
+            out += [(node.lineno, node.module, p) for p in parts if p.startswith("_")]
+            out += [(node.lineno, node.module, a.name) for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")]
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name, p) for a in node.names if a.name.startswith("golf")
+                    for p in a.name.split(".") if p.startswith("_") and not p.startswith("__")]
+    return out
+
+
+def test_no_private_name_is_imported_across_modules():
+    found = {str(path.relative_to(PACKAGE.parent)): private_imports(path)
+             for path in PACKAGE.rglob("*.py")}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_private_import_check_sees_one(tmp_path):
+    p = tmp_path / "x.py"
+    p.write_text("from golf.io import _x, y\nimport golf._hidden\nfrom golf.a import __all__\n")
+    assert private_imports(p) == [(1, "golf.io", "_x"), (2, "golf._hidden", "_hidden")]
+
+
+# the keys of a problem section that tell its kind (golf.problems.kind_of reads them)
+KIND_KEYS = {"hosts", "radix", "switches", "grid", "r", "centres"}
+
+
+def kind_key_reads(path: Path) -> list:
+    """``(line, code)`` of each read of a kind's key from a mapping (``x["grid"]``,
+    ``x.get("hosts")``, ``"centres" in x``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "get" and node.args
+              and isinstance(node.args[0], ast.Constant)):
+            key = node.args[0].value
+        elif (isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant)
+              and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)):
+            key = node.left.value
+        else:
+            continue
+        if key in KIND_KEYS:
+            out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_only_the_kinds_and_the_config_read_a_kinds_keys():
+    """The run, the engine, the evaluators, the start graphs, the model and the Python API ask
+    the problem kind (golf.problems) instead of reading the keys of its config section; the
+    command line formats its own outputs."""
+    allowed = ("golf/problems/", "golf/config/", "golf/cli.py")
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        if not rel.startswith(allowed) and kind_key_reads(path):
+            found[rel] = kind_key_reads(path)
+    assert found == {}
+
+
+def test_the_kind_key_check_sees_a_read(tmp_path):
+    p = tmp_path / "x.py"
+    p.write_text('a = p["grid"]\nb = p.get("hosts")\nc = "centres" in p\nd = p["n"]\n')
+    assert [line for line, _ in kind_key_reads(p)] == [1, 2, 3]
+
+
 def test_no_two_files_share_a_stem_in_different_roles():
     """A backend and its CUDA kernel (``evaluators/seidel.py`` and ``evaluators/cuda/seidel.cu``)
     may share a stem; nothing else may."""
@@ -102,7 +255,7 @@ def test_no_two_files_share_a_stem_in_different_roles():
 
 
 def test_moved_modules_import_under_their_old_names_with_a_warning():
-    from golf._moved import MOVED
+    from golf.moved import MOVED
 
     for old, new in MOVED.items():
         sys.modules.pop(old, None)

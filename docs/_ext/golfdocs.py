@@ -62,7 +62,7 @@ def config_page() -> str:
              "takes, what it does and when to change it. A file of problems sets any of them "
              "at its top, as every problem's default, and per problem; `--set KEY=VALUE` "
              "overrides them last. This page is generated from the schema in "
-             "`golf/config.py`.", ""]
+             "`golf/config/schema.py`.", ""]
     for section, spec in SCHEMA.items():
         if section == "evaluator":
             continue

@@ -1,21 +1,9 @@
 """Reading run configurations: YAML read with ``safe_load`` only, a file of problems and the
-command line's overrides merged, each run validated against the schema (:mod:`golf.config.schema`).
+command line's overrides merged, each run validated against the schema
+(:mod:`golf.config.schema`).
 
-A file describes one run, or a competition of several problems::
-
-    name: quick                      # runs go to <output.dir>/<name>/
-    problem: {n: 256, d: 8, g: 4, start: random}   # or circulant, or an edge-list file
-    # a grid problem (golf.grid): problem: {grid: [10, 10], d: 6, r: 3, g: 2}
-    search: {method: sa, steps: 200000, time_limit: 60, seed: 1}
-    evaluator: {backend: auto}
-    parallel: {mode: none}
-    output: {dir: results}
-
-    # or: the keys above as defaults, and a list of problems that may override any of them;
-    # each problem runs in <output.dir>/<name>/<problem name>/
-    problems:
-      - {name: n50d4, problem: {n: 50, d: 4}}
-      - {name: n512d6, problem: {n: 512, d: 6, g: 8}, search: {time_limit: 600}}
+A file describes one run, or a competition of several problems (:mod:`golf.config` shows
+both).
 
 Every error names the file, the line, the key and what was expected; unknown keys are errors
 (with the nearest known key suggested). Command-line overrides (``--set search.seed=3``) are

@@ -29,7 +29,7 @@ from numba import njit
 
 from golf.evaluators.base import (CHUNK_WORDS, DISCONNECTED, OK, THREADS, Capabilities,
                                   CompiledEvaluator, cpu_threads)
-from golf.evaluators.h_scoring import HostSwitchScores, _score, plan_chunks
+from golf.evaluators.h_scoring import HostSwitchScores, score_columns, plan_chunks
 from golf.hostswitch.ports import HOST_PORT
 from golf.kernels.bits import aligned_zeros
 
@@ -59,7 +59,7 @@ def score(adj, ctrl, out, n, hosts, host_switch, cw, balance, bufs, scratch):
         else:
             out[0], out[1], out[2], out[3] = -1, 0, 0, OK
         return
-    status, pairs, top, peripheral = _score(adj, host_switch, cw, balance, bufs, scratch, w0,
+    status, pairs, top, peripheral = score_columns(adj, host_switch, cw, balance, bufs, scratch, w0,
                                             w1)
     if status != OK:
         out[0], out[1], out[2], out[3] = -1, 0, 0, DISCONNECTED

@@ -36,10 +36,10 @@ than the last level after which its switch's row is not full, distances being sy
 *peripheral* hosts are those whose eccentricity is the h-diameter. A row's fullness needs
 every column, so a part of the columns (an MPI rank's, :mod:`golf.evaluators.h_bitset`)
 counts by column instead: one more than the last level after which the column has not
-reached every switch with hosts (the AND of those rows), whole within the part. When a level sets no new
-bit while ``U_L > 0``, two hosts cannot reach each other: the graph is disconnected, reported
-as every golf evaluator reports it, a :class:`golf.evaluators.base.Score` with status
-``DISCONNECTED`` and no diameter or total. Switches without hosts, connected or not, change
+reached every switch with hosts (the AND of those rows), whole within the part. When a level
+sets no new bit while ``U_L > 0``, two hosts cannot reach each other: the graph is
+disconnected, reported as every golf evaluator reports it, a
+:class:`golf.evaluators.base.Score` with status ``DISCONNECTED`` and no diameter or total. Switches without hosts, connected or not, change
 nothing but the paths.
 
 Everything is an integer, in int64: ``U_L <= n^2`` and ``P < n^2 * s``.
@@ -317,7 +317,7 @@ def _balance(words, cw, workers):
 
 
 @njit(cache=True)
-def _score(adj, host_switch, cw, balance, bufs, scratch, w0, w1):
+def score_columns(adj, host_switch, cw, balance, bufs, scratch, w0, w1):
     """The scoring of a graph given by its switch rows and each host's switch: the columns
     (:func:`_columns`), chunks of at most ``cw`` words (evened out over the
     ``bufs.shape[0]`` workers with ``balance``), and the chunks on those workers. Returns
@@ -451,7 +451,7 @@ def plan_chunks(s: int, r: int, k: int, threads: int,
 _BUFFERS: dict = {}
 
 
-def _buffers(workers: int, per: int):
+def buffers(workers: int, per: int):
     """Each worker's two matrices (``per`` words each, page-aligned) and its 8 counters
     (a cache line of its own): kept from the last call of the same shape, as a search scores
     graph after graph of one size."""
@@ -499,18 +499,18 @@ def h_score(net: HostSwitchGraph, threads: int | None = None,
     # evens the chunks out again over its k columns
     threads = int(threads) if threads is not None else cpu_threads()
     _, cw, workers = plan_chunks(net.s, net.r, net.s, threads, chunk_words)
-    bufs, scratch = _buffers(workers, -(-net.s * cw // 512) * 512)
+    bufs, scratch = buffers(workers, -(-net.s * cw // 512) * 512)
     args = (net.switches.adj, net.host_switch, cw, chunk_words is None, bufs, scratch, 0,
             -1)
     if workers == 1:
-        status, pairs, top, peripheral = _score(*args)
+        status, pairs, top, peripheral = score_columns(*args)
     else:
         import numba
 
         before = numba.get_num_threads()
         numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
         try:
-            status, pairs, top, peripheral = _score(*args)
+            status, pairs, top, peripheral = score_columns(*args)
         finally:
             numba.set_num_threads(before)
     if status != OK:

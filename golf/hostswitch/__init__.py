@@ -37,7 +37,7 @@ _LAZY = {
 }
 
 
-# names that moved out of this package (golf/_moved.py moves modules): old name -> module
+# names that moved out of this package (golf/moved.py moves modules): old name -> module
 _MOVED = {"h_score": "golf.evaluators.h_scoring"}
 
 

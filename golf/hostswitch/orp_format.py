@@ -38,27 +38,27 @@ __all__ = ["is_orp_file", "read_host_switch", "check_host_switch", "write_host_s
 def is_orp_file(path) -> bool:
     """True when the first non-blank line of ``path`` holds three integers, each at least 1
     (the header ``hosts switches radix`` of the ORP format); False for an empty file."""
-    from golf.io import _INT, _int_token, _open_text, reading
+    from golf.io import INT_TOKEN, int_token, open_text, reading
 
-    with reading(path), _open_text(str(path)) as f:
+    with reading(path), open_text(str(path)) as f:
         for raw in f:
             parts = raw.split()
             if parts:
-                return (len(parts) == 3 and all(_INT.fullmatch(t) for t in parts)
-                        and all(_int_token(t) >= 1 for t in parts))
+                return (len(parts) == 3 and all(INT_TOKEN.fullmatch(t) for t in parts)
+                        and all(int_token(t) >= 1 for t in parts))
     return False
 
 
 def _header(path: str, lines):
     """``(n, s, r)`` from the first non-blank line, or a GolfError naming it."""
     from golf.graph import MAX_ORDER
-    from golf.io import _INT, _int_token
+    from golf.io import INT_TOKEN, int_token
 
     for _, parts, shown, where in lines:
-        if len(parts) != 3 or not all(_INT.fullmatch(t) for t in parts):
+        if len(parts) != 3 or not all(INT_TOKEN.fullmatch(t) for t in parts):
             raise GolfError(f"{where}: expected the header 'hosts switches radix' (three "
                             f"integers) of a host-switch file, found '{shown}'")
-        n, s, r = (_int_token(t) for t in parts)
+        n, s, r = (int_token(t) for t in parts)
         for name, value in (("the number of hosts", n), ("the number of switches", s),
                             ("the radix", r)):
             if value < 1:
@@ -75,7 +75,7 @@ def _header(path: str, lines):
 def _parse(path: str, problems: Problems):
     """The header and the edges of a host-switch file: ``(n, s, r, edges, lines)``. A bad
     line (not two non-negative integers) goes to ``problems`` and is skipped."""
-    from golf.io import _INT, _int_token, _short, _shown_int, text_lines
+    from golf.io import INT_TOKEN, int_token, shorten, shown_int, text_lines
 
     lines = text_lines(path)
     n, s, r = _header(path, lines)
@@ -85,21 +85,21 @@ def _parse(path: str, problems: Problems):
             problems(lineno, "malformed lines", f"{where}: expected 2 columns 'u v' (an "
                      f"edge), found {len(parts)}: '{shown}'")
             continue
-        bad = [t for t in parts if not _INT.fullmatch(t)]
+        bad = [t for t in parts if not INT_TOKEN.fullmatch(t)]
         if bad:
             problems(lineno, "malformed lines", f"{where}: expected an integer vertex id, "
-                     f"found '{_short(bad[0], 30)}' in '{shown}'")
+                     f"found '{shorten(bad[0], 30)}' in '{shown}'")
             continue
-        a, b = (_int_token(t) for t in parts)
+        a, b = (int_token(t) for t in parts)
         if min(a, b) < 0:
             k = 0 if a < 0 else 1
             problems(lineno, "malformed lines", f"{where}: negative vertex id "
-                     f"{_shown_int(parts[k], min(a, b))} in '{shown}' (ids start at 0)")
+                     f"{shown_int(parts[k], min(a, b))} in '{shown}' (ids start at 0)")
             continue
         if max(a, b) >= n + s:
             k = 0 if a >= b else 1
             problems(lineno, "ids out of range", f"{where}: vertex id "
-                     f"{_shown_int(parts[k], max(a, b))} out of range in '{shown}': expected "
+                     f"{shown_int(parts[k], max(a, b))} out of range in '{shown}': expected "
                      f"ids < n+s = {n + s} (hosts 0..{n - 1}, switches {n}..{n + s - 1})")
             continue
         us.append(a)

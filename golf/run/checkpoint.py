@@ -64,9 +64,9 @@ def damaged_path(path) -> Path:
 def _keep_as_previous(path: Path, prev: Path) -> None:
     """``prev`` becomes the checkpoint now at ``path``, which stays in place (a hard link,
     renamed over ``prev``); where hard links fail, ``path`` is renamed to ``prev``."""
-    from golf.io import _create_temp
+    from golf.io import create_temp
 
-    fd, tmp = _create_temp(prev.parent, prev.name)
+    fd, tmp = create_temp(prev.parent, prev.name)
     os.close(fd)
     os.unlink(tmp)
     try:

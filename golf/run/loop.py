@@ -80,8 +80,9 @@ class Loop:
                 rate = self.co.rate((evals - evals0) / max(now - t_rate, 1e-9))
                 evals0, t_rate, last_prog = evals, now, now
                 self.log.progress(progress_line(
-                    ann.sc, float(ann.fl[FL.T]), int(ann.params[P.STEPS]), st.problem.order,
-                    self.bounds, rate, now - t_start, tlimit))
+                    ann.sc, temperature=float(ann.fl[FL.T]), steps=int(ann.params[P.STEPS]),
+                    n=st.problem.order, bounds=self.bounds, rate=rate,
+                    elapsed=now - t_start, time_limit=tlimit))
         elapsed = time.perf_counter() - t_start
         if rec.dirty:  # not when nothing ran since the last one (a signal before any step)
             rec.checkpoint(st, elapsed)

@@ -49,7 +49,6 @@ split (rank 0's clock decides).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -365,7 +364,8 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     sampled = trials[win].sampled if mine else None
     if co.chains and co.comm is not None:
         best_rows, sampled = co.comm.bcast((best_rows, sampled), root=win % size)
-    return _decided(record, portfolio[win], final, plan, best_rows, sampled, seconds, cfg, log)
+    won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds)
+    return _decided(record, won, cfg, log)
 
 
 def _trial_line(r: int, rep: dict) -> str:
@@ -390,10 +390,25 @@ def _reason(final: list, win: dict, plan: list) -> str:
     return text
 
 
-def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -> Choice:
+@dataclass
+class _Won:
+    """The end of the trials: the winning ``form``, every trial's report (``final``), the
+    rounds' ``plan``, the winner's best rows and sampled temperatures, and the trials'
+    ``seconds``."""
+
+    form: Form
+    final: list
+    plan: list
+    best_rows: object
+    sampled: tuple | None
+    seconds: float
+
+
+def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
     """The choice after the trials: logged (why), recorded."""
     from golf.graph import sort_rows
 
+    form, final, plan, sampled, seconds = won.form, won.final, won.plan, won.sampled, won.seconds
     problem = problem_of(cfg["problem"])
     n = problem.order
     win = next(t for t in final if t["label"] == form.label(n))
@@ -404,7 +419,7 @@ def _decided(record, form, final, plan, best_rows, sampled, seconds, cfg, log) -
                   evaluations=sum(t.get("evaluations", 0) for t in final))
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
-    graph = problem.at_form(form).graph(sort_rows(best_rows))
+    graph = problem.at_form(form).graph(sort_rows(won.best_rows))
     return Choice(form, graph, record, seconds, sampled=sampled)
 
 

@@ -64,10 +64,11 @@ def fmt_seconds(s: float) -> str:
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
-def progress_line(sc, temperature: float, steps: int, n: int, bounds, rate: float,
+def progress_line(sc, *, temperature: float, steps: int, n: int, bounds, rate: float,
                   elapsed: float, time_limit: float | None) -> str:
-    """One progress line from the counters ``sc`` (see :class:`golf.engine.annealer.SC`), the step
-    budget ``steps`` (0: none), the evaluations a second and the time used and allowed."""
+    """One progress line from the counters ``sc`` (see :class:`golf.engine.annealer.SC`), the
+    temperature, the step budget ``steps`` (0: none), the order ``n`` and the ``bounds`` of the
+    problem, the evaluations a second and the time used and allowed."""
     from golf.engine.annealer import SC
 
     pairs = n * (n - 1) / 2

@@ -33,7 +33,7 @@ __all__ = ["random_graph", "random_group_graph", "target_degrees"]
 
 
 @njit(cache=True)
-def _has(adj, fill, bits, use_bits, row, val):
+def has_edge(adj, fill, bits, use_bits, row, val):
     if use_bits:
         return (bits[row, val >> 6] >> np.uint64(val & 63)) & np.uint64(1) != 0
     for j in range(fill[row]):
@@ -63,7 +63,7 @@ def _drop(adj, fill, bits, use_bits, row, val):
 
 
 @njit(cache=True)
-def _ends(a, b, t, n, m, g):
+def orbit_ends(a, b, t, n, m, g):
     """Slots of the orbit (a, b, t): row a gets x, row b gets y. t = -1 is a half orbit."""
     if t < 0:
         x = a + n // 2
@@ -74,25 +74,25 @@ def _ends(a, b, t, n, m, g):
 
 
 @njit(cache=True)
-def _try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
+def try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
     """Place the orbit a -- b + t*m (t = -1: a -- a + n/2) if it keeps the graph simple."""
-    x, y = _ends(a, b, t, n, m, g)
+    x, y = orbit_ends(a, b, t, n, m, g)
     if t < 0:
-        if fill[a] >= cap[a] or _has(adj, fill, bits, use_bits, a, x):
+        if fill[a] >= cap[a] or has_edge(adj, fill, bits, use_bits, a, x):
             return False
         _put(adj, fill, bits, use_bits, a, x)
         return True
     if a == b:
         if t == 0 or 2 * t == g or fill[a] + 2 > cap[a]:
             return False
-        if _has(adj, fill, bits, use_bits, a, x) or _has(adj, fill, bits, use_bits, a, y):
+        if has_edge(adj, fill, bits, use_bits, a, x) or has_edge(adj, fill, bits, use_bits, a, y):
             return False
         _put(adj, fill, bits, use_bits, a, x)
         _put(adj, fill, bits, use_bits, a, y)
         return True
     if fill[a] >= cap[a] or fill[b] >= cap[b]:
         return False
-    if _has(adj, fill, bits, use_bits, a, x) or _has(adj, fill, bits, use_bits, b, y):
+    if has_edge(adj, fill, bits, use_bits, a, x) or has_edge(adj, fill, bits, use_bits, b, y):
         return False
     _put(adj, fill, bits, use_bits, a, x)
     _put(adj, fill, bits, use_bits, b, y)
@@ -100,8 +100,8 @@ def _try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
 
 
 @njit(cache=True)
-def _remove_orbit(adj, fill, bits, use_bits, a, b, t, n, m, g):
-    x, y = _ends(a, b, t, n, m, g)
+def remove_orbit(adj, fill, bits, use_bits, a, b, t, n, m, g):
+    x, y = orbit_ends(a, b, t, n, m, g)
     _drop(adj, fill, bits, use_bits, a, x)
     if t >= 0:
         _drop(adj, fill, bits, use_bits, b, y)
@@ -113,13 +113,13 @@ def _place_pair(adj, fill, cap, bits, use_bits, a, b, n, m, g, st, tries):
     half orbits). Returns the orbit's voltage (>= 0), -2 for two half orbits, -3 on failure."""
     for _ in range(tries):
         if g % 2 == 0 and a != b and rng_below(st, 4) == 0:
-            if _try_orbit(adj, fill, cap, bits, use_bits, a, a, -1, n, m, g):
-                if _try_orbit(adj, fill, cap, bits, use_bits, b, b, -1, n, m, g):
+            if try_orbit(adj, fill, cap, bits, use_bits, a, a, -1, n, m, g):
+                if try_orbit(adj, fill, cap, bits, use_bits, b, b, -1, n, m, g):
                     return -2
-                _remove_orbit(adj, fill, bits, use_bits, a, a, -1, n, m, g)
+                remove_orbit(adj, fill, bits, use_bits, a, a, -1, n, m, g)
             continue
         t = rng_below(st, g)
-        if _try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
+        if try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
             return t
     return -3
 
@@ -164,7 +164,7 @@ def _cycle(adj, fill, cap, bits, use_bits, n, m, g, st, perm, oa, ob, ot):
                 if _gcd(u, g) == 1 and (m > 1 or g == 1 or 2 * u != g):
                     break
             t = (u - vsum) % g
-        if not _try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
+        if not try_orbit(adj, fill, cap, bits, use_bits, a, b, t, n, m, g):
             return -1
         no = _push(oa, ob, ot, no, a, b, t)
     return no
@@ -195,7 +195,7 @@ def _pair_stubs(adj, fill, cap, bits, use_bits, n, m, g, st, stubs, oa, ob, ot, 
     if ns % 2 == 1:
         a = stubs[ns - 1]
         ns -= 1
-        if not _try_orbit(adj, fill, cap, bits, use_bits, a, a, -1, n, m, g):
+        if not try_orbit(adj, fill, cap, bits, use_bits, a, a, -1, n, m, g):
             return -1, 0
         no = _push(oa, ob, ot, no, a, a, -1)
     npend = 0
@@ -231,7 +231,7 @@ def _repair(adj, fill, cap, bits, use_bits, n, m, g, st, oa, ob, ot, no, nfixed,
             c, e, t2 = oa[r], ob[r], ot[r]
             if t2 < 0:
                 continue
-            _remove_orbit(adj, fill, bits, use_bits, c, e, t2, n, m, g)
+            remove_orbit(adj, fill, bits, use_bits, c, e, t2, n, m, g)
             if rng_below(st, 2) == 1:
                 c, e = e, c
             t3 = _place_pair(adj, fill, cap, bits, use_bits, a, c, n, m, g, st, 4)
@@ -242,9 +242,9 @@ def _repair(adj, fill, cap, bits, use_bits, n, m, g, st, oa, ob, ot, no, nfixed,
                     no = _push(oa, ob, ot, no, b, e, t4)
                     placed = True
                     break
-                _remove_orbit(adj, fill, bits, use_bits, a, c, t3, n, m, g)
+                remove_orbit(adj, fill, bits, use_bits, a, c, t3, n, m, g)
             # put the old orbit back (its slots are free again)
-            _try_orbit(adj, fill, cap, bits, use_bits, oa[r], ob[r], t2, n, m, g)
+            try_orbit(adj, fill, cap, bits, use_bits, oa[r], ob[r], t2, n, m, g)
         if not placed:
             return -1
     return no

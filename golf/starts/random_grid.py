@@ -58,7 +58,7 @@ import numpy as np
 from numba import njit
 
 from golf.errors import GolfError
-from golf.starts.random import _ends, _has, _remove_orbit, _try_orbit, free_slots
+from golf.starts.random import orbit_ends, has_edge, remove_orbit, try_orbit, free_slots
 from golf.graph import Graph, sort_rows
 from golf.grid import Grid
 from golf.kernels.rng import rng_below, rng_seed
@@ -153,7 +153,7 @@ def _no_cycle(grid: Grid) -> str | None:
 @njit(cache=True)
 def _orbit_to(a, u, n, m, g):
     """``(b, t)`` of the orbit joining base vertex ``a`` to vertex ``u``, as
-    :func:`golf.starts.random._try_orbit` takes it (``t = -1``: the orbit ``a -- a + n/2``;
+    :func:`golf.starts.random.try_orbit` takes it (``t = -1``: the orbit ``a -- a + n/2``;
     ``t = -2``: ``u == a``, no orbit)."""
     b = u % m
     t = u // m
@@ -196,7 +196,7 @@ def _fill(adj, fill, cap, bits, reach, offs, n, m, g, st, stubs, perm):
             b, t = _orbit_to(a, u, n, m, g)
             if t == -2 or fill[b] >= cap[b]:
                 continue
-            if _try_orbit(adj, fill, cap, bits, False, a, b, t, n, m, g):
+            if try_orbit(adj, fill, cap, bits, False, a, b, t, n, m, g):
                 break
 
 
@@ -225,10 +225,10 @@ def _walk(adj, fill, cap, bits, reach, offs, n, m, g, st, allow, budget):
         b, t = _orbit_to(a, u, n, m, g)
         if t == -2:
             continue
-        x, _y = _ends(a, b, t, n, m, g)
-        if _has(adj, fill, bits, False, a, x):
+        x, _y = orbit_ends(a, b, t, n, m, g)
+        if has_edge(adj, fill, bits, False, a, x):
             continue
-        if _try_orbit(adj, fill, cap, bits, False, a, b, t, n, m, g):
+        if try_orbit(adj, fill, cap, bits, False, a, b, t, n, m, g):
             free -= _size(t)
             continue
         if fill[b] == 0:
@@ -236,13 +236,13 @@ def _walk(adj, fill, cap, bits, reach, offs, n, m, g, st, allow, budget):
         # u is full: drop a random orbit at u, so the free slot moves to its far end
         z = adj[b, rng_below(st, fill[b])]
         b2, t2 = _orbit_to(b, z, n, m, g)
-        _remove_orbit(adj, fill, bits, False, b, b2, t2, n, m, g)
-        if _try_orbit(adj, fill, cap, bits, False, a, b, t, n, m, g):
+        remove_orbit(adj, fill, bits, False, b, b2, t2, n, m, g)
+        if try_orbit(adj, fill, cap, bits, False, a, b, t, n, m, g):
             free += _size(t2) - _size(t)
             if fill[b2] < cap[b2]:
                 a = b2
         else:
-            _try_orbit(adj, fill, cap, bits, False, b, b2, t2, n, m, g)
+            try_orbit(adj, fill, cap, bits, False, b, b2, t2, n, m, g)
     return free <= allow
 
 
@@ -399,7 +399,7 @@ def _build(n, g, d, cap, offs, half_rows, allow, reach, seed, attempts):
         fill[:] = 0
         if total % 2 == 1 and len(half_rows) > 0:
             a = half_rows[rng_below(st, len(half_rows))]
-            _try_orbit(adj, fill, cap, bits, False, a, a, -1, n, m, g)
+            try_orbit(adj, fill, cap, bits, False, a, a, -1, n, m, g)
         _fill(adj, fill, cap, bits, reach, offs, n, m, g, st, stubs, perm)
         if not _walk(adj, fill, cap, bits, reach, offs, n, m, g, st, allow,
                      200 * total + 20000):
