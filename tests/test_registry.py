@@ -101,3 +101,29 @@ def test_build_makes_the_decided_backend_for_every_kind():
     assert ev.dropped_options == (["chains"] if ev.name != "gpu-bitset" else [])
     with pytest.raises(GolfError, match="has no option 'chains'"):
         build(Shape("general", 60, 4, 2), "bfs", chains="device")
+
+
+def test_every_line_says_what_it_scores():
+    """A line's kinds, forms, device and options, as its class declares them."""
+    lines = {(e.name, e.kinds): e for e in REGISTRY}
+    assert lines["seidel", GRAPHS].forms == ("cyclic", "group")  # no centre vertices
+    assert lines["bitset", GRAPHS].forms == ("cyclic", "group", "centres")
+    assert lines["bitset", HOSTS].forms == ("switches",)
+    assert {e.name for e in REGISTRY if e.device == "gpu"} == {"gpu-bitset", "seidel"}
+    assert set(lines["bfs", HOSTS].options) == {"threads"}
+    assert "chains" in lines["gpu-bitset", GRAPHS].options
+
+
+def test_the_config_asks_decide_whether_the_backend_scores_the_problem():
+    from golf.config import validate
+
+    def cfg(backend, **problem):
+        return validate({"name": "t", "problem": problem, "search": {"steps": 10},
+                         "evaluator": {"backend": backend}}, lambda key: "t.yaml")
+
+    with pytest.raises(GolfError, match="t.yaml: evaluator.backend: backend 'seidel' has no "
+                                        "centre-vertex form"):
+        cfg("seidel", n=101, d=6, g=5, centres=1)
+    assert cfg("bfs", n=101, d=6, g=5, centres=1)["evaluator"] == {"backend": "bfs"}
+    with pytest.raises(GolfError, match="unknown backend 'reference' for a host-switch"):
+        cfg("reference", hosts=32, radix=4)

@@ -35,7 +35,7 @@ def plain(markdown: str) -> str:
 
 def title_and_sentence(page: str) -> tuple[str, str]:
     """The title (the ``# `` heading) of ``docs/page`` and the first sentence of the first
-    paragraph of prose after it (not a code block, table, list, directive or heading), as
+    paragraph of prose after it (not a code block, table, list, directive, image or heading), as
     words (:func:`words`)."""
     text = FENCE.sub("", (DOCS / page).read_text())
     title = re.search(r"^# (.+)$", text, re.M)
@@ -43,7 +43,7 @@ def title_and_sentence(page: str) -> tuple[str, str]:
     body = text[title.end():]
     for para in re.split(r"\n\s*\n", body):
         para = para.strip()
-        if not para or para[0] in "#|-*>:<{[" or re.match(r"\d+\. ", para):
+        if not para or para[0] in "#|-*>:<{[!" or re.match(r"\d+\. ", para):
             continue
         first = re.split(r"(?<=[.:;!?])\s", " ".join(para.split()), maxsplit=1)[0]
         sentence = words(plain(first)).split()

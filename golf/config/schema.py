@@ -316,29 +316,32 @@ def validate(raw: dict, where, *, need_name=True) -> dict:
 
 def _check_relations(out: dict, where) -> None:
     """The rules that tie several keys together: the kind's (:func:`golf.problems.kind_of`),
-    the backend's (it scores the kind; its options), the search's."""
+    the backend's (it scores the problem; its options), the search's."""
     from golf.problems import kind_of
 
     kind = kind_of(out["problem"])
     kind.check(out, where)
-    _check_backend(out["evaluator"], kind.kind, where)
+    _check_backend(out, where)
     _check_search(out, where)
 
 
-def _check_backend(e: dict, kind: str, where) -> None:
-    """A backend asked for scores problems of ``kind`` and takes the options given
-    (:mod:`golf.evaluators`' registry); ``auto`` leaves out the options of the backends it
-    does not choose."""
-    from golf.evaluators import check_options, entry
+def _check_backend(out: dict, where) -> None:
+    """A backend asked for scores the problem, its kind and its form
+    (:func:`golf.evaluators.decide`), and takes the options given (the registry's); ``auto``
+    leaves out the options of the backends it does not choose."""
+    from golf.evaluators import check_options, decide
+    from golf.problems import problem_of
 
+    e = out["evaluator"]
     if e["backend"] == "auto":
         return
+    shape = problem_of(out["problem"]).shape
     try:
-        entry(e["backend"], kind)
+        decide(shape, e["backend"])
     except GolfError as exc:
         raise GolfError(f"{where('evaluator.backend')}: evaluator.backend: {exc}") from None
     check_options(e["backend"], {k: v for k, v in e.items() if k != "backend"},
-                  lambda key: where(f"evaluator.{key}"), kind=kind)
+                  lambda key: where(f"evaluator.{key}"), kind=shape.kind)
 
 
 def _check_search(out: dict, where) -> None:

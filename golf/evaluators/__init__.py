@@ -48,11 +48,36 @@ HOSTS = ("host-switch",)
 
 class Entry(NamedTuple):
     """One line of the registry: the backend's ``name`` (``evaluator.backend``,
-    ``--backend``), the problem ``kinds`` it scores, and its class as ``module:class``."""
+    ``--backend``), the problem ``kinds`` it scores, and its class as ``module:class``, which
+    says the rest (its module is imported on first use): the symmetry ``forms`` it scores,
+    its ``device`` and its ``options``."""
 
     name: str
     kinds: tuple
     target: str
+
+    @property
+    def cls(self) -> type:
+        module, cls = self.target.split(":")
+        return getattr(importlib.import_module(module), cls)
+
+    @property
+    def forms(self) -> tuple:
+        """The forms of the graphs it scores: ``cyclic`` and ``group`` symmetry, ``centres``
+        (centre vertices) where it takes them; a host-switch graph's ``switches``."""
+        if self.kinds == HOSTS:
+            return ("switches",)
+        return ("cyclic", "group") + (("centres",) if self.cls.takes_centres else ())
+
+    @property
+    def device(self) -> str:
+        """``gpu`` or ``cpu``."""
+        return "gpu" if self.cls.supports.gpu else "cpu"
+
+    @property
+    def options(self) -> dict:
+        """Its options, by name (:class:`golf.options.Spec` each)."""
+        return self.cls.options
 
 
 # The order breaks ties between equal estimates.
@@ -132,8 +157,7 @@ def entry(name: str, kind: str = "general") -> Entry:
 def backend_class(name: str, kind: str = "general") -> type:
     """The evaluator class of backend ``name`` for problems of ``kind``; a GolfError naming
     the choices if unknown."""
-    module, cls = entry(name, kind).target.split(":")
-    return getattr(importlib.import_module(module), cls)
+    return entry(name, kind).cls
 
 
 def backends(kind: str = "general") -> dict[str, type]:
