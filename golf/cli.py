@@ -596,13 +596,14 @@ def cmd_chase(args) -> int:
 
         grid, (d, r), n = parse_size(args.grid), (first, second), None
     comm = args.comm
+    found = collective(comm, lambda: chase_backend(n, d, args.backend, grid=grid,
+                                                   host_switch=args.host_switch))
     if comm is None and args.ranks != 1:
-        gpu = chase_backend(n, d, args.backend, grid=grid, host_switch=args.host_switch).gpu
-        code = relaunch(args.rest, args.ranks or default_ranks(gpu), gpu)
+        code = relaunch(args.rest, args.ranks or default_ranks(found.gpu), found.gpu)
         if code is not None:
             return code
     run = collective(comm, lambda: chase_config(
-        n, d, minutes=args.minutes, seed=args.seed, backend=args.backend, out=args.out,
+        n, d, minutes=args.minutes, seed=args.seed, backend=found.name, out=args.out,
         grid=grid, r=r, comm=comm, sets=args.set, host_switch=args.host_switch))
     summary = Search(run, quiet=args.quiet, comm=comm).start(force=args.force)
     if summary is None:  # an MPI rank other than 0

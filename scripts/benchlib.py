@@ -303,5 +303,6 @@ def export_best(rd: str, folder: str, summary: dict) -> str:
     subprocess.run([sys.executable, "-m", "golf", "export", rd, "-o", folder + os.sep, "--gzip"],
                    check=True, capture_output=True, cwd=ROOT, env=repo_env())
     best = summary["best"]
-    name = problem_of(summary["config"]["problem"]).submission_name(best["diameter"], best["total"])
+    problem = problem_of(summary["config"]["problem"])
+    name = problem.submission_name(best["diameter"], best["total"])
     return os.path.relpath(os.path.join(folder, name + ".gz"), ROOT)
