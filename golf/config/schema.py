@@ -146,7 +146,7 @@ DOCS = {
                         "estimate of the h-ASPL is smallest "
                         "(:func:`golf.hostswitch.radix_bounds.suggested_switches`); ``auto``: "
                         "that one and four around it tried by short trials, as ``g: auto`` "
-                        "tries symmetries (:func:`golf.run.portfolio.switch_forms`).",
+                        "tries symmetries (:func:`golf.problems.order_radix.switch_forms`).",
     "problem.centres": "Centre vertices (:mod:`golf.graph`): ``n = g*m + centres``, the last "
                        "``centres`` vertices fixed by the symmetry and adjacent to whole "
                        "orbits (``d // g`` orbits each, laid by the start graph and kept by "

@@ -42,7 +42,7 @@ Every other way out of :meth:`Search.start` and :meth:`Search.resume` releases t
 signal handlers are installed before the lock is taken (no KeyboardInterrupt or default
 SIGTERM death while it is held), rank 0 releases it in a ``finally``, and under MPI a rank
 that fails alone -- whose error ends the job through ``MPI_Abort``, which kills rank 0 where it
-waits in a collective, before its ``finally`` -- removes it first (:meth:`Search._release`).
+waits in a collective, before its ``finally`` -- removes it first (``Search._release``).
 After an error every rank raised together, or a signal, the ranks leave together, once rank 0
 has written its files and released the lock (a rank that exits non-zero first would have the
 launcher kill rank 0 mid-write).
