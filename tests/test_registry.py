@@ -127,3 +127,13 @@ def test_the_config_asks_decide_whether_the_backend_scores_the_problem():
     assert cfg("bfs", n=101, d=6, g=5, centres=1)["evaluator"] == {"backend": "bfs"}
     with pytest.raises(GolfError, match="unknown backend 'reference' for a host-switch"):
         cfg("reference", hosts=32, radix=4)
+
+
+def test_a_result_is_rechecked_by_another_backend():
+    from golf.evaluators import recheck_backend
+
+    assert recheck_backend(256, 8, 64, "bitset") == "reference"  # SciPy, for a small graph
+    big = (10**6, 32, 25_000)
+    assert recheck_backend(*big, "bitset") == "bfs"
+    assert recheck_backend(*big, "bfs") == "bitset"
+    assert recheck_backend(*big, "gpu-bitset") == "bitset"

@@ -23,7 +23,10 @@ CuPy still works for the others.
 :func:`decide` is the one place that decides which backend scores a problem: ``auto`` from
 the backends' own estimates (or the rules of a chase), a backend asked for checked against
 what it can score; it says why. ``golf chase``, the trials of ``g: auto``, the run, the
-command line and the config's checks call it.
+command line and the config's checks call it. Beside it are the two other choices of a
+backend golf makes, for a purpose other than scoring a search: the one that re-checks a
+result (:func:`recheck_backend`) and the CPU backend a GPU polish may time against its own
+(:func:`cpu_alternative`).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from golf.errors import GolfError
 __all__ = ["REGISTRY", "Entry", "Shape", "Decision", "KINDS", "names", "entry",
            "backend_class", "backends", "option_specs", "check_options", "decide",
            "choose_backend", "cpu_alternative", "make_evaluator", "build", "gpu_usable",
-           "host_switch_scorer",
+           "host_switch_scorer", "recheck_backend",
            "HOST_SWITCH_GPU_SWITCHES", "Evaluator", "Score", "Capabilities", "Estimate", "OK",
            "DISCONNECTED", "EXCEEDED"]
 
@@ -303,6 +306,17 @@ def cpu_alternative(shape: Shape, neighbourhood: int) -> str | None:
     if est is None or est.seconds * neighbourhood > 1.0:
         return None
     return "bitset"
+
+
+def recheck_backend(n: int, d: int, m: int, found_by: str) -> str:
+    """The backend that re-checks a result that ``found_by`` scored, on a graph of ``n``
+    vertices, degree ``d`` and ``m`` base sources: the SciPy reference where it is installed
+    and the graph is small enough for it (~2e9 edge visits), else a compiled CPU backend other
+    than ``found_by``."""
+    if m * n * max(d, 1) <= 2_000_000_000 and backend_class("reference").unavailable() is None:
+        return "reference"
+    return next(name for name, cls in backends("general").items()
+                if cls.supports.compiled and name != found_by)
 
 
 def build(shape: Shape, name: str = "auto", *, comm=None, batch: int = 1, **options):

@@ -67,22 +67,10 @@ def plot_trace(path, rows, n) -> str:
     return "written"
 
 
-def recheck_backend(graph, backend: str) -> str:
-    """The backend that re-checks a result of ``backend``: the SciPy reference where it is
-    installed and the graph is small enough for it (~2e9 edge visits), else a compiled CPU
-    backend other than ``backend``."""
-    from golf.evaluators import backend_class, backends
-
-    if (graph.m * graph.n * max(graph.d, 1) <= 2_000_000_000
-            and backend_class("reference").unavailable() is None):
-        return "reference"
-    return next(name for name, cls in backends().items()
-                if cls.supports.compiled and name != backend)
-
-
 def recheck_graph(graph, d, backend) -> dict:
     """Re-score a result with another backend than the one that found it (see
-    :func:`recheck_backend`) and apply the validation rules; raise on any problem."""
+    :func:`golf.evaluators.recheck_backend`) and apply the validation rules; raise on any
+    problem."""
     from golf.evaluators import make_evaluator
 
     if hasattr(graph, "hosts"):  # a host-switch graph (golf.hostswitch.ports.PortGraph)
@@ -98,7 +86,9 @@ def recheck_graph(graph, d, backend) -> dict:
     if graph.max_degree > d:
         raise GolfError(f"internal error: best graph has degree {graph.max_degree} > d={d}")
     graph.check()
-    name = recheck_backend(graph, backend)
+    from golf.evaluators import recheck_backend
+
+    name = recheck_backend(graph.n, graph.d, graph.m, backend)
     t = time.perf_counter()
     score = make_evaluator(name, graph.n, graph.d, graph.g, symmetry=graph.group,
                            centres=graph.centres).evaluate(graph)
