@@ -67,6 +67,8 @@ SCHEMA = {
         "sample_moves": S("int", 200, (10, INF), "an integer >= 10"),
         "batch": S("int", 1, (1, 4096), "an integer from 1 to 4096 (chains scored together, "
                    "one evaluate_many call a step)"),
+        "min_steps": S("int", 0, (0, INF), "an integer >= 0 (steps each chain of a timed "
+                       "run's host population makes at least; 0: search.batch as given)"),
         "population": S("choice", "tempering", ("tempering", "annealing", "none"),
                         "tempering, annealing or none (how the batch's chains interact)"),
         "population_every": S("int", 100, (1, INF), "an integer >= 1 (steps between the "
@@ -198,6 +200,11 @@ DOCS = {
     "search.sample_moves": "Moves sampled from the start graph to set ``auto`` temperatures.",
     "search.batch": "Chains scored together (one ``evaluate_many`` call a step, or device "
                     "chains on a GPU). 128-256 on a GPU; 8-16 on a CPU for small graphs.",
+    "search.min_steps": "With a time limit and ``g: auto``: after the trials, a population "
+                        "whose chains run on the host keeps only as many chains as each make "
+                        "this many steps in the time left, at the winning trial's measured "
+                        "evaluations a second (at least one chain; device chains are not cut). "
+                        "``golf chase`` sets 200000. 0: ``search.batch`` as given.",
     "search.population": "How a batch's chains interact every ``population_every`` steps: "
                          "``tempering`` (a temperature ladder with replica exchange), "
                          "``annealing`` (Boltzmann resampling) or ``none``.",

@@ -127,11 +127,14 @@ class Shape(NamedTuple):
 
 class Decision(NamedTuple):
     """What :func:`decide` chose: the backend's ``name`` (``auto`` only while the form that
-    its estimates need is not chosen yet), why, and whether it runs on a GPU."""
+    its estimates need is not chosen yet), why, whether it runs on a GPU, and its estimate of
+    one evaluation in seconds (None where it has none: the reference, a host-switch scorer,
+    a form not chosen yet)."""
 
     name: str
     reason: str
     gpu: bool = False
+    seconds: float | None = None
 
 
 def names(kind: str | None = None) -> list[str]:
@@ -212,6 +215,11 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
     ``ranks`` MPI ranks) is smallest. Returns ``(name, reason)``; the reason gives the
     winner's estimate and what it is made of, and the others' estimates or why they were not
     considered. (:func:`decide` calls it for ``auto``.)"""
+    return _estimated(n, d, g, threads, ranks, centres)[:2]
+
+
+def _estimated(n, d, g, threads, ranks, centres) -> tuple[str, str, float]:
+    """:func:`choose_backend`'s ``(name, reason)`` and the winner's seconds."""
     from golf.evaluators.base import cpu_threads
 
     threads = threads or cpu_threads()
@@ -233,7 +241,18 @@ def choose_backend(n: int, d: int, g: int = 1, threads: int | None = None,
               f"({est.note}); threads={threads}" + (f", ranks={ranks}" if ranks > 1 else "")
               + (f"; vs {', '.join(rest)}" if rest else "")
               + (f"; not considered: {'; '.join(others)}" if others else ""))
-    return best, reason
+    return best, reason, est.seconds
+
+
+def _seconds(cls, shape: Shape, threads, ranks) -> float | None:
+    """``cls``'s estimate of one evaluation of ``shape`` (None: none)."""
+    if shape.kind in HOSTS or shape.g is None:
+        return None
+    from golf.evaluators.base import cpu_threads
+
+    est = cls.estimate(shape.n, shape.d, shape.g, threads=threads or cpu_threads(),
+                       ranks=ranks)
+    return None if est is None else est.seconds
 
 
 def decide(shape: Shape, asked: str = "auto", *, chase: bool = False, fallback: bool = False,
@@ -260,7 +279,8 @@ def decide(shape: Shape, asked: str = "auto", *, chase: bool = False, fallback: 
     if asked != "auto":
         cls = backend_class(asked, kind)
         if not (shape.centres and not cls.takes_centres):
-            return Decision(asked, f"{asked}: asked for", bool(cls.supports.gpu))
+            return Decision(asked, f"{asked}: asked for", bool(cls.supports.gpu),
+                            _seconds(cls, shape, threads, ranks))
         if not fallback:
             raise GolfError(f"backend '{asked}' has no centre-vertex form (centres="
                             f"{shape.centres}); use {', '.join(_takes_centres())} or auto")
@@ -279,11 +299,13 @@ def decide(shape: Shape, asked: str = "auto", *, chase: bool = False, fallback: 
                            f"no GPU)" if chase else ""), False)
     if chase and gpu_usable() and not (shape.centres and not _gpu_takes_centres()):
         return Decision("gpu-bitset", "gpu-bitset: a chase on a machine with a usable GPU (its "
-                        "chains run on the device)", True)
+                        "chains run on the device)", True,
+                        _seconds(backend_class("gpu-bitset"), shape, threads, ranks))
     if shape.g is None:
         return Decision("auto", "auto: each form's own estimates decide (g: auto)", False)
-    name, reason = choose_backend(shape.n, shape.d, shape.g, threads, ranks, shape.centres)
-    return Decision(name, reason, bool(backend_class(name, kind).supports.gpu))
+    name, reason, seconds = _estimated(shape.n, shape.d, shape.g, threads, ranks,
+                                       shape.centres)
+    return Decision(name, reason, bool(backend_class(name, kind).supports.gpu), seconds)
 
 
 def _takes_centres() -> list[str]:
@@ -326,17 +348,18 @@ def build(shape: Shape, name: str = "auto", *, comm=None, batch: int = 1, **opti
     of graphs one ``evaluate_many`` call may hold. ``options`` are the backend's own: one it
     does not take is an error naming it, except under ``auto``, where the options of other
     backends are left out (the evaluator's ``auto_reason`` says what was chosen and why, and
-    ``dropped_options`` what was left out)."""
+    ``dropped_options`` what was left out; ``estimate_seconds`` its estimate of one
+    evaluation, or None)."""
     reason, dropped = None, []
+    ranks = comm.size if comm is not None else 1
     if name == "auto":
-        found = decide(shape, threads=options.get("threads"),
-                       ranks=comm.size if comm is not None else 1)
+        found = decide(shape, threads=options.get("threads"), ranks=ranks)
         name, reason = found.name, found.reason
         takes = backend_class(name, shape.kind).options
         dropped = sorted(k for k in options if k not in takes)
         options = {k: v for k, v in options.items() if k in takes}
-    else:
-        decide(shape, name)  # the kind and the form it can score
+    else:  # the kind and the form it can score
+        found = decide(shape, name, threads=options.get("threads"), ranks=ranks)
     options = check_options(name, {k: v for k, v in options.items() if v is not None},
                             kind=shape.kind)
     cls = backend_class(name, shape.kind)
@@ -350,6 +373,7 @@ def build(shape: Shape, name: str = "auto", *, comm=None, batch: int = 1, **opti
                  **options)
     if reason is not None:
         ev.auto_reason, ev.dropped_options = reason, dropped
+    ev.estimate_seconds = found.seconds
     return ev
 
 

@@ -237,6 +237,8 @@ class Evaluator:
         # other backends it left out
         self.auto_reason = None
         self.dropped_options: list[str] = []
+        # set by golf.evaluators.build: the backend's estimate of one evaluation (None: none)
+        self.estimate_seconds = None
 
     # -- what a backend declares ------------------------------------------------------------
     @classmethod

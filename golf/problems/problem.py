@@ -194,6 +194,11 @@ class Problem:
         """The moves' length limit (a grid's; None for the others)."""
         return None
 
+    def start_seconds(self) -> float | None:
+        """The predicted seconds of its random start graph (the trials of ``g: auto`` skip a
+        form whose set-up cannot fit its slice); None where there is no model."""
+        return None
+
     @property
     def host_moves(self) -> bool:
         """Whether the moves move hosts (a host-switch graph's)."""

@@ -9,7 +9,10 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU; a grid problem of more than :data:`GRID_CHAIN_N`
   cells on a CPU :data:`GRID_CPU_CHAINS`, which goes on after the trials at
-  :data:`GRID_REHEAT` of their sampled ``T0``), half the proposals near swaps, no restarts;
+  :data:`GRID_REHEAT` of their sampled ``T0``), half the proposals near swaps, no restarts.
+  On a GPU, where the chains run on the host (graphs too large for a chain a block), the
+  population is cut after the trials so that each chain makes :data:`CHASE_STEPS` steps at
+  the winning trial's measured rate (``search.min_steps``), unless a batch is asked for;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
@@ -44,13 +47,19 @@ import sys
 from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
-           "GPU_CHAINS", "CPU_CHAINS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT",
+           "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT",
            "POLISH", "POLISH_STARTS", "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
 GPU_CHAINS = 256
 CPU_CHAINS = 16
+# search.min_steps of a chase on a GPU: after the trials a population of host chains (graphs
+# too large for a chain to run on the device) keeps as many chains as each make this many
+# steps at the measured rate. At n = 10^6 one chain at 2,226 evaluations/s on an H200 reached
+# diameter 6 on (1000000, 16) after 60 s (~130,000 steps), where 256 chains take ~5,000 steps
+# each in a 9-minute chase; chains on the device (n <= ~20,000) are never cut
+CHASE_STEPS = 200_000
 # chains a process of a grid chase on a CPU where n > GRID_CHAIN_N: one chain gets 16 times
 # the steps, which on the three 20x20 problems of 2019 took a chase of 8.3 minutes (2 cores a
 # problem, 20 chases side by side on a 64-core host) from totals 1112-1272 above the
@@ -97,9 +106,12 @@ def chase_backend(n, d, backend: str = "auto", *, grid=None, host_switch: bool =
 def chase_settings(gpu: bool = False) -> dict:
     """The search settings of a chase (module docstring), as :func:`golf.search` keywords;
     ``gpu``: it scores on a GPU."""
-    return dict(batch=GPU_CHAINS if gpu else CPU_CHAINS, population="tempering",
-                population_every=500, near_moves=0.5, voltage_moves=0.3, restart_fraction=0.0,
-                exchange_every=200_000)
+    kw = dict(batch=GPU_CHAINS if gpu else CPU_CHAINS, population="tempering",
+              population_every=500, near_moves=0.5, voltage_moves=0.3, restart_fraction=0.0,
+              exchange_every=200_000)
+    if gpu:
+        kw["min_steps"] = CHASE_STEPS
+    return kw
 
 
 def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "auto",
@@ -134,6 +146,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)
+    if "batch" in asked and "min_steps" not in asked:  # the population asked for is kept
+        kw.pop("min_steps", None)
     if comm is not None and comm.size > 1:
         kw.setdefault("mode", "chains")
     polish = asked.get("polish", POLISH)

@@ -51,6 +51,7 @@ launcher kill rank 0 mid-write).
 from __future__ import annotations
 
 import signal
+import time
 
 from golf.engine.annealer import SC, StopReason
 from golf.errors import AgreedError, GolfError, Interrupted
@@ -182,11 +183,15 @@ class Search:
                 auto_g = starter.choose_form(sigs, resume, self.records.resumed_from, again)
                 if resume is not None and chose:  # killed between the first checkpoint and
                     self.records.run_yaml()       # run.yaml: the form chosen in it now
+                built = time.perf_counter()
                 self.state = state = starter.engine(auto_g, resume,
                                                     self.records.resumed_from)
                 starter.announce(state, self.run.name, resume is not None)
                 if resume is None:
                     starter.begin(state, auto_g)
+                    # the engine's set-up (the start graph, its first evaluations, the
+                    # temperature samples) is on the run's clock
+                    state.elapsed0 += time.perf_counter() - built
                 loop = Loop(self.cfg, state, self.co, self.log, self.phases, self.records)
                 stop, elapsed = loop.drive(sigs, fresh=resume is None)
                 if stop == StopReason.INTERRUPTED:

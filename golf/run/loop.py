@@ -46,7 +46,9 @@ class Loop:
         st, rec = self.state, self.records
         o = self.cfg["output"]
         tlimit = self.cfg["search"]["time_limit"]
-        chunk = 16
+        # one step first (a step of a large graph's population may take seconds), then chunks
+        # sized to last ~0.2 s (golf.run.coordinate.next_chunk)
+        chunk = 1
         rec.best_written, rec.dirty = None, False
         if fresh:
             rec.first(st, st.meta.get("auto_g") is not None)
@@ -101,6 +103,7 @@ class Loop:
         self.records.dirty = True
         dt = time.perf_counter() - t0
         stamp = time.perf_counter() - t_start
+        st.meta.setdefault("first_step_seconds", round(stamp, 3))  # the run's first step ended
         st.trace_rows.extend(r + [stamp] for r in rows.tolist())
         chunk = next_chunk(chunk, dt)
         done = self.co.stop_reason(int(ann.stop_reason))

@@ -28,9 +28,21 @@ of them with the run's own engine and keeps the best.
    it; what the slices of a process overran comes off its later ones, none cut below a
    quarter of its share), so the trials' seconds add up to the budget plus about a chunk of
    steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up` compiles every kind of
-   kernel the trials use on a small graph. A budget that cannot give every form a first slice
-   of :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of the
+   kernel the trials use on a small graph: its seconds are recorded (``compile_seconds``) and
+   kept out of the run's clock. A budget that cannot give every form a first slice of
+   :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of the
    portfolio only (the kind orders them by priority).
+
+   With a time limit the trials keep to the clock at every size. A form whose set-up cannot
+   fit its first slice -- its start graph (:meth:`golf.problems.Problem.start_seconds`) and
+   the first evaluations of its chains and of :data:`MIN_SAMPLES` temperature samples, at the
+   backend's estimate of an evaluation (:func:`golf.evaluators.decide`) -- is not tried, and
+   the log says why (:func:`_unfit`). A trial samples as many temperatures as
+   :data:`SAMPLE_SHARE` of its slice holds (:func:`sample_count`). After round 0, where fewer
+   than two trials made :data:`MIN_DECIDING_STEPS` steps, their scores say nothing of search
+   progress: the forms are compared on their start graphs, the log says so, and the rest of
+   the budget goes to the run; where two or more did, the budget of the later rounds moves to
+   those.
 
 3. **The choice**: the smallest ``(diameter, total)`` of the last round (exact integers); a
    tie goes to the larger ``g`` (fewer base sources to score). The main run starts from the
@@ -56,13 +68,23 @@ from golf.errors import GolfError
 from golf.problems import Form, problem_of
 from golf.run.setup import build_annealer, build_evaluator, form_config
 
-__all__ = ["halving_plan", "choose_form", "warm_up", "Choice", "MIN_SLICE_SECONDS",
-           "MIN_SLICE_STEPS", "DEFAULT_BUDGET"]
+__all__ = ["halving_plan", "choose_form", "warm_up", "fit_batch", "sample_count", "Choice",
+           "MIN_SLICE_SECONDS", "MIN_SLICE_STEPS", "DEFAULT_BUDGET"]
 
 # the shortest first slice of a trial: seconds, or steps with a step budget
 MIN_SLICE_SECONDS = 1.0
 MIN_SLICE_STEPS = 100
 DEFAULT_BUDGET = 0.25
+# a timed trial samples its temperatures in at most this share of its first slice, at the
+# backend's estimate of an evaluation (search.sample_moves caps the samples, MIN_SAMPLES is
+# the floor)
+SAMPLE_SHARE = 0.25
+MIN_SAMPLES = 10
+# a timed trial that has made fewer population steps than this after its first slice does not
+# rank by search progress (module docstring, 2.)
+MIN_DECIDING_STEPS = 10
+# how the reason of a form not tried for its set-up begins (_unfit)
+UNFIT = "its start graph"
 
 
 def _affordable(count: int, total: float, least: float) -> int:
@@ -116,8 +138,12 @@ class _Trial:
         self.by_round: list = []
         self.skipped = None
         self.rank = None  # the MPI rank that runs it (chains), else None
+        self.stepping = 0.0  # seconds in its steps (set-up and sampling apart)
+        self.stepped = 0  # evaluations in those seconds
 
-    def build(self, co, start):
+    def build(self, co, start, seconds=None):
+        """The trial's evaluator and annealer, with its temperatures; ``seconds``: its first
+        slice, in which a timed trial's temperature samples must fit (:func:`sample_count`)."""
         from golf.engine.annealer import schedule
 
         tc = form_config(self.cfg, self.form)
@@ -125,12 +151,19 @@ class _Trial:
         problem = problem_of(tc["problem"])
         ev = build_evaluator(tc, co.comm)
         steps = int(self.planned) if s["steps"] else 0
+        tic = time.perf_counter()
         ann = build_annealer(tc, problem, start(self.form), ev, seed=s["seed"], steps=steps,
                              trace_every=max(steps, 1 << 30))
+        count = s["sample_moves"]
+        if seconds is not None:  # a timed trial: as many samples as its slice has room for
+            per = ev.estimate_seconds or (time.perf_counter() - tic) / max(1, s["batch"])
+            count = sample_count(count, SAMPLE_SHARE * seconds, per)
+            if co.comm is not None and not co.chains:  # the ranks walk one chain: rank 0's
+                count = co.comm.bcast(count, root=0)
         sampled = []
 
         def sample():
-            sampled.extend(ann.auto_temperatures(s["sample_moves"]))
+            sampled.extend(ann.auto_temperatures(count))
             return sampled
 
         t0, t1, _ = schedule(s, sample)
@@ -154,10 +187,14 @@ class _Trial:
             rec["skipped"] = self.skipped
             return rec
         best = self.best() if self.ann is not None else None
+        if self.ann is not None:
+            st = self.ann.start_score
+            rec["start_score"] = [st.diameter, st.total]
         rec.update(rounds=len(self.by_round), by_round=self.by_round,
                    evaluations=int(self.ann.sc[SC.EVALS]) if self.ann is not None else 0,
                    steps=int(self.ann.sc[SC.STEP]) if self.ann is not None else 0,
                    backend=self.ev.name if self.ev is not None else None,
+                   stepping=[round(self.stepping, 4), self.stepped],
                    chains="device" if getattr(self.ann, "on_device", False) else "host")
         if best is not None:
             rec.update(best=list(best), aspl=best[1] / (n * (n - 1) / 2),
@@ -165,6 +202,46 @@ class _Trial:
             if self.sampled:
                 rec["sampled"] = list(self.sampled)
         return rec
+
+
+def fit_batch(batch: int, seconds: float, per: float | None, steps: int) -> int:
+    """The chains of a population that each make ``steps`` steps in ``seconds``, a step of
+    every chain costing one evaluation of ``per`` seconds: ``batch`` or fewer, at least one
+    (``batch`` where ``per`` or ``steps`` is 0 or unknown)."""
+    if not per or per <= 0 or steps <= 0:
+        return batch
+    return int(max(1, min(batch, seconds / (per * steps))))
+
+
+def sample_count(count: int, seconds: float, per: float | None) -> int:
+    """The temperature samples a timed start takes: ``count`` (``search.sample_moves``), or as
+    many as ``seconds`` hold at ``per`` seconds an evaluation, at least :data:`MIN_SAMPLES`."""
+    if not per:
+        return count
+    return int(max(min(MIN_SAMPLES, count), min(count, int(seconds / per))))
+
+
+def _unfit(problem, cfg: dict, seconds: float, chains: int, ranks: int) -> str | None:
+    """Why a trial of ``problem`` (a problem at a form) cannot set up in its first slice of
+    ``seconds``: its start graph (:meth:`golf.problems.Problem.start_seconds`) and the first
+    evaluations of its ``chains`` and of :data:`MIN_SAMPLES` temperature samples, at the
+    backend's estimate (:func:`golf.evaluators.decide`), take longer; None where they fit or
+    the cost model has no estimate."""
+    from golf.evaluators import decide
+
+    e = cfg["evaluator"]
+    found = decide(problem.shape, e["backend"], fallback=True, threads=e.get("threads"),
+                   ranks=ranks)
+    start = problem.start_seconds()
+    if found.seconds is None or start is None:
+        return None
+    evaluations = chains + MIN_SAMPLES
+    need = start + evaluations * found.seconds
+    if need <= seconds:
+        return None
+    return (f"{UNFIT} (~{start:.3g} s) and {evaluations} first evaluations at "
+            f"~{found.seconds:.3g} s each ({found.name}'s estimate) take ~{need:.3g} s, more "
+            f"than its slice of {seconds:.3g} s")
 
 
 def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, start) -> int:
@@ -177,7 +254,7 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
     t = time.perf_counter()
     try:
         if trial.ann is None:
-            trial.build(co, start)
+            trial.build(co, start, amount if timed else None)
         ann = trial.ann
         step0 = int(ann.sc[SC.STEP])
         ran = False  # a slice runs at least one chunk: a form is scored by its steps
@@ -197,8 +274,12 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
                 break
             chunk = trial.chunk if timed else max(1, min(trial.chunk, int(amount - used)))
             tic = time.perf_counter()
+            evals = int(ann.sc[SC.EVALS])
             ann.run(chunk, time_frac=frac)
-            trial.chunk = next_chunk(chunk, time.perf_counter() - tic)
+            took = time.perf_counter() - tic
+            trial.stepping += took
+            trial.stepped += int(ann.sc[SC.EVALS]) - evals
+            trial.chunk = next_chunk(chunk, took)
             ran = True
         trial.spent += used if not timed else time.perf_counter() - t
         return reason
@@ -291,20 +372,19 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
         portfolio = portfolio[:count]
     record = {"candidates": [f.record(n) for f in portfolio], "rule": rule,
               "budget": s["auto_g_budget"]}
+    compiled = _compile(cfg, portfolio, record, log) if timed else 0.0
     if len(portfolio) == 1:
         return _single(record, portfolio[0], f"{rule}: one form", log, n)
-    if timed:
-        warm_up(cfg, portfolio)
     plan = halving_plan(len(portfolio))
     share = [total / len(plan) / k for k in plan]  # a slice of each round
-    planned = sum(share)  # what the winner gets in all
     unit = "s" if timed else " steps"
     log(f"g: auto: {len(portfolio)} forms ({rule}); successive halving {plan} over "
         f"{s['auto_g_budget']:g} of the run's {'seconds' if timed else 'steps'} "
         f"({total:,.1f}{unit}): slices of "
         + ", ".join(f"{x:,.1f}{unit}" if timed else f"{int(x):,}{unit}" for x in share))
-    trials = [_Trial(i, f, cfg, planned) for i, f in enumerate(portfolio)]
+    trials = [_Trial(i, f, cfg, sum(share)) for i, f in enumerate(portfolio)]
     rank, size = (co.comm.rank, co.comm.size) if co.chains and co.comm is not None else (0, 1)
+    ranks = co.comm.size if co.comm is not None and not co.chains else 1
     if size > 1:
         for tr in trials:
             tr.rank = tr.index % size
@@ -314,7 +394,9 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     debt = 0.0  # the seconds this process's slices ran over their shares (< 0: under)
     done_here = 0  # slices this process has run
     halted = False
-    for r, k in enumerate(plan):
+    on_starts = None  # why the forms are compared on their start graphs (module docstring)
+    r = 0
+    while r < len(plan):
         for i in alive:
             tr = trials[i]
             if i % size != rank or tr.skipped is not None or halted:
@@ -325,6 +407,11 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
             amount = (min(2 * share[r], max(0.25 * share[r], share[r] - debt / left)) if timed
                       else share[r])
             done_here += 1
+            if timed and tr.ann is None:  # its set-up must fit its slice (module docstring)
+                tr.skipped = _unfit(problem.at_form(tr.form), form_config(cfg, tr.form),
+                                    share[r], s["batch"], ranks)
+                if tr.skipped is not None:
+                    continue
             before = tr.seconds if timed else tr.spent
             try:
                 reason = _slice(tr, amount, timed, co, stopped, deadline, start)
@@ -340,15 +427,45 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
         if co.chains and co.comm is not None:
             halted = any(co.comm.allgather(halted))
         if halted:
-            return Choice(None, seconds=time.perf_counter() - t, interrupted=True)
+            return Choice(None, seconds=time.perf_counter() - t - compiled, interrupted=True)
         reports.update(_reports(co, [trials[i] for i in alive if i % size == rank], n))
         ranked = sorted((i for i in alive if "best" in reports[i]),
                         key=lambda i: (*reports[i]["best"], -portfolio[i].g, i))
         for i in alive:
             log(_trial_line(r, reports[i]))
+        if not ranked and timed and r == 0 and all(
+                str(reports[i].get("skipped", "")).startswith(UNFIT) for i in alive):
+            # no set-up fits a first slice: the portfolio's order (its priority) decides
+            return _single(record, portfolio[alive[0]],
+                           f"no form's set-up fits a first slice of {share[0]:.3g} s (none "
+                           f"was tried): the first of the portfolio's order", log, n,
+                           [reports[i] for i in range(len(trials))],
+                           time.perf_counter() - t - compiled)
         if not ranked:
             raise GolfError("g: auto: no form could be tried: " + "; ".join(
                 f"{reports[i]['label']}: {reports[i].get('skipped')}" for i in alive))
+        if timed and r == 0:  # too few steps to rank by search progress
+            stepped = [i for i in ranked if reports[i]["steps"] >= MIN_DECIDING_STEPS]
+            if len(stepped) < 2 and len(ranked) > 1:
+                ranked = sorted(ranked, key=lambda i: (*reports[i]["start_score"],
+                                                       -portfolio[i].g, i))
+                most = max(reports[i]["steps"] for i in alive if "steps" in reports[i])
+                on_starts = (f"the trials made fewer than {MIN_DECIDING_STEPS} steps each in "
+                             f"their first slice (at most {most}): the forms were compared on "
+                             f"their start graphs")
+                log(f"g: auto: {on_starts}")
+                alive = ranked[:1]
+                break
+            if len(stepped) < len(ranked):
+                log(f"g: auto round 0: {len(ranked) - len(stepped)} forms made fewer than "
+                    f"{MIN_DECIDING_STEPS} steps in their first slice; the budget moves to the "
+                    f"{len(stepped)} that did")
+                ranked = stepped
+                plan = plan[:1] + [len(stepped)] + halving_plan(len(stepped))[1:]
+                share = share[:1] + [(total - share[0] * len(alive)) / (len(plan) - 1) / k
+                                     for k in plan[1:]]
+                for i in stepped:
+                    trials[i].planned = sum(share)
         keep = plan[r + 1] if r + 1 < len(plan) else 1
         out = [i for i in alive if i not in ranked[:keep]]
         alive = ranked[:keep]
@@ -356,16 +473,29 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
             log(f"g: auto round {r}: kept {', '.join(portfolio[i].label(n) for i in alive)}")
         for i in out:  # free the engines of the forms that are out (GPU buffers)
             trials[i].ann = trials[i].ev = None
+        r += 1
     win = alive[0]
-    seconds = time.perf_counter() - t
+    seconds = time.perf_counter() - t - compiled
     final = [reports[i] for i in range(len(trials))]
     mine = win % size == rank
     best_rows = trials[win].ann.best_adj.copy() if mine else None
     sampled = trials[win].sampled if mine else None
     if co.chains and co.comm is not None:
         best_rows, sampled = co.comm.bcast((best_rows, sampled), root=win % size)
-    won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds)
+    won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds, on_starts)
     return _decided(record, won, cfg, log)
+
+
+def _compile(cfg: dict, portfolio: list, record: dict, log) -> float:
+    """The warm-up (:func:`warm_up`), timed on its own: its seconds are recorded
+    (``compile_seconds``), logged and left out of the run's clock."""
+    t = time.perf_counter()
+    warm_up(cfg, portfolio)
+    seconds = time.perf_counter() - t
+    record["compile_seconds"] = round(seconds, 3)
+    log(f"g: auto: compiled what the trials run in {seconds:.1f} s (not counted in the "
+        f"run's time)")
+    return seconds
 
 
 def _trial_line(r: int, rep: dict) -> str:
@@ -393,8 +523,9 @@ def _reason(final: list, win: dict, plan: list) -> str:
 @dataclass
 class _Won:
     """The end of the trials: the winning ``form``, every trial's report (``final``), the
-    rounds' ``plan``, the winner's best rows and sampled temperatures, and the trials'
-    ``seconds``."""
+    rounds' ``plan``, the winner's best rows and sampled temperatures, the trials'
+    ``seconds``, and why the forms were compared on their start graphs (None: they were
+    ranked by their trials' progress)."""
 
     form: Form
     final: list
@@ -402,6 +533,7 @@ class _Won:
     best_rows: object
     sampled: tuple | None
     seconds: float
+    on_starts: str | None = None
 
 
 def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
@@ -412,20 +544,24 @@ def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
     problem = problem_of(cfg["problem"])
     n = problem.order
     win = next(t for t in final if t["label"] == form.label(n))
-    reason = _reason(final, win, plan)
+    reason = (_reason(final, win, plan) if won.on_starts is None else
+              f"its start graph scored best (diameter {win['start_score'][0]}, ASPL "
+              f"{win['start_score'][1] / (n * (n - 1) / 2):.10f}): {won.on_starts}")
     log(f"g: auto chose {form.label(n)} because {reason}")
     record.update(g=form.g, group=form.spec, form=form.record(n), reason=reason,
                   rounds=plan, trials=final, seconds=round(seconds, 3),
-                  evaluations=sum(t.get("evaluations", 0) for t in final))
+                  evaluations=sum(t.get("evaluations", 0) for t in final),
+                  winner={"stepping": win.get("stepping"), "chains": win.get("chains")})
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
     graph = problem.at_form(form).graph(sort_rows(won.best_rows))
     return Choice(form, graph, record, seconds, sampled=sampled)
 
 
-def _single(record: dict, form: Form, why: str, log, n: int) -> Choice:
-    """The choice without trials."""
+def _single(record: dict, form: Form, why: str, log, n: int, trials=(),
+            seconds: float = 0.0) -> Choice:
+    """The choice without trials (``trials``: the reports of forms not tried)."""
     log(f"g: auto chose {form.label(n)} because {why}")
     record.update(g=form.g, group=form.spec, form=form.record(n), reason=why, rounds=[],
-                  trials=[], seconds=0.0, evaluations=0)
-    return Choice(form, None, record)
+                  trials=list(trials), seconds=round(seconds, 3), evaluations=0)
+    return Choice(form, None, record, seconds)

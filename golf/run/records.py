@@ -196,6 +196,10 @@ class Records:
             "gaps": {"diameter": best_d - b.diameter,
                      "aspl": best_total / pairs - float(b.aspl)},
             "temperatures": {"t0": meta["t0"], "t1": meta["t1"]},
+            # the warm-up's compilation before the trials, outside the run's clock
+            "compile_seconds": meta.get("auto_g", {}).get("compile_seconds"),
+            # the run's clock when its first step (after the trials) ended
+            "first_step_seconds": meta.get("first_step_seconds"),
             "polish": meta.get("polish"),
             "recheck": recheck,
             "config": cfg,

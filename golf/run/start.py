@@ -75,6 +75,8 @@ class Starter:
             if (cfg["problem"]["n"] - form.centres) % form.g:
                 raise GolfError(f"{where} records no g chosen by the trials")
             self._apply(form)
+            if rec.get("batch"):  # the population the trials' measured rate sized
+                self.cfg["search"]["batch"] = int(rec["batch"]["chains"])
             return None
         from golf.run.portfolio import choose_form
 
@@ -87,11 +89,49 @@ class Starter:
                      f"checkpoint; {again}")
             raise Interrupted(128 + int(sigs.caught or signal.SIGINT))
         self._apply(choice.form)
+        self._fit(choice)
         return choice
 
     def _apply(self, form: Form) -> None:
         for section, key, value in form.changes():
             self.cfg[section][key] = value
+
+    def _fit(self, choice) -> None:
+        """``search.min_steps``: after the trials of a timed run, a population of host chains
+        keeps as many chains as each make ``min_steps`` steps in the annealing time left, at
+        the winning trial's measured evaluations a second (without trials, the backend's
+        estimate of an evaluation); recorded in the trials' record (``batch``), logged, and
+        taken again on a resume."""
+        from golf.run.portfolio import fit_batch
+
+        s, record = self.cfg["search"], choice.record
+        if (not s["min_steps"] or s["steps"] or not s["time_limit"] or s["batch"] <= 1
+                or s["method"] == "tabu"):
+            return
+        won = record.get("winner") or {}
+        if won.get("chains") == "device":  # the chains run side by side on the device
+            return
+        seconds, evaluations = won.get("stepping") or (0.0, 0)
+        if evaluations:
+            per, how = seconds / evaluations, "the winning trial's measured rate"
+        else:
+            from golf.evaluators import decide
+
+            problem = problem_of(self.cfg["problem"])
+            per = decide(problem.shape, self.cfg["evaluator"]["backend"], fallback=True,
+                         threads=self.cfg["evaluator"].get("threads")).seconds
+            how = "the backend's estimate"
+        polish = s["polish"] if s["polish"] > 0 else 0.0
+        left = max(0.0, s["time_limit"] * (1.0 - polish) - choice.seconds)
+        chains = fit_batch(s["batch"], left, per, s["min_steps"])
+        if chains >= s["batch"]:
+            return
+        record["batch"] = {"chains": chains, "asked": s["batch"], "per_evaluation": per,
+                           "seconds": round(left, 3), "min_steps": s["min_steps"]}
+        self.log(f"population: {chains} chains of the {s['batch']} asked, so that each makes "
+                 f"{s['min_steps']:,} steps (search.min_steps) in the {left:.0f} s left at "
+                 f"{1.0 / per:,.0f} evaluations/s ({how})")
+        s["batch"] = chains
 
     def start_graph(self, form=None):
         """The start graph of ``problem.start`` for ``form`` (a :class:`golf.problems.Form`,
@@ -192,7 +232,12 @@ class Starter:
         log(f"start: diameter {st.diameter}, ASPL {st.aspl:.10f}, bounds diameter "
             f"{b.diameter}, ASPL {float(b.aspl):.10f}")
         won = auto_g.sampled if auto_g is not None else None
-        t0, t1, how = schedule(s, lambda: won or ann.auto_temperatures(s["sample_moves"]))
+        count = s["sample_moves"]
+        if s["time_limit"] and not s["steps"]:  # timed: samples in a twentieth of the clock
+            from golf.run.portfolio import sample_count
+
+            count = sample_count(count, s["time_limit"] / 20, state.ev.estimate_seconds)
+        t0, t1, how = schedule(s, lambda: won or ann.auto_temperatures(count))
         if self.comm is not None:  # rank 0's samples for every chain
             t0, t1, how = self.comm.bcast((t0, t1, how), root=0)
         log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
