@@ -608,7 +608,8 @@ def cmd_chase(args) -> int:
     summary = Search(run, quiet=args.quiet, comm=comm).start(force=args.force)
     if summary is None:  # an MPI rank other than 0
         return 0
-    target, check = export_run(run.path, str(run.path) + os.sep)
+    # best.edges was written and re-checked by the run's end: linked under its name
+    target, check = export_run(run.path, str(run.path) + os.sep, checked=summary["recheck"])
     form = (summary.get("auto_g") or {}).get("form", {}).get("label")
     p = summary["problem"]
     if p.get("kind") == "host-switch":

@@ -311,6 +311,17 @@ class Graph:
     def edges(self) -> np.ndarray:
         """The full edge list, shape ``(E, 2)``, each undirected edge once as ``u < v``,
         sorted by ``u`` then ``v``."""
+        if not self.centres and self.adj.size:
+            # vertex k*m + i is row i moved by k: the rows of the full graph come in order of
+            # u, so sorting each row's few neighbours sorts the whole list
+            n, d = self.n, self.adj.shape[1]
+            w = self.adj.reshape(1, -1).astype(np.int64)
+            v = self.moved(np.maximum(w, 0), np.arange(self.g, dtype=np.int64)[:, None])
+            v = np.where(w >= 0, v, n).reshape(n, d)  # empty slots sort last
+            v.sort(axis=1)
+            u = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], (n, d))
+            keep = (v > u) & (v < n)
+            return np.stack([u[keep], v[keep]], axis=1)
         u, v = self.directed_edges()
         keep = u < v
         u, v = u[keep], v[keep]

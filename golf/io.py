@@ -400,7 +400,9 @@ def write_edges(path, edges) -> None:
     """
     from golf.graph import Graph, edge_array
 
-    e = edges.edges() if isinstance(edges, Graph) else edge_array(edges, str(path))
-    e = np.sort(e, axis=1)
-    e = e[np.lexsort((e[:, 1], e[:, 0]))]
+    if isinstance(edges, Graph):
+        e = edges.edges()  # sorted already
+    else:
+        e = np.sort(edge_array(edges, str(path)), axis=1)
+        e = e[np.lexsort((e[:, 1], e[:, 0]))]
     atomic_write(path, format_edges(e))

@@ -106,7 +106,14 @@ def _one_chain(summary: dict, seconds: float, tmp: str, env) -> float:
     subprocess.run([sys.executable, "-m", "golf", "run", path, "--quiet", "--force"], cwd=ROOT,
                    env=env, check=True, capture_output=True)
     with open(os.path.join(tmp, "one", "summary.json")) as f:
-        return json.load(f)["evaluations_per_s"]
+        return _stepping_rate(json.load(f), 0)
+
+
+def _stepping_rate(summary: dict, before: int) -> float | None:
+    """Evaluations a second of a run from its first step on (its set-up and the trials
+    apart); ``before``: the evaluations made before it (the trials')."""
+    seconds = summary["seconds"] - (summary.get("first_step_seconds") or 0.0)
+    return (summary["evaluations"] - before) / seconds if seconds > 0 else None
 
 
 def run_one(n: int, d: int, args, slot: int) -> dict:
@@ -128,9 +135,7 @@ def run_one(n: int, d: int, args, slot: int) -> dict:
         with open(os.path.join(rd, "summary.json")) as f:
             s = json.load(f)
         auto = s.get("auto_g", {})
-        run_evals = s["evaluations"] - auto.get("evaluations", 0)
-        run_seconds = s["seconds"] - auto.get("seconds", 0.0)
-        search_rate = run_evals / run_seconds if run_seconds > 0 else None
+        search_rate = _stepping_rate(s, auto.get("evaluations", 0))
         per = _eval_rate(rd, s, args.repeat, env)
         one = _one_chain(s, args.one_chain, tmp, env) if args.one_chain > 0 else None
     pairs = n * (n - 1) / 2

@@ -107,6 +107,12 @@ def test_chase_in_process_writes_the_run_and_the_submission(tmp_path, capsys):
     assert sub.name.startswith(f"n24d3k{s['best']['diameter']}l")
     out = capsys.readouterr().out
     assert "g: auto chose" in out and f"submission file {sub}" in out
+    # the run's best.edges, re-checked at its end, under the submission's name (not written
+    # again), and what golf validate reads in it is the summary's best
+    assert sub.read_bytes() == (rd / "best.edges").read_bytes()
+    graph = golf.read_edges(sub).graph(n=24)
+    score = golf.evaluate(graph, "bfs")
+    assert (score.diameter, score.total) == (s["best"]["diameter"], s["best"]["total"])
 
 
 @pytest.mark.parametrize("args,message", [

@@ -202,3 +202,38 @@ def test_a_timed_run_sizes_its_population_and_writes_it(tmp_path):
     adj = ck["states"][0]["adj"]  # (chains, m, d), or (m, d) for one chain
     assert (adj.shape[0] if adj.ndim == 3 else 1) == sized["chains"]
     assert yaml.safe_load((out / "run.yaml").read_text())["search"]["batch"] == sized["chains"]
+
+
+def test_periodic_checkpoints_write_a_slow_best_edges_within_its_share():
+    import time
+
+    from golf.run.records import EDGES_SHARE, Records
+
+    rec = Records.__new__(Records)
+    rec.edges_written = None
+    assert rec._edges_due()  # never written
+    now = time.perf_counter()
+    took = 2.0
+    rec.edges_written = (now - 0.5 * took / EDGES_SHARE, took)  # twice its share since
+    assert not rec._edges_due()
+    rec.edges_written = (now - 2 * took / EDGES_SHARE, took)  # half its share
+    assert rec._edges_due()
+    rec.edges_written = (now, 0.2)  # a fast write: every checkpoint
+    assert rec._edges_due()
+
+
+def test_best_edges_left_behind_by_periodic_checkpoints_is_written_at_the_end(tmp_path,
+                                                                             monkeypatch):
+    """Periodic checkpoints that never write best.edges (as if each write were slow): the
+    first checkpoint and the last one write it, and it holds the run's best graph."""
+    from golf.run.records import Records
+
+    calls = []
+    monkeypatch.setattr(Records, "_edges_due", lambda self: calls.append(1) and False)
+    out = tmp_path / "r"
+    r = golf.search(64, 4, g=4, seconds=1.5, seed=1, progress=False, backend="bitset",
+                    threads=1, checkpoint_every=0.1, output=out)
+    assert calls  # periodic checkpoints came and left the file
+    graph = golf.read_edges(out / "best.edges").graph(n=64)
+    score = golf.evaluate(graph, "bfs")
+    assert (score.diameter, score.total) == (r.score.diameter, r.score.total)

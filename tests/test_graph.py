@@ -223,3 +223,29 @@ def test_auto_symmetry_of_a_large_order_tries_divisors_only():
     assert detect_symmetry(np.array([(0, 1)]), 2**30) == 1
     assert detect_symmetry(np.array([(0, 2**29)]), 2**30) == 2  # its own half-turn
     assert time.perf_counter() - t0 < 1
+
+
+@pytest.mark.parametrize("section", [dict(n=256, d=8, g=128, group=[16, 3]),
+                                     dict(n=300, d=7, g=150, group=[15, 14]),
+                                     dict(n=384, d=3, g=48, group=[12, 11]),
+                                     dict(n=60, d=5, g=1), dict(n=96, d=3, g=6)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_edge_list_of_a_group_form_is_every_vertex_neighbours_in_order(section, seed):
+    """edges() (the full graph's rows expanded and sorted row by row) against each vertex's
+    neighbours one at a time, with slots emptied at random."""
+    from golf.problems import problem_of
+
+    graph = problem_of(dict(section, start="random")).random_graph(seed)
+    rng = np.random.default_rng(seed)
+    adj = graph.adj.copy()
+    for i, j in zip(*np.nonzero(rng.random(adj.shape) < 0.2)):  # empty slots, both ends
+        w = adj[i, j]
+        if w >= 0:
+            adj[i, j] = -1
+            k, i2 = divmod(int(w), graph.m)
+            back = graph.moved(i, graph.group.inv(k) if graph.group else -k)
+            adj[i2][adj[i2] == back] = -1
+    graph = graph.with_rows(adj)
+    graph.check()
+    want = [(v, int(w)) for v in range(graph.n) for w in graph.neighbors(v) if w > v]
+    assert graph.edges().tolist() == [list(e) for e in want]

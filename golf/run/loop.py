@@ -67,8 +67,8 @@ class Loop:
                 sigs.caught is not None, int(StopReason.TIME) if timed_out else 0, chunk,
                 min(1.0, elapsed / tlimit) if tlimit else 0.0,
                 now - last_ckpt >= o["checkpoint_every"], now - last_prog >= o["progress_every"])
-            if want_ckpt and rec.dirty:
-                rec.checkpoint(st, elapsed)
+            if want_ckpt and rec.dirty:  # the last one (stop) writes best.edges whatever
+                rec.checkpoint(st, elapsed, final=bool(stop))  # it costs
                 last_ckpt = time.perf_counter()
             if stop:
                 break

@@ -98,11 +98,14 @@ def recheck_graph(graph, d, backend) -> dict:
             "seconds": round(time.perf_counter() - t, 3)}
 
 
-def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
+def export_run(run_dir, output=None, gz=False, checked=None) -> tuple[Path, dict]:
     """Copy a run's best graph into a submission file, re-checked; named in the competition's
     style (:meth:`golf.problems.Problem.submission_name`; a grid problem's
     ``w{w}h{h}d{d}r{r}k{diameter}l{..}``, in the grid format) when ``output`` is a folder or None
-    (None: the current folder). Returns the file written and the re-check."""
+    (None: the current folder). Returns the file written and the re-check. ``checked``: the
+    re-check of the run that has just written best.edges (its summary's ``recheck``): the
+    file is then linked (or copied) under its name, not read and written again -- seconds
+    to minutes at millions of vertices."""
     from golf.problems import problem_of
     from golf.run.folder import RunDir, read_run_config
 
@@ -113,8 +116,12 @@ def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
     cfg = read_run_config(run_dir).data
     # a polish phase at search.polish_g leaves a graph of that symmetry (a divisor of g)
     problem = problem_of(cfg["problem"], cfg["search"]["polish_g"] or cfg["problem"]["g"])
-    graph = problem.read(best)
-    check = recheck_graph(graph, problem.d, "bitset")
+    graph = None
+    if checked is not None and not gz:
+        check = checked
+    else:
+        graph = problem.read(best)
+        check = recheck_graph(graph, problem.d, "bitset")
     name = problem.submission_name(check["diameter"], check["total"])
     if output is None:
         target = Path(name)
@@ -124,5 +131,27 @@ def export_run(run_dir, output=None, gz=False) -> tuple[Path, dict]:
             target = target / name
     if gz and target.suffix != ".gz":
         target = target.with_name(target.name + ".gz")
-    problem.write(target, graph)
+    if graph is None:
+        _link(best, target)
+    else:
+        problem.write(target, graph)
     return target, check
+
+
+def _link(source: Path, target: Path) -> None:
+    """``target`` made a file of ``source``'s content: a hard link (a file written later over
+    ``source`` is renamed into place, so the link keeps this content), else a copy; either
+    way atomically."""
+    import shutil
+
+    from golf.io import create_temp
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = create_temp(target.parent, target.name)
+    os.close(fd)
+    os.unlink(tmp)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)

@@ -22,6 +22,10 @@ from golf.run.folder import CHECKPOINT
 from golf.run.outputs import plot_trace, recheck_graph, write_trace
 from golf.run.report import fmt_seconds
 
+# the most of a run's time that periodic checkpoints spend writing best.edges, once a write
+# takes a second or more (10^6 vertices: ~1 s; 10^7: ~10 s)
+EDGES_SHARE = 0.05
+
 __all__ = ["Records"]
 
 
@@ -48,6 +52,7 @@ class Records:
         self.best_written = None  # (diameter, total) of the best.edges written
         self.dirty = False
         self.last_checkpoint = self.resumed_from = None
+        self.edges_written = None  # (when, seconds) of the last best.edges written
 
     def run_yaml(self) -> None:
         """run.yaml from the config as it runs now."""
@@ -59,9 +64,13 @@ class Records:
             self.co.first(lambda: _os_error(rd, "could not write run.yaml", lambda: atomic_write(
                 rd.file("run.yaml"), dump(self.cfg))))
 
-    def checkpoint(self, state, elapsed: float) -> None:
+    def checkpoint(self, state, elapsed: float, final: bool = True) -> None:
         """Write the best graph, then the checkpoint (every chain's state gathered on rank 0),
-        then the trace, each atomically."""
+        then the trace, each atomically. A periodic checkpoint (not ``final``) of a graph
+        whose best.edges takes long to write (a million vertices and more) leaves the file
+        as it is until :data:`EDGES_SHARE` of the time since its last write has covered
+        that write's seconds; the checkpoint holds the best graph, and a resume or the
+        final checkpoint writes the file."""
         rows, key, _ = self.co.best(state.ann)
         states = self.co.states(state.ann)
         self.dirty = False
@@ -71,13 +80,15 @@ class Records:
 
         def write():
             # the best graph first: whenever a checkpoint exists, so does a best.edges at
-            # least as new as it
-            if key[:2] != self.best_written:
+            # least as new as it (but for a periodic one that leaves a slow file as it is)
+            if key[:2] != self.best_written and (final or self._edges_due()):
+                tic = time.perf_counter()
                 best = self.graph_of(state, rows)
                 best.check()
                 state.problem.check_graph(best)
                 state.problem.write(rd.file("best.edges"), best)
                 self.best_written = key[:2]
+                self.edges_written = (tic, time.perf_counter() - tic)
             meta = dict(state.meta, elapsed=elapsed, steps=int(state.ann.sc[SC.STEP]),
                         chains=len(states))
             save_checkpoint(rd.file(CHECKPOINT), meta, state.trace_rows, states)
@@ -85,6 +96,14 @@ class Records:
             self.last_checkpoint = rd.file(CHECKPOINT)
 
         self.co.first(lambda: _os_error(rd, "could not write the checkpoint", write))
+
+    def _edges_due(self) -> bool:
+        """Whether a periodic checkpoint writes best.edges now: its last write took less than
+        a second, or the time since has made it :data:`EDGES_SHARE` of the whole."""
+        if self.edges_written is None:
+            return True
+        at, took = self.edges_written
+        return took < 1.0 or took <= EDGES_SHARE * (time.perf_counter() - at)
 
     def first(self, state, chose_form: bool) -> None:
         """A fresh run's checkpoint of its start state; then, where ``g: auto``'s trials chose
