@@ -308,19 +308,26 @@ class Graph:
             u, v = np.concatenate([u, v[at]]), np.concatenate([v, u[at]])
         return u, v
 
+    def _full_rows(self):
+        """Every vertex's neighbours, ``(n, d)``, each row sorted with its empty slots last
+        (as ``n``); None for a centre form. Vertex ``k*m + i`` is row ``i`` moved by ``k``,
+        so the rows come in vertex order and only each row's few neighbours need sorting."""
+        if self.centres or not self.adj.size:
+            return None
+        n, d = self.n, self.adj.shape[1]
+        w = self.adj.reshape(1, -1).astype(np.int64)
+        v = self.moved(np.maximum(w, 0), np.arange(self.g, dtype=np.int64)[:, None])
+        v = np.where(w >= 0, v, n).reshape(n, d)
+        v.sort(axis=1)
+        return v
+
     def edges(self) -> np.ndarray:
         """The full edge list, shape ``(E, 2)``, each undirected edge once as ``u < v``,
         sorted by ``u`` then ``v``."""
-        if not self.centres and self.adj.size:
-            # vertex k*m + i is row i moved by k: the rows of the full graph come in order of
-            # u, so sorting each row's few neighbours sorts the whole list
-            n, d = self.n, self.adj.shape[1]
-            w = self.adj.reshape(1, -1).astype(np.int64)
-            v = self.moved(np.maximum(w, 0), np.arange(self.g, dtype=np.int64)[:, None])
-            v = np.where(w >= 0, v, n).reshape(n, d)  # empty slots sort last
-            v.sort(axis=1)
-            u = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], (n, d))
-            keep = (v > u) & (v < n)
+        v = self._full_rows()
+        if v is not None:
+            u = np.broadcast_to(np.arange(self.n, dtype=np.int64)[:, None], v.shape)
+            keep = (v > u) & (v < self.n)
             return np.stack([u[keep], v[keep]], axis=1)
         u, v = self.directed_edges()
         keep = u < v
@@ -330,9 +337,14 @@ class Graph:
 
     def csr(self) -> tuple[np.ndarray, np.ndarray]:
         """The full graph in CSR form ``(indptr, indices)`` with sorted neighbour lists."""
+        v = self._full_rows()
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        if v is not None:
+            full = v < self.n
+            np.cumsum(full.sum(axis=1), out=indptr[1:])
+            return indptr, v[full]
         u, v = self.directed_edges()
         order = np.lexsort((v, u))
-        indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(np.bincount(u, minlength=self.n), out=indptr[1:])
         return indptr, v[order]
 

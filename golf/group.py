@@ -66,7 +66,9 @@ class Group:
             raise GolfError(f"group: r={r} does not give a group Z_{a} ⋊ Z_{b}: r^{b} mod {a} "
                             f"= {pow(r, b, a)}, expected 1")
         self.a, self.b, self.r = a, b, r
-        self.pw = np.array([pow(r, t, a) for t in range(b)], dtype=np.int64)
+        period = order_mod(r, a)  # r^t mod a repeats with the order of r, a divisor of b
+        one = np.array([pow(r, t, a) for t in range(period)], dtype=np.int64)
+        self.pw = np.tile(one, b // period)
 
     @property
     def g(self) -> int:
@@ -190,11 +192,75 @@ def metacyclic_groups(g: int, abelian: bool = False) -> list[Group]:
         if g % a:
             continue
         b = g // a
-        for r in range(1 if abelian else 2, a):
-            if math.gcd(r, a) != 1 or pow(r, b, a) != 1:
-                continue
-            if r == 1 and math.gcd(a, b) == 1:
-                continue
-            grp = Group(a, b, r)
-            seen.setdefault(invariants(grp), grp)
-    return list(seen.values())
+        r = np.arange(1 if abelian else 2, a, dtype=np.int64)
+        r = r[(np.gcd(r, a) == 1) & (_powmod(r, b, a) == 1)]
+        if abelian and math.gcd(a, b) == 1:
+            r = r[r != 1]
+        for key, x in zip(_invariants(a, b, r), r.tolist()):
+            seen.setdefault(key, (a, x))
+    return [Group(a, g // a, x) for a, x in seen.values()]
+
+
+def _powmod(r: np.ndarray, e: int, a: int) -> np.ndarray:
+    """``r^e mod a`` elementwise (``a < 2^31``: products fit in int64)."""
+    out = np.ones_like(r) % a
+    base = r % a
+    while e:
+        if e & 1:
+            out = out * base % a
+        base = base * base % a
+        e >>= 1
+    return out
+
+
+def _orders(r: np.ndarray, a: int, b: int) -> np.ndarray:
+    """The multiplicative orders mod ``a`` of units ``r`` with ``r^b = 1``: ``b`` divided by
+    each prime of ``b`` while the power stays 1."""
+    order = np.full(len(r), b, dtype=np.int64)
+    rest, p = b, 2
+    while rest > 1:
+        if p * p > rest:
+            p = rest
+        if rest % p == 0:
+            while rest % p == 0:
+                rest //= p
+            while True:  # lower the order by p where r^(order/p) is still 1
+                can = order % p == 0
+                idx = np.flatnonzero(can)
+                if not len(idx):
+                    break
+                sub = order[idx] // p
+                ok = np.array([pow(int(x), int(e), a) == 1 % a
+                               for x, e in zip(r[idx], sub)], dtype=bool) if len(idx) < 64 \
+                    else _powmod_each(r[idx], sub, a) == 1 % a
+                if not ok.any():
+                    break
+                order[idx[ok]] = sub[ok]
+        p += 1
+    return order
+
+
+def _powmod_each(r: np.ndarray, e: np.ndarray, a: int) -> np.ndarray:
+    """``r[i]^e[i] mod a`` elementwise."""
+    out = np.ones_like(r) % a
+    base = r % a
+    e = e.copy()
+    while e.any():
+        odd = (e & 1) == 1
+        out[odd] = out[odd] * base[odd] % a
+        base = base * base % a
+        e >>= 1
+    return out
+
+
+def _invariants(a: int, b: int, r: np.ndarray) -> list:
+    """:func:`invariants` of ``Z_a ⋊_r Z_b`` for every ``r`` of an array, vectorised."""
+    if not len(r):
+        return []
+    h = np.gcd(a, (r - 1) % a)
+    z = (b // _orders(r, a, b)) * h
+    inv = np.full(len(r), math.gcd(a, 2) - 1, dtype=np.int64)
+    if b % 2 == 0:
+        inv += np.gcd(a, (1 + _powmod(r, b // 2, a)) % a)
+    last = math.gcd(a, 4) * math.gcd(b, 4)
+    return [(a * b, a // int(x), int(y), int(w), last) for x, y, w in zip(h, z, inv)]

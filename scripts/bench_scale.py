@@ -33,10 +33,11 @@ import tempfile
 import threading
 import time
 
-from benchlib import (ROOT, chase_command, describe_machine, header, load, new_record, plain,
-                      render, repo_env, save, table)
+from benchlib import (ROOT, chase_command, describe_machine, header, keep_log, load, new_record,
+                      plain, render, repo_env, save, table)
 
 OUT = os.path.join(ROOT, "results", "scale", "scale")
+EVAL_TIMEOUT = 150
 
 
 def _device_memory(pid_of, stop, peak: list) -> None:
@@ -80,14 +81,19 @@ def _timed(cmd, env) -> tuple[float, float, float | None, str]:
     return wall, usage.ru_maxrss / 1024, (peak[0] or None) if polled else None, out
 
 
-def _eval_rate(rd: str, summary: dict, repeat: int, env) -> float:
-    """``golf eval best.edges --repeat`` at the run's form and backend: seconds a graph."""
+def _eval_rate(rd: str, summary: dict, repeat: int, env) -> float | None:
+    """``golf eval best.edges --repeat`` at the run's form and backend: seconds a graph
+    (None where reading and scoring took over :data:`EVAL_TIMEOUT` seconds)."""
     p = summary["config"]["problem"]
     cmd = [sys.executable, "-m", "golf", "eval", os.path.join(rd, "best.edges"), "--g",
            str(p["g"]), "--backend", summary["backend"], "--repeat", str(repeat), "--json"]
     if p.get("group"):
         cmd += ["--group", ",".join(map(str, p["group"]))]
-    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    try:
+        out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                             check=True, timeout=EVAL_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None
     return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
 
 
@@ -132,6 +138,7 @@ def run_one(n: int, d: int, args, slot: int) -> dict:
         cmd = chase_command([n, d], args.minutes, ranks, tmp)
         wall, host_mib, dev_mib, _ = _timed(cmd, env)
         rd = os.path.join(tmp, f"n{n}d{d}")
+        keep_log(rd, args.logs, f"{args.target}-n{n}d{d}")
         with open(os.path.join(rd, "summary.json")) as f:
             s = json.load(f)
         auto = s.get("auto_g", {})
@@ -147,7 +154,7 @@ def run_one(n: int, d: int, args, slot: int) -> dict:
         "trial_seconds": auto.get("seconds"), "seconds": s["seconds"], "wall": round(wall, 1),
         "minutes": args.minutes, "steps": s["steps"], "evaluations": s["evaluations"],
         "search_rate": search_rate, "eval_seconds": per,
-        "search_over_eval": search_rate * per if search_rate else None,
+        "search_over_eval": search_rate * per if search_rate and per else None,
         "one_chain_rate": one, "search_over_one_chain": (search_rate / one if one and
                                                         search_rate else None),
         "peak_host_mib": round(host_mib), "peak_device_mib": dev_mib,
@@ -210,6 +217,7 @@ def main(argv=None) -> None:
                    help="take the rows of another call's record (with their commands and "
                         "machines) into this one, then render")
     p.add_argument("--out", default=OUT, help="record path without extension")
+    p.add_argument("--logs", default=None, help="a folder for each chase's log.txt")
     args = p.parse_args(argv)
     if args.merge:
         rec = load(args.out) or {"rows": {}}
@@ -218,8 +226,10 @@ def main(argv=None) -> None:
                 other = json.load(f)
             rec["rows"].update(other["rows"])
             rec.update(date=other["date"], command=other["command"])
+        if args.note is not None:
+            rec["notes"] = args.note
         save(args.out, rec, markdown(rec))
-        args.render = args.render and args.note is not None
+        args.render = False
     if args.render:
         return render(args.out, markdown, "bench_scale.py", args.note)
     if args.merge:

@@ -237,3 +237,56 @@ def test_best_edges_left_behind_by_periodic_checkpoints_is_written_at_the_end(tm
     graph = golf.read_edges(out / "best.edges").graph(n=64)
     score = golf.evaluate(graph, "bfs")
     assert (score.diameter, score.total) == (r.score.diameter, r.score.total)
+
+
+@pytest.mark.slow
+def test_a_gpu_chase_sizes_its_population_before_the_trials(monkeypatch):
+    """With min_steps (a chase on a GPU), the population the trials and the run start with is
+    as many chains as each make min_steps steps in the run's time at the backend's estimate
+    at the portfolio's first form; a graph whose chains may run on the device keeps them.
+    (A million vertices: the portfolio's groups take seconds to enumerate.)"""
+    import golf.run.chase as chase
+    from golf.evaluators import decide
+    from golf.evaluators.gpu_bitset import GpuBitsetEvaluator
+
+    real = chase.chase_settings
+    monkeypatch.setattr(chase, "chase_settings", lambda gpu=False: real(True))  # as on a GPU
+    run = chase.chase_config(1_000_000, 16, minutes=8, backend="bitset")
+    s = run.data["search"]
+    problem = problem_of(run.data["problem"])
+    first = Form(62_500)  # the largest cyclic g of m >= d
+    assert first in problem.forms()[0][:1]
+    per = decide(problem.at_form(first).shape, "bitset").seconds
+    assert s["batch"] == fit_batch(256, 480 * 0.75, per, chase.CHASE_STEPS) < 256
+    assert chase.chase_config(1_000_000, 16, minutes=8, backend="bitset",
+                              sets=["search.batch=64"]).data["search"]["batch"] == 64
+    # a small graph's chains run side by side on the device: kept
+    assert GpuBitsetEvaluator.device_chains_possible(10_000)
+    assert not GpuBitsetEvaluator.device_chains_possible(100_000)
+    data = {**run.data, "evaluator": dict(run.data["evaluator"], backend="gpu-bitset"),
+            "problem": dict(run.data["problem"], n=10_000), "search": dict(s, batch=256)}
+    assert chase.sized_batch(data, 360.0) == 256
+
+
+def test_the_trials_try_as_many_forms_as_slices_of_twice_their_set_up_allow():
+    from golf.run.portfolio import _affordable
+
+    assert _affordable(11, 112.0, 1.0) == 11  # no set-up known: 2.5 s slices
+    # 6.5 s a set-up: a first slice of 13 s: [4, 2] gives 14 s
+    assert _affordable(11, 112.0, 1.0, [6.5] * 11) == 4
+    assert _affordable(11, 112.0, 1.0, [None] * 11) == 11
+    assert _affordable(3, 1.0, 1.0, [100.0] * 3) == 1  # at least one
+
+
+def test_a_form_that_cannot_set_up_within_the_trials_is_left_out_of_the_portfolio():
+    from golf.run.portfolio import _fit_portfolio
+
+    cfg = dict(config(1_000_000, 16), evaluator={"backend": "bitset"})
+    problem = problem_of(cfg["problem"])
+    forms = [Form(62_500), Form(1), Form(15_625)]
+    kept, setups, note = _fit_portfolio(problem, cfg, forms, 100.0, 1)
+    assert kept == [Form(62_500), Form(15_625)] and len(setups) == 2
+    assert all(x is not None and x < 25.0 for x in setups)
+    assert "left out" in note and "cyclic g=1 (m=1000000)" in note
+    # none would fit: the portfolio stays whole (the trials' own check then says why)
+    assert _fit_portfolio(problem, cfg, [Form(1)], 100.0, 1)[0] == [Form(1)]

@@ -31,6 +31,7 @@ RENDER = {
     "hostswitch/bench_hostswitch.md": ("bench_hostswitch", ["--render"]),
     "quality/quality_cpu.md": ("bench_quality", ["--target", "cpu", "--render"]),
     "quality/quality_gpu.md": ("bench_quality", ["--target", "gpu", "--render"]),
+    "scale/scale.md": ("bench_scale", ["--render"]),
     "search/bench_search.md": ("bench_search", ["--render"]),
 }
 

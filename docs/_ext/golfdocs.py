@@ -29,6 +29,7 @@ RESULT_GROUPS = [
     ("How fast is host-switch scoring?", "bench/hostswitch_eval.md"),
     ("How fast is the search?", "search/bench_search.md"),
     ("How does golf scale over MPI ranks and GPUs?", "bench/mpi.md"),
+    ("How does a chase's cost grow with n, up to millions of vertices?", "scale/scale.md"),
     ("Does the GPU test suite pass?", "gpu/tests.md"),
 ]
 

@@ -252,6 +252,13 @@ class GpuBitsetEvaluator(GpuEvaluator):
         return ((self.comm is not None and self.comm.size > 1)
                 or tuple(self.unit_range) != (0, self.units))
 
+    @classmethod
+    def device_chains_possible(cls, n: int) -> bool:
+        """Whether some form of an order-``n`` graph may run its chains on the device: the two
+        bit matrices of one column word, ``16 n`` bytes, fit a block (:meth:`chains_fit`
+        says for a built evaluator)."""
+        return 16 * n <= cls.SMEM_BYTES
+
     def chains_fit(self) -> bool:
         """True when a block can run a whole chain: the matrices of all base sources and
         centres (and a group's twisted rows, the centres' rows) fit its shared memory and this

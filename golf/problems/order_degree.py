@@ -54,10 +54,12 @@ GROUPS_PER_ORDER = 2
 # the centre counts of the centre-vertex forms (centre_forms)
 CENTRES = (1, 2)
 # the seconds of a random start graph a slot (n * d of them), the cost model of the trials:
-# 0.21-0.37 us measured on 2 cores (AMD EPYC) for g = 1 and metacyclic groups at n = 1e5 to
-# 1e6, d = 16 (4.9 s at g = 1 and 5.7 s for Z_625 ⋊_7 Z_100 at 1e6); cyclic forms of large g
-# take less, up to 0.21 us
+# at g = 1 0.21-0.37 us measured on 2 cores (AMD EPYC) at n = 1e5 to 1e6, d = 16 (5.1 s at
+# 1e6); a symmetric form's base rows are drawn in no time and its connectivity checked on the
+# full graph, ~0.04 us a slot (0.66 s for Z_625 ⋊_7 Z_200 at 1e6, 0.2 ms for cyclic
+# g = 62500, which needs no check)
 START_SECONDS_PER_SLOT = 4e-7
+START_SECONDS_PER_SYMMETRIC_SLOT = 6e-8
 
 
 def divisors(n: int) -> list[int]:
@@ -295,8 +297,10 @@ class OrderDegreeProblem(Problem):
         return moore_bounds(self.n, self.d)
 
     def start_seconds(self) -> float:
-        """:data:`START_SECONDS_PER_SLOT` for each of the ``n * d`` slots."""
-        return START_SECONDS_PER_SLOT * self.n * self.d
+        """:data:`START_SECONDS_PER_SLOT` for each of the ``n * d`` slots at ``g = 1``,
+        :data:`START_SECONDS_PER_SYMMETRIC_SLOT` at a symmetric form."""
+        per = START_SECONDS_PER_SLOT if self.g == 1 else START_SECONDS_PER_SYMMETRIC_SLOT
+        return per * self.n * self.d
 
     def random_graph(self, seed: int):
         if self.group is not None or self.centres:

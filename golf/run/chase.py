@@ -11,8 +11,9 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   cells on a CPU :data:`GRID_CPU_CHAINS`, which goes on after the trials at
   :data:`GRID_REHEAT` of their sampled ``T0``), half the proposals near swaps, no restarts.
   On a GPU, where the chains run on the host (graphs too large for a chain a block), the
-  population is cut after the trials so that each chain makes :data:`CHASE_STEPS` steps at
-  the winning trial's measured rate (``search.min_steps``), unless a batch is asked for;
+  population is cut so that each chain makes :data:`CHASE_STEPS` steps (``search.min_steps``):
+  before the trials at the backend's estimate of an evaluation (:func:`sized_batch`), after
+  them at the winning trial's measured rate; a batch asked for is kept;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
@@ -47,7 +48,7 @@ import sys
 from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
-           "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT",
+           "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT",
            "POLISH", "POLISH_STARTS", "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
@@ -170,11 +171,38 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     if out is not None:
         raw["output"]["dir"] = str(out)
     data = validate(merge(raw, overrides), lambda key: "golf chase")
+    s = data["search"]
+    if kind == "general" and s["min_steps"] and "batch" not in asked:
+        s["batch"] = sized_batch(data, s["time_limit"] * (1.0 - s["auto_g_budget"]))
     path = Path(data["output"]["dir"]) / data["name"] if out is not None else None
     run = RunConfig(data["name"], data, path, "golf chase")
     if path is not None:
         check_output(run, lambda key: "golf chase")
     return run
+
+
+def sized_batch(data: dict, seconds: float) -> int:
+    """The chains of a chase's population before its trials (``search.min_steps``, see
+    :func:`golf.run.portfolio.fit_batch`): as many of ``search.batch`` as each make
+    ``min_steps`` steps in ``seconds``, at the backend's estimate of an evaluation at the
+    largest cyclic ``g`` (the portfolio's first form of a large graph: ``m >= d``, dearer
+    than the groups' smaller ``m``); kept where the chains may run on the device (a small
+    graph). After the trials the measured rate may cut it further."""
+    from golf.evaluators import backend_class, decide
+    from golf.problems import Form, problem_of
+    from golf.problems.order_degree import candidates
+    from golf.run.portfolio import fit_batch
+
+    s, e = data["search"], data["evaluator"]
+    problem = problem_of(data["problem"])
+    first = Form(max(candidates(problem.order, problem.d)))  # the largest cyclic g
+    found = decide(problem.at_form(first).shape, e["backend"], fallback=True,
+                   threads=e.get("threads"))
+    possible = getattr(backend_class(found.name), "device_chains_possible", None)
+    if possible is not None and possible(problem.order):  # chains side by side on the device
+        return s["batch"]
+    per = found.seconds
+    return fit_batch(s["batch"], seconds, per, s["min_steps"])
 
 
 def default_ranks(gpu: bool = False) -> int:

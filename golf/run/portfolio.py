@@ -85,12 +85,21 @@ MIN_SAMPLES = 10
 MIN_DECIDING_STEPS = 10
 # how the reason of a form not tried for its set-up begins (_unfit)
 UNFIT = "its start graph"
+# a timed portfolio leaves out the forms whose predicted set-up exceeds this share of the
+# trials' budget (where others are left): 10^6 vertices at g = 1 on a GPU, ~2.5 s an evaluation
+SETUP_SHARE = 0.25
 
 
-def _affordable(count: int, total: float, least: float) -> int:
+def _affordable(count: int, total: float, least: float, setups=None) -> int:
     """How many forms of the portfolio the budget ``total`` tries with a first slice of at
-    least ``least`` each (at least 1)."""
-    while count > 1 and total / len(halving_plan(count)) / count < least:
+    least ``least`` each (at least 1); with ``setups`` (the forms' predicted set-up seconds,
+    None where unknown), of at least twice the largest set-up of those tried, so that each
+    first slice steps for at least as long as it sets up."""
+    def need(k):
+        known = [x for x in (setups or [])[:k] if x is not None]
+        return max([least] + [2.0 * x for x in known])
+
+    while count > 1 and total / len(halving_plan(count)) / count < need(count):
         count -= 1
     return count
 
@@ -221,12 +230,12 @@ def sample_count(count: int, seconds: float, per: float | None) -> int:
     return int(max(min(MIN_SAMPLES, count), min(count, int(seconds / per))))
 
 
-def _unfit(problem, cfg: dict, seconds: float, chains: int, ranks: int) -> str | None:
-    """Why a trial of ``problem`` (a problem at a form) cannot set up in its first slice of
-    ``seconds``: its start graph (:meth:`golf.problems.Problem.start_seconds`) and the first
-    evaluations of its ``chains`` and of :data:`MIN_SAMPLES` temperature samples, at the
-    backend's estimate (:func:`golf.evaluators.decide`), take longer; None where they fit or
-    the cost model has no estimate."""
+def _setup(problem, cfg: dict, chains: int, ranks: int) -> tuple[float | None, object]:
+    """The predicted seconds of a trial's set-up at ``problem``'s form: its start graph
+    (:meth:`golf.problems.Problem.start_seconds`) and the first evaluations of its ``chains``
+    and of :data:`MIN_SAMPLES` temperature samples, at the backend's estimate
+    (:func:`golf.evaluators.decide`, returned beside it); None where the cost model has no
+    estimate."""
     from golf.evaluators import decide
 
     e = cfg["evaluator"]
@@ -234,14 +243,39 @@ def _unfit(problem, cfg: dict, seconds: float, chains: int, ranks: int) -> str |
                    ranks=ranks)
     start = problem.start_seconds()
     if found.seconds is None or start is None:
+        return None, found
+    return start + (chains + MIN_SAMPLES) * found.seconds, found
+
+
+def _unfit(problem, cfg: dict, seconds: float, chains: int, ranks: int) -> str | None:
+    """Why a trial of ``problem`` (a problem at a form) cannot set up in its first slice of
+    ``seconds`` (:func:`_setup`); None where it fits or the cost model has no estimate."""
+    need, found = _setup(problem, cfg, chains, ranks)
+    if need is None or need <= seconds:
         return None
     evaluations = chains + MIN_SAMPLES
-    need = start + evaluations * found.seconds
-    if need <= seconds:
-        return None
-    return (f"{UNFIT} (~{start:.3g} s) and {evaluations} first evaluations at "
-            f"~{found.seconds:.3g} s each ({found.name}'s estimate) take ~{need:.3g} s, more "
-            f"than its slice of {seconds:.3g} s")
+    return (f"{UNFIT} (~{problem.start_seconds():.3g} s) and {evaluations} first evaluations "
+            f"at ~{found.seconds:.3g} s each ({found.name}'s estimate) take ~{need:.3g} s, "
+            f"more than its slice of {seconds:.3g} s")
+
+
+def _fit_portfolio(problem, cfg: dict, portfolio: list, total: float, ranks: int):
+    """A timed portfolio for a trials' budget of ``total`` seconds: without the forms whose
+    predicted set-up (:func:`_setup`) exceeds :data:`SETUP_SHARE` of it (where some are
+    left), and the predicted set-ups of those kept (None: unknown). Returns ``(portfolio,
+    set-ups, what was left out for the rule)``."""
+    chains = cfg["search"]["batch"]
+    setups = [_setup(problem.at_form(f), form_config(cfg, f), chains, ranks)[0]
+              for f in portfolio]
+    out = [i for i, x in enumerate(setups) if x is not None and x > SETUP_SHARE * total]
+    if not out or len(out) == len(portfolio):
+        return portfolio, setups, ""
+    n = problem.order
+    note = (f"; left out, their set-up (start graph and first evaluations) predicted beyond "
+            f"{SETUP_SHARE:g} of the trials' budget: "
+            + ", ".join(f"{portfolio[i].label(n)} (~{setups[i]:.3g} s)" for i in out))
+    keep = [i for i in range(len(portfolio)) if i not in out]
+    return [portfolio[i] for i in keep], [setups[i] for i in keep], note
 
 
 def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, start) -> int:
@@ -365,10 +399,17 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     timed = bool(s["time_limit"])
     total = s["auto_g_budget"] * (s["time_limit"] if timed else s["steps"])
     least = MIN_SLICE_SECONDS if timed else MIN_SLICE_STEPS
-    count = _affordable(len(portfolio), total, least)
+    ranks = co.comm.size if co.comm is not None and not co.chains else 1
+    setups = None
+    if timed:  # the clock at every size: forms that cannot set up in the trials left out
+        portfolio, setups, note = _fit_portfolio(problem, cfg, portfolio, total, ranks)
+        rule += note
+    count = _affordable(len(portfolio), total, least, setups)
     if count < len(portfolio):
         rule += (f"; the first {count} of {len(portfolio)}: the budget gives each a first "
-                 f"slice of at least {least:g}{'s' if timed else ' steps'}")
+                 f"slice of at least {least:g}{'s' if timed else ' steps'}"
+                 + (" and twice its predicted set-up" if setups and any(
+                     x is not None for x in setups[:count]) and timed else ""))
         portfolio = portfolio[:count]
     record = {"candidates": [f.record(n) for f in portfolio], "rule": rule,
               "budget": s["auto_g_budget"]}
@@ -384,7 +425,6 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
         + ", ".join(f"{x:,.1f}{unit}" if timed else f"{int(x):,}{unit}" for x in share))
     trials = [_Trial(i, f, cfg, sum(share)) for i, f in enumerate(portfolio)]
     rank, size = (co.comm.rank, co.comm.size) if co.chains and co.comm is not None else (0, 1)
-    ranks = co.comm.size if co.comm is not None and not co.chains else 1
     if size > 1:
         for tr in trials:
             tr.rank = tr.index % size
