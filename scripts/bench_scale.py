@@ -81,9 +81,9 @@ def _timed(cmd, env) -> tuple[float, float, float | None, str]:
     return wall, usage.ru_maxrss / 1024, (peak[0] or None) if polled else None, out
 
 
-def _eval_rate(rd: str, summary: dict, repeat: int, env) -> float | None:
+def _eval_rate(rd: str, summary: dict, repeat: int, env, timeout: float) -> float | None:
     """``golf eval best.edges --repeat`` at the run's form and backend: seconds a graph
-    (None where reading and scoring took over :data:`EVAL_TIMEOUT` seconds)."""
+    (None where reading and scoring took over ``timeout`` seconds)."""
     p = summary["config"]["problem"]
     cmd = [sys.executable, "-m", "golf", "eval", os.path.join(rd, "best.edges"), "--g",
            str(p["g"]), "--backend", summary["backend"], "--repeat", str(repeat), "--json"]
@@ -91,7 +91,7 @@ def _eval_rate(rd: str, summary: dict, repeat: int, env) -> float | None:
         cmd += ["--group", ",".join(map(str, p["group"]))]
     try:
         out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                             check=True, timeout=EVAL_TIMEOUT)
+                             check=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
     return json.loads(out.stdout.strip().splitlines()[-1])["seconds"]
@@ -143,7 +143,7 @@ def run_one(n: int, d: int, args, slot: int) -> dict:
             s = json.load(f)
         auto = s.get("auto_g", {})
         search_rate = _stepping_rate(s, auto.get("evaluations", 0))
-        per = _eval_rate(rd, s, args.repeat, env)
+        per = _eval_rate(rd, s, args.repeat, env, args.eval_timeout)
         one = _one_chain(s, args.one_chain, tmp, env) if args.one_chain > 0 else None
     pairs = n * (n - 1) / 2
     row = {
@@ -209,6 +209,8 @@ def main(argv=None) -> None:
     p.add_argument("--parallel", type=int, default=1, help="chases side by side")
     p.add_argument("--cores", type=int, default=2, help="cores a chase (--target cpu)")
     p.add_argument("--repeat", type=int, default=20, help="golf eval --repeat")
+    p.add_argument("--eval-timeout", type=float, default=EVAL_TIMEOUT,
+                   help="seconds golf eval may take (reading the file included)")
     p.add_argument("--one-chain", type=float, default=60.0,
                    help="seconds of the one-chain run (0: none)")
     p.add_argument("--note", action="append", default=None)
