@@ -193,8 +193,9 @@ def markdown(rec: dict) -> str:
     out += ["", "gpu: one GPU a chase; cpu: 2 cores (2 MPI ranks), no GPU. The first step is "
             "on the run's clock (trials included, compilation apart); search evals/s: the run "
             "after the trials; eval: `golf eval --repeat` on its best graph at its form; "
-            "1-chain: a one-chain `golf run` of that form and backend; wall: the whole "
-            "command."]
+            "1-chain: a one-chain `golf run` of that form and backend; start: the run's start "
+            "graph (the winning trial's best); wall: the whole command. Each row's commit: "
+            "`machine.commit` in the JSON."]
     return "\n".join(out) + "\n"
 
 

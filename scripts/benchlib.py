@@ -21,7 +21,8 @@ if ROOT not in sys.path:
 
 
 def machine() -> dict:
-    """CPU model, cores, cache sizes, Python/Numba/NumPy versions and the git commit."""
+    """CPU model, cores, cache sizes, Python/Numba/NumPy versions and the git commit
+    (``GOLF_COMMIT`` where set: a machine that runs a copied working tree)."""
     import numba
     import numpy as np
 
@@ -45,6 +46,8 @@ def machine() -> dict:
                                         capture_output=True, text=True).stdout.strip()
     except OSError:
         pass
+    if os.environ.get("GOLF_COMMIT"):  # a copy of a checkout whose .git is not its own
+        info["commit"] = os.environ["GOLF_COMMIT"]
     return info
 
 
