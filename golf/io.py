@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from golf.errors import GolfError
+from golf.kernels.symmetry import act, rotated
 
 __all__ = ["EdgeList", "read_edges", "write_edges", "atomic_write", "format_edges",
            "format_pairs"]
@@ -321,6 +322,83 @@ def format_pairs(e):
     return out[:pos]
 
 
+@njit(cache=True, inline="always")
+def _digits(x, out, pos):
+    """The decimal digits of ``x >= 0`` into ``out`` from ``pos``; returns the next place."""
+    k = 1
+    y = x
+    while y >= 10:
+        y //= 10
+        k += 1
+    for t in range(k - 1, -1, -1):
+        out[pos + t] = 48 + x % 10
+        x //= 10
+    return pos + k
+
+
+@njit(cache=True)
+def _row_ends(adj, n, grp, u, row):
+    """The neighbours ``v > u`` of vertex ``u`` of a symmetric graph (its base rows ``adj``,
+    ``grp`` a group's kernel array or empty for the cyclic group), sorted into ``row``;
+    returns how many."""
+    m, d = adj.shape
+    k = u // m
+    i = u - k * m
+    off = k * m
+    cnt = 0
+    for j in range(d):
+        w = adj[i, j]
+        if w < 0:
+            continue
+        v = rotated(w, off, n) if grp.shape[0] == 0 else act(w, off, n, grp)
+        if v > u:
+            t = cnt
+            while t > 0 and row[t - 1] > v:  # insertion: a row holds at most d
+                row[t] = row[t - 1]
+                t -= 1
+            row[t] = v
+            cnt += 1
+    return cnt
+
+
+@njit(cache=True, parallel=True)
+def symmetric_edge_text(adj, n, grp):
+    """ASCII bytes of the sorted edge list (``"u v\n"``, ``u < v``, by ``u`` then ``v``) of
+    the symmetric graph with base rows ``adj`` (``grp`` a group's kernel array, or empty for
+    the cyclic group), straight from the base rows: two passes over blocks of vertices in
+    parallel, the bytes of each block counted, then written at its offset."""
+    d = adj.shape[1]
+    block = 1 << 14
+    nb = (n + block - 1) // block
+    size = np.zeros(nb + 1, dtype=np.int64)
+    for b in prange(nb):
+        row = np.empty(d, dtype=np.int64)
+        tmp = np.empty(24, dtype=np.uint8)
+        total = 0
+        for u in range(b * block, min(n, (b + 1) * block)):
+            cnt = _row_ends(adj, n, grp, u, row)
+            if cnt:
+                lu = _digits(u, tmp, 0) + 1
+                for c in range(cnt):
+                    total += lu + _digits(row[c], tmp, 0) + 1
+        size[b + 1] = total
+    for b in range(nb):
+        size[b + 1] += size[b]
+    out = np.empty(size[nb], dtype=np.uint8)
+    for b in prange(nb):
+        row = np.empty(d, dtype=np.int64)
+        pos = size[b]
+        for u in range(b * block, min(n, (b + 1) * block)):
+            cnt = _row_ends(adj, n, grp, u, row)
+            for c in range(cnt):
+                pos = _digits(u, out, pos)
+                out[pos] = 32
+                pos = _digits(row[c], out, pos + 1)
+                out[pos] = 10
+                pos += 1
+    return out
+
+
 def format_edges(edges) -> bytes:
     """The edge list as the bytes of a Graph Golf file (one ``u v`` per line)."""
     e = np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2)
@@ -353,7 +431,7 @@ def fsync_dir(folder) -> None:
         os.close(fd)
 
 
-def atomic_write(path, data: bytes | str, before_replace=None) -> None:
+def atomic_write(path, data: bytes | str | np.ndarray, before_replace=None) -> None:
     """Write ``data`` to ``path`` atomically: a temporary file in the same folder, flushed
     and synced, then renamed over ``path`` (and the folder synced). A reader sees the old file
     or the new one, never a half-written one. ``.gz`` paths are compressed. The file gets the
@@ -363,6 +441,8 @@ def atomic_write(path, data: bytes | str, before_replace=None) -> None:
     path = Path(path)
     if isinstance(data, str):
         data = data.encode()
+    elif isinstance(data, np.ndarray):  # bytes in an array (a compiled writer's), not copied
+        data = memoryview(np.ascontiguousarray(data, dtype=np.uint8))
     if path.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -401,6 +481,12 @@ def write_edges(path, edges) -> None:
     from golf.graph import Graph, edge_array
 
     if isinstance(edges, Graph):
+        if not edges.centres:  # straight from the base rows (compiled, parallel)
+            grp = (np.zeros(0, dtype=np.int64) if edges.group is None
+                   else edges.group.kernel(edges.m))
+            atomic_write(path, symmetric_edge_text(np.ascontiguousarray(edges.adj), edges.n,
+                                                   grp))
+            return
         e = edges.edges()  # sorted already
     else:
         e = np.sort(edge_array(edges, str(path)), axis=1)

@@ -237,3 +237,17 @@ def host_switch_bounds(n, r):
     if found is None or r < 1:
         return None, None
     return found[0], Fraction(found[1], n - 1)
+
+
+def empty_slots(graph, rng, p):
+    """``graph`` with each slot of its base rows emptied with probability ``p``, with the
+    other end of its orbit (the reverse slot), so that it stays a valid symmetric graph."""
+    adj = graph.adj.copy()
+    for i, j in zip(*np.nonzero(rng.random(adj.shape) < p)):
+        w = adj[i, j]
+        if w >= 0:
+            adj[i, j] = -1
+            k, i2 = divmod(int(w), graph.m)
+            back = graph.moved(i, graph.group.inv(k) if graph.group else -k)
+            adj[i2][adj[i2] == back] = -1
+    return graph.with_rows(adj)

@@ -7,7 +7,7 @@ from golf.errors import GolfError
 from golf.starts.random import random_graph, target_degrees
 from golf.graph import Graph, detect_symmetry, sort_rows
 
-from naive import symmetric_edges
+from naive import empty_slots, symmetric_edges
 
 
 def full_neighbors(n, edges):
@@ -236,16 +236,7 @@ def test_the_edge_list_of_a_group_form_is_every_vertex_neighbours_in_order(secti
     from golf.problems import problem_of
 
     graph = problem_of(dict(section, start="random")).random_graph(seed)
-    rng = np.random.default_rng(seed)
-    adj = graph.adj.copy()
-    for i, j in zip(*np.nonzero(rng.random(adj.shape) < 0.2)):  # empty slots, both ends
-        w = adj[i, j]
-        if w >= 0:
-            adj[i, j] = -1
-            k, i2 = divmod(int(w), graph.m)
-            back = graph.moved(i, graph.group.inv(k) if graph.group else -k)
-            adj[i2][adj[i2] == back] = -1
-    graph = graph.with_rows(adj)
+    graph = empty_slots(graph, np.random.default_rng(seed), 0.2)
     graph.check()
     want = [(v, int(w)) for v in range(graph.n) for w in graph.neighbors(v) if w > v]
     assert graph.edges().tolist() == [list(e) for e in want]

@@ -210,3 +210,33 @@ def test_leading_zeros_beyond_pythons_digit_limit(tmp_path):
     problems = []
     assert read_edges(p, problems=problems).edges.tolist() == [[0, 1]]
     assert problems == [f"{p}:2: expected an integer vertex id, found 'x' in '1 x'"]
+
+
+@pytest.mark.parametrize("section", [dict(n=256, d=8, g=128, group=[16, 3]),
+                                     dict(n=300, d=7, g=150, group=[15, 14]),
+                                     dict(n=60, d=5, g=1), dict(n=96, d=3, g=6),
+                                     dict(n=64, d=4, g=32)])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_a_symmetric_graph_is_written_straight_from_its_base_rows(section, seed, suffix,
+                                                                  tmp_path):
+    """write_edges of a symmetric graph (the compiled writer over the base rows) gives the
+    bytes of its sorted edge list, slots emptied at random, plain and gzipped."""
+    import gzip
+
+    from golf.io import format_edges, write_edges
+    from golf.problems import problem_of
+    from naive import empty_slots
+
+    graph = problem_of(dict(section, start="random")).random_graph(seed)
+    graph = empty_slots(graph, np.random.default_rng(seed), 0.2)
+    graph.check()
+    path = tmp_path / f"g.edges{suffix}"
+    write_edges(path, graph)
+    data = path.read_bytes()
+    if suffix:
+        data = gzip.decompress(data)
+    assert data == format_edges(graph.edges())
+    want = sorted((min(u, v), max(u, v)) for u in range(graph.n)
+                  for v in graph.neighbors(u).tolist() if u < v)
+    assert data.decode().split("\n")[:-1] == [f"{u} {v}" for u, v in want]
