@@ -627,7 +627,7 @@ def cmd_random(args) -> int:
     group = _group(args.group, args.g)
     graph = (random_graph(args.n, args.d, args.g, args.seed) if group is None else
              random_group_graph(args.n, args.d, group, args.seed))
-    write_edges(args.output, graph.edges())
+    write_edges(args.output, graph)
     if not args.quiet:
         deg = graph.degrees()
         print(f"wrote {args.output}: n={graph.n} d={args.d} g={graph.g} edges={graph.num_edges} "

@@ -33,7 +33,7 @@ from golf.errors import GolfError
 from golf.kernels.symmetry import act, rotated
 
 __all__ = ["EdgeList", "read_edges", "write_edges", "atomic_write", "format_edges",
-           "format_pairs"]
+           "format_pairs", "graph_text", "symmetric_edge_text"]
 
 
 @dataclass
@@ -481,14 +481,19 @@ def write_edges(path, edges) -> None:
     from golf.graph import Graph, edge_array
 
     if isinstance(edges, Graph):
-        if not edges.centres:  # straight from the base rows (compiled, parallel)
-            grp = (np.zeros(0, dtype=np.int64) if edges.group is None
-                   else edges.group.kernel(edges.m))
-            atomic_write(path, symmetric_edge_text(np.ascontiguousarray(edges.adj), edges.n,
-                                                   grp))
-            return
-        e = edges.edges()  # sorted already
-    else:
-        e = np.sort(edge_array(edges, str(path)), axis=1)
-        e = e[np.lexsort((e[:, 1], e[:, 0]))]
+        atomic_write(path, graph_text(edges))
+        return
+    e = np.sort(edge_array(edges, str(path)), axis=1)
+    e = e[np.lexsort((e[:, 1], e[:, 0]))]
     atomic_write(path, format_edges(e))
+
+
+def graph_text(graph) -> np.ndarray:
+    """The bytes of a :class:`golf.graph.Graph`'s sorted edge list in the competition's
+    format, as a uint8 array: a symmetric graph's straight from its base rows
+    (:func:`symmetric_edge_text`, compiled and parallel), a centre form's from
+    :meth:`~golf.graph.Graph.edges`."""
+    if graph.centres:
+        return np.frombuffer(format_edges(graph.edges()), dtype=np.uint8)
+    grp = np.zeros(0, dtype=np.int64) if graph.group is None else graph.group.kernel(graph.m)
+    return symmetric_edge_text(np.ascontiguousarray(graph.adj), graph.n, grp)

@@ -240,3 +240,17 @@ def test_a_symmetric_graph_is_written_straight_from_its_base_rows(section, seed,
     want = sorted((min(u, v), max(u, v)) for u in range(graph.n)
                   for v in graph.neighbors(u).tolist() if u < v)
     assert data.decode().split("\n")[:-1] == [f"{u} {v}" for u, v in want]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_centre_form_is_written_from_its_edge_list(seed, tmp_path):
+    """A centre form (no compiled writer) writes the same sorted edge list."""
+    from golf.io import format_edges, write_edges
+    from golf.problems import problem_of
+
+    graph = problem_of(dict(n=101, d=6, g=5, centres=1, start="random")).random_graph(seed)
+    assert graph.centres == 1
+    path = tmp_path / "c.edges"
+    write_edges(path, graph)
+    want = sorted((u, v) for u in range(graph.n) for v in graph.neighbors(u).tolist() if u < v)
+    assert path.read_bytes() == format_edges(np.array(want))

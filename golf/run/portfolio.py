@@ -333,6 +333,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     after)."""
     from golf.evaluators import backend_class, decide
     from golf.group import Group
+    from golf.io import graph_text
 
     p, e, s = cfg["problem"], cfg["evaluator"], cfg["search"]
     small = problem_of(p).warm_up_section()
@@ -371,6 +372,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
 
                 TabuSearch(ann.best_graph(), ev, steps=2, neighbourhood=16, tenure=2, seed=1,
                            trace_every=1 << 30, reach=problem.reach()).run(2)
+            graph_text(ann.best_graph())  # the writer of best.edges (compiled)
         except GolfError:  # a backend that takes no such graph: its trials compile it
             pass
 
