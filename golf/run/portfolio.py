@@ -33,11 +33,14 @@ of them with the run's own engine and keeps the best.
    :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of the
    portfolio only (the kind orders them by priority).
 
-   With a time limit the trials keep to the clock at every size. A form whose set-up cannot
-   fit its first slice -- its start graph (:meth:`golf.problems.Problem.start_seconds`) and
-   the first evaluations of its chains and of :data:`MIN_SAMPLES` temperature samples, at the
-   backend's estimate of an evaluation (:func:`golf.evaluators.decide`) -- is not tried, and
-   the log says why (:func:`_unfit`). A trial samples as many temperatures as
+   With a time limit the trials keep to the clock at every size. Each form's set-up is
+   predicted (:func:`_setup`): its start graph (:meth:`golf.problems.Problem.start_seconds`)
+   and the first evaluations of its chains and of :data:`MIN_SAMPLES` temperature samples, at
+   the backend's estimate of an evaluation (:func:`golf.evaluators.decide`). A form whose
+   set-up exceeds :data:`SETUP_SHARE` of the trials' budget is not tried (the rule names it
+   and its cost, :func:`_fit_portfolio`), and the portfolio is cut to the forms whose first
+   slices are at least twice their set-up (:func:`_affordable`), so that no first slice is
+   spent setting up. A trial samples as many temperatures as
    :data:`SAMPLE_SHARE` of its slice holds (:func:`sample_count`). After round 0, where fewer
    than two trials made :data:`MIN_DECIDING_STEPS` steps, their scores say nothing of search
    progress: the forms are compared on their start graphs, the log says so, and the rest of
@@ -83,8 +86,6 @@ MIN_SAMPLES = 10
 # a timed trial that has made fewer population steps than this after its first slice does not
 # rank by search progress (module docstring, 2.)
 MIN_DECIDING_STEPS = 10
-# how the reason of a form not tried for its set-up begins (_unfit)
-UNFIT = "its start graph"
 # a timed portfolio leaves out the forms whose predicted set-up exceeds this share of the
 # trials' budget (where others are left): 10^6 vertices at g = 1 on a GPU, ~2.5 s an evaluation
 SETUP_SHARE = 0.25
@@ -230,12 +231,11 @@ def sample_count(count: int, seconds: float, per: float | None) -> int:
     return int(max(min(MIN_SAMPLES, count), min(count, int(seconds / per))))
 
 
-def _setup(problem, cfg: dict, chains: int, ranks: int) -> tuple[float | None, object]:
+def _setup(problem, cfg: dict, chains: int, ranks: int) -> float | None:
     """The predicted seconds of a trial's set-up at ``problem``'s form: its start graph
     (:meth:`golf.problems.Problem.start_seconds`) and the first evaluations of its ``chains``
     and of :data:`MIN_SAMPLES` temperature samples, at the backend's estimate
-    (:func:`golf.evaluators.decide`, returned beside it); None where the cost model has no
-    estimate."""
+    (:func:`golf.evaluators.decide`); None where the cost model has no estimate."""
     from golf.evaluators import decide
 
     e = cfg["evaluator"]
@@ -243,20 +243,8 @@ def _setup(problem, cfg: dict, chains: int, ranks: int) -> tuple[float | None, o
                    ranks=ranks)
     start = problem.start_seconds()
     if found.seconds is None or start is None:
-        return None, found
-    return start + (chains + MIN_SAMPLES) * found.seconds, found
-
-
-def _unfit(problem, cfg: dict, seconds: float, chains: int, ranks: int) -> str | None:
-    """Why a trial of ``problem`` (a problem at a form) cannot set up in its first slice of
-    ``seconds`` (:func:`_setup`); None where it fits or the cost model has no estimate."""
-    need, found = _setup(problem, cfg, chains, ranks)
-    if need is None or need <= seconds:
         return None
-    evaluations = chains + MIN_SAMPLES
-    return (f"{UNFIT} (~{problem.start_seconds():.3g} s) and {evaluations} first evaluations "
-            f"at ~{found.seconds:.3g} s each ({found.name}'s estimate) take ~{need:.3g} s, "
-            f"more than its slice of {seconds:.3g} s")
+    return start + (chains + MIN_SAMPLES) * found.seconds
 
 
 def _fit_portfolio(problem, cfg: dict, portfolio: list, total: float, ranks: int):
@@ -265,8 +253,7 @@ def _fit_portfolio(problem, cfg: dict, portfolio: list, total: float, ranks: int
     left), and the predicted set-ups of those kept (None: unknown). Returns ``(portfolio,
     set-ups, what was left out for the rule)``."""
     chains = cfg["search"]["batch"]
-    setups = [_setup(problem.at_form(f), form_config(cfg, f), chains, ranks)[0]
-              for f in portfolio]
+    setups = [_setup(problem.at_form(f), form_config(cfg, f), chains, ranks) for f in portfolio]
     out = [i for i, x in enumerate(setups) if x is not None and x > SETUP_SHARE * total]
     if not out or len(out) == len(portfolio):
         return portfolio, setups, ""
@@ -449,11 +436,6 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
             amount = (min(2 * share[r], max(0.25 * share[r], share[r] - debt / left)) if timed
                       else share[r])
             done_here += 1
-            if timed and tr.ann is None:  # its set-up must fit its slice (module docstring)
-                tr.skipped = _unfit(problem.at_form(tr.form), form_config(cfg, tr.form),
-                                    share[r], s["batch"], ranks)
-                if tr.skipped is not None:
-                    continue
             before = tr.seconds if timed else tr.spent
             try:
                 reason = _slice(tr, amount, timed, co, stopped, deadline, start)
@@ -475,14 +457,6 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
                         key=lambda i: (*reports[i]["best"], -portfolio[i].g, i))
         for i in alive:
             log(_trial_line(r, reports[i]))
-        if not ranked and timed and r == 0 and all(
-                str(reports[i].get("skipped", "")).startswith(UNFIT) for i in alive):
-            # no set-up fits a first slice: the portfolio's order (its priority) decides
-            return _single(record, portfolio[alive[0]],
-                           f"no form's set-up fits a first slice of {share[0]:.3g} s (none "
-                           f"was tried): the first of the portfolio's order", log, n,
-                           [reports[i] for i in range(len(trials))],
-                           time.perf_counter() - t - compiled)
         if not ranked:
             raise GolfError("g: auto: no form could be tried: " + "; ".join(
                 f"{reports[i]['label']}: {reports[i].get('skipped')}" for i in alive))
