@@ -278,3 +278,18 @@ def test_a_form_that_cannot_set_up_within_the_trials_is_left_out_of_the_portfoli
     assert "left out" in note and "cyclic g=1 (m=1000000)" in note
     # none would fit: the portfolio stays whole (the trials' own check then says why)
     assert _fit_portfolio(problem, cfg, [Form(1)], 100.0, 1)[0] == [Form(1)]
+
+
+def test_a_chase_keeps_its_population_steps_to_about_a_second():
+    """On a CPU (no min_steps) a chase of a huge graph keeps as many chains as a population
+    step of STEP_SECONDS holds at the backend's estimate; a small one keeps 16."""
+    from golf.evaluators import decide
+    from golf.run.chase import CPU_CHAINS, STEP_SECONDS, chase_config
+
+    run = chase_config(10_000_000, 16, minutes=2, backend="bitset")
+    problem = problem_of(run.data["problem"])
+    per = decide(problem.at_form(Form(625_000)).shape, "bitset").seconds
+    assert run.data["search"]["batch"] == max(1, min(CPU_CHAINS, int(STEP_SECONDS / per)))
+    assert run.data["search"]["batch"] < CPU_CHAINS
+    assert chase_config(1024, 8, minutes=2, backend="bitset").data["search"]["batch"] == \
+        CPU_CHAINS

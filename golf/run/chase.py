@@ -13,7 +13,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   On a GPU, where the chains run on the host (graphs too large for a chain a block), the
   population is cut so that each chain makes :data:`CHASE_STEPS` steps (``search.min_steps``):
   before the trials at the backend's estimate of an evaluation (:func:`sized_batch`), after
-  them at the winning trial's measured rate; a batch asked for is kept;
+  them at the winning trial's measured rate. On any machine a population step takes at most
+  about :data:`STEP_SECONDS` (chains cut to fit). A batch asked for is kept;
 * for ``n <=`` :data:`POLISH_MAX_N`, the last :data:`POLISH` of the time a polish
   (:mod:`golf.run.phases`): tabu search at ``g = 1`` from :data:`POLISH_STARTS` graphs of the
   population in turn (the chains' best graphs, then their current ones), then back to the best
@@ -48,8 +49,9 @@ import sys
 from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
-           "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT",
-           "POLISH", "POLISH_STARTS", "POLISH_MAX_N"]
+           "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
+           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "POLISH", "POLISH_STARTS",
+           "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
@@ -61,6 +63,11 @@ CPU_CHAINS = 16
 # diameter 6 on (1000000, 16) after 60 s (~130,000 steps), where 256 chains take ~5,000 steps
 # each in a 9-minute chase; chains on the device (n <= ~20,000) are never cut
 CHASE_STEPS = 200_000
+# the longest population step of a chase (its chains cut to fit, at the backend's estimate):
+# the clock is read between steps, so a run ends at most about this late. (10000000, 16) on 2
+# CPU cores: 16 chains of ~1 s an evaluation made a 16 s step and a 2-minute chase ended 19 s
+# late; the CPU chases of the 2016 table (n <= 3250, well under 0.1 s an evaluation) keep 16
+STEP_SECONDS = 1.0
 # chains a process of a grid chase on a CPU where n > GRID_CHAIN_N: one chain gets 16 times
 # the steps, which on the three 20x20 problems of 2019 took a chase of 8.3 minutes (2 cores a
 # problem, 20 chases side by side on a 64-core host) from totals 1112-1272 above the
@@ -172,7 +179,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         raw["output"]["dir"] = str(out)
     data = validate(merge(raw, overrides), lambda key: "golf chase")
     s = data["search"]
-    if kind == "general" and s["min_steps"] and "batch" not in asked:
+    if kind == "general" and "batch" not in asked:
         s["batch"] = sized_batch(data, s["time_limit"] * (1.0 - s["auto_g_budget"]))
     path = Path(data["output"]["dir"]) / data["name"] if out is not None else None
     run = RunConfig(data["name"], data, path, "golf chase")
@@ -182,9 +189,10 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
 
 
 def sized_batch(data: dict, seconds: float) -> int:
-    """The chains of a chase's population before its trials (``search.min_steps``, see
-    :func:`golf.run.portfolio.fit_batch`): as many of ``search.batch`` as each make
-    ``min_steps`` steps in ``seconds``, at the backend's estimate of an evaluation at the
+    """The chains of a chase's population before its trials: as many of ``search.batch`` as
+    a population step of at most :data:`STEP_SECONDS` holds and, with ``search.min_steps``
+    (:func:`golf.run.portfolio.fit_batch`), as each make ``min_steps`` steps in ``seconds``;
+    at the backend's estimate of an evaluation at the
     largest cyclic ``g`` (the portfolio's first form of a large graph: ``m >= d``, dearer
     than the groups' smaller ``m``); kept where the chains may run on the device (a small
     graph). After the trials the measured rate may cut it further."""
@@ -201,8 +209,10 @@ def sized_batch(data: dict, seconds: float) -> int:
     possible = getattr(backend_class(found.name), "device_chains_possible", None)
     if possible is not None and possible(problem.order):  # chains side by side on the device
         return s["batch"]
-    per = found.seconds
-    return fit_batch(s["batch"], seconds, per, s["min_steps"])
+    per, chains = found.seconds, s["batch"]
+    if per:  # a population step of about STEP_SECONDS at most: the clock is read between
+        chains = min(chains, max(1, int(STEP_SECONDS / per)))  # steps
+    return fit_batch(chains, seconds, per, s["min_steps"])
 
 
 def default_ranks(gpu: bool = False) -> int:
