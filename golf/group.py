@@ -201,13 +201,15 @@ def metacyclic_groups(g: int, abelian: bool = False) -> list[Group]:
     return [Group(a, g // a, x) for a, x in seen.values()]
 
 
-def _powmod(r: np.ndarray, e: int, a: int) -> np.ndarray:
-    """``r^e mod a`` elementwise (``a < 2^31``: products fit in int64)."""
+def _powmod(r: np.ndarray, e, a: int) -> np.ndarray:
+    """``r[i]^e[i] mod a`` elementwise (``e`` an int or an array like ``r``; ``a < 2^31``:
+    products fit in int64)."""
     out = np.ones_like(r) % a
     base = r % a
-    while e:
-        if e & 1:
-            out = out * base % a
+    e = np.array(np.broadcast_to(e, r.shape), dtype=np.int64)
+    while e.any():
+        odd = (e & 1) == 1
+        out[odd] = out[odd] * base[odd] % a
         base = base * base % a
         e >>= 1
     return out
@@ -225,32 +227,14 @@ def _orders(r: np.ndarray, a: int, b: int) -> np.ndarray:
             while rest % p == 0:
                 rest //= p
             while True:  # lower the order by p where r^(order/p) is still 1
-                can = order % p == 0
-                idx = np.flatnonzero(can)
-                if not len(idx):
-                    break
+                idx = np.flatnonzero(order % p == 0)
                 sub = order[idx] // p
-                ok = np.array([pow(int(x), int(e), a) == 1 % a
-                               for x, e in zip(r[idx], sub)], dtype=bool) if len(idx) < 64 \
-                    else _powmod_each(r[idx], sub, a) == 1 % a
+                ok = _powmod(r[idx], sub, a) == 1 % a
                 if not ok.any():
                     break
                 order[idx[ok]] = sub[ok]
         p += 1
     return order
-
-
-def _powmod_each(r: np.ndarray, e: np.ndarray, a: int) -> np.ndarray:
-    """``r[i]^e[i] mod a`` elementwise."""
-    out = np.ones_like(r) % a
-    base = r % a
-    e = e.copy()
-    while e.any():
-        odd = (e & 1) == 1
-        out[odd] = out[odd] * base[odd] % a
-        base = base * base % a
-        e >>= 1
-    return out
 
 
 def _invariants(a: int, b: int, r: np.ndarray) -> list:

@@ -293,35 +293,6 @@ def read_edges(path, problems: list | None = None) -> EdgeList:
     return EdgeList(path, e[keep], lines[keep], duplicates)
 
 
-@njit(cache=True)
-def format_pairs(e):
-    """ASCII bytes of ``"u v\\n"`` lines for the rows of an (E, 2) int64 array."""
-    # at most 20 digits + separator per number
-    out = np.empty(e.shape[0] * 42, dtype=np.uint8)
-    tmp = np.empty(20, dtype=np.uint8)
-    pos = 0
-    for r in range(e.shape[0]):
-        for c in range(2):
-            x = e[r, c]
-            if x < 0:
-                out[pos] = 45  # '-'
-                pos += 1
-                x = -x
-            k = 0
-            while True:
-                tmp[k] = 48 + x % 10
-                k += 1
-                x //= 10
-                if x == 0:
-                    break
-            for t in range(k - 1, -1, -1):
-                out[pos] = tmp[t]
-                pos += 1
-            out[pos] = 32 if c == 0 else 10
-            pos += 1
-    return out[:pos]
-
-
 @njit(cache=True, inline="always")
 def _digits(x, out, pos):
     """The decimal digits of ``x >= 0`` into ``out`` from ``pos``; returns the next place."""
@@ -334,6 +305,25 @@ def _digits(x, out, pos):
         out[pos + t] = 48 + x % 10
         x //= 10
     return pos + k
+
+
+@njit(cache=True)
+def format_pairs(e):
+    """ASCII bytes of ``"u v\\n"`` lines for the rows of an (E, 2) int64 array."""
+    # at most 20 digits + sign + separator per number
+    out = np.empty(e.shape[0] * 44, dtype=np.uint8)
+    pos = 0
+    for r in range(e.shape[0]):
+        for c in range(2):
+            x = e[r, c]
+            if x < 0:
+                out[pos] = 45  # '-'
+                pos += 1
+                x = -x
+            pos = _digits(x, out, pos)
+            out[pos] = 32 if c == 0 else 10
+            pos += 1
+    return out[:pos]
 
 
 @njit(cache=True)
