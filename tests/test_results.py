@@ -52,6 +52,20 @@ def test_at_most_12_pages_each_a_record_of_at_most_4_kb():
         assert size <= 4096, f"results/{page}: {size} bytes, more than 4 KB"
 
 
+def test_no_results_file_is_left_out_by_gitignore():
+    """A page, its JSON and its graphs reach a clean clone: .gitignore leaves none out."""
+    git = shutil.which("git")
+    if git is None or not (Path(ROOT) / ".git").exists():
+        pytest.skip("not a git checkout: .gitignore cannot be asked")
+    import subprocess
+
+    files = [p.relative_to(ROOT).as_posix() for p in RESULTS.rglob("*") if p.is_file()]
+    out = subprocess.run([git, "check-ignore", "--no-index", "--stdin"], cwd=ROOT, text=True,
+                         input="\n".join(files), capture_output=True)
+    assert out.returncode in (0, 1), out.stderr
+    assert out.stdout.split() == [], f"left out of git by .gitignore: {out.stdout.split()}"
+
+
 def test_every_page_has_its_script():
     assert sorted(RENDER) == PAGES
 
