@@ -14,37 +14,10 @@ The functions below are loaded on first use, so that ``import golf`` (and the co
 stays quick.
 """
 
-import os as _os
-import sys as _sys
+from golf import numba_cache as _numba_cache
 
-
-def _numba_cache_dir() -> None:
-    """Point Numba's on-disk cache at a folder named by a hash of golf's source files.
-
-    Numba re-compiles a cached function when *its own* file changes, not when a function it
-    inlines or calls from another file does: the compiled search loop (golf.engine.annealer)
-    holds the moves (golf.engine.moves) and the evaluators' kernels, and after an edit or a
-    ``git pull`` that touches only those it would run the old machine code. A folder per source hash makes every
-    change of golf a fresh cache. ``NUMBA_CACHE_DIR`` set by the user is kept as it is."""
-    if "NUMBA_CACHE_DIR" in _os.environ:
-        return
-    import hashlib
-    from pathlib import Path
-
-    root = Path(__file__).parent
-    digest = hashlib.sha1()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
-    folder = _os.path.join(base, "golf", "numba", digest.hexdigest()[:16])
-    _os.environ["NUMBA_CACHE_DIR"] = folder
-    if "numba" in _sys.modules:  # imported before golf: its config has been read already
-        from numba.core import config
-
-        config.CACHE_DIR = folder
-
-
-_numba_cache_dir()
+_numba_cache.cache_dir()  # a cache folder per source hash
+_numba_cache.install()  # cache writes one process at a time
 
 from golf import moved  # noqa: E402
 

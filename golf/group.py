@@ -165,13 +165,7 @@ def invariants(grp: Group) -> tuple:
     order dividing 4 in ``Z_a`` times the same count's analogue for ``t`` (a cheap tie-break).
     Isomorphic groups agree on all of them; two groups that agree are taken as one candidate
     by :func:`metacyclic_groups` (a rare false merge only drops a candidate)."""
-    a, b, r = grp.a, grp.b, grp.r
-    h = math.gcd(a, (r - 1) % a) if a > 1 else 1
-    z = (b // order_mod(r, a)) * h
-    inv = math.gcd(a, 2) - 1
-    if b % 2 == 0:
-        inv += math.gcd(a, (1 + pow(r, b // 2, a)) % a) if a > 1 else 1
-    return (a * b, a // h, z, inv, math.gcd(a, 4) * math.gcd(b, 4))
+    return _invariants(grp.a, grp.b, np.array([grp.r], dtype=np.int64))[0]
 
 
 def metacyclic_groups(g: int, abelian: bool = False) -> list[Group]:
