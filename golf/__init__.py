@@ -17,7 +17,7 @@ stays quick.
 from golf import numba_cache as _numba_cache
 
 _numba_cache.cache_dir()  # a cache folder per source hash
-_numba_cache.install()  # cache writes one process at a time
+_numba_cache.install()  # its cache safe across processes
 
 from golf import moved  # noqa: E402
 

@@ -7,16 +7,25 @@
   A folder per source hash makes every change of golf a fresh cache. ``NUMBA_CACHE_DIR`` set
   by the user is kept as it is.
 
-* :func:`lock_cache_writes`: Numba saves a compiled overload by reading the function's index
-  file, taking the first data-file number the index does not name, writing the index, then
-  the data. Two processes that compile different overloads of one function at the same time
-  (``mpiexec`` ranks starting on a fresh cache, ``pytest -n``, runs side by side) both take
-  the same number: the index ends up naming one overload's signature with the other's machine
-  code, and every later process that loads it runs the wrong code (a segmentation fault in a
-  kernel: numba/numba#4807, #10128). golf makes each save exclusive (an ``flock`` on the
-  cache folder), reads the index inside the lock, and writes the data before the index, so an
-  index entry always names its own, complete data file. :func:`install` applies it when
-  Numba's caching module is first imported (``import golf`` does not import Numba).
+* :func:`patch` makes two things safe that Numba's cache gets wrong across processes:
+
+  - **Loads.** A cached function that calls a ``parallel=True`` one holds its parallel
+    loops' code, and those need Numba's thread pool. Numba starts the pool when it loads such
+    a function only if the function's own compilation lowered the loops; when the callee
+    came from the cache at that time (compiled by an earlier process: ``golf random``, then
+    ``golf eval``), the caller is cached without that note, and a later process that loads
+    it calls into a pool that was never started (a segmentation fault in a kernel:
+    numba/numba#4807). golf starts the pool before the first load from the cache.
+  - **Saves.** Numba saves a compiled overload by reading the function's index file, taking
+    the first data-file number the index does not name, writing the index, then the data.
+    Two processes that compile different overloads of one function at the same time
+    (``mpiexec`` ranks starting on a fresh cache, ``pytest -n``) take the same number, and one
+    index entry can name the other's machine code. golf makes each save exclusive (an
+    ``flock`` on the cache folder), reads the index inside the lock and writes the data
+    before the index, so an index entry always names its own, complete data file.
+
+  :func:`install` applies it when Numba's caching module is first imported (``import golf``
+  does not import Numba).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import contextlib
 import os
 import sys
 
-__all__ = ["cache_dir", "install", "lock_cache_writes"]
+__all__ = ["cache_dir", "install", "patch"]
 
 
 def cache_dir() -> None:
@@ -82,14 +91,33 @@ def _save(self, key, data):
             self._save_index(overloads)
 
 
-def lock_cache_writes(caching) -> bool:
-    """Make the cache saves of Numba's ``caching`` module exclusive (module docstring);
-    False where that module has no ``IndexDataCacheFile.save`` of the known shape."""
-    cls = getattr(caching, "IndexDataCacheFile", None)
-    needed = ("_cache_path", "_load_index", "_save_data", "_save_index", "_data_name")
-    if cls is None or not all(hasattr(cls, a) for a in needed[1:]):
+def _thread_pool() -> None:
+    """Start Numba's thread pool (``numba.get_num_threads`` starts it: public API)."""
+    import numba
+
+    numba.get_num_threads()
+
+
+def patch(caching) -> bool:
+    """Make the cache of Numba's ``caching`` module safe across processes (module
+    docstring): the thread pool started before the first load, saves exclusive. False where
+    the module has not the known shape (nothing changed)."""
+    index, cache = (getattr(caching, "IndexDataCacheFile", None),
+                    getattr(caching, "Cache", None))
+    needed = ("_load_index", "_save_data", "_save_index", "_data_name")
+    if (index is None or cache is None or not hasattr(cache, "load_overload")
+            or not all(hasattr(index, a) for a in needed)):
         return False
-    cls.save = _save
+    load = cache.load_overload
+
+    def load_overload(self, sig, target_context):
+        _thread_pool()
+        return load(self, sig, target_context)
+
+    if not getattr(load, "_golf", False):
+        load_overload._golf = True
+        cache.load_overload = load_overload
+    index.save = _save
     return True
 
 
@@ -111,15 +139,15 @@ class _Hook:
 
         def exec_module(module):
             run(module)
-            lock_cache_writes(module)
+            patch(module)
 
         spec.loader.exec_module = exec_module
         return spec
 
 
 def install() -> None:
-    """:func:`lock_cache_writes` now, or when Numba's caching module is first imported."""
+    """:func:`patch` now, or when Numba's caching module is first imported."""
     if _Hook.NAME in sys.modules:
-        lock_cache_writes(sys.modules[_Hook.NAME])
+        patch(sys.modules[_Hook.NAME])
     elif not any(isinstance(f, _Hook) for f in sys.meta_path):
         sys.meta_path.insert(0, _Hook())

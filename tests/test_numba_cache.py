@@ -1,6 +1,7 @@
-"""golf.numba_cache: Numba's cache saves made exclusive, so that processes compiling different
-overloads of one function at once (MPI ranks on a fresh cache, pytest -n) cannot leave an
-index entry naming another overload's machine code."""
+"""golf.numba_cache: Numba's cache made safe across processes: the thread pool started before
+a cached caller of parallel code is loaded (numba#4807), and saves exclusive, so that
+processes compiling different overloads of one function at once (MPI ranks on a fresh cache,
+pytest -n) cannot leave an index entry naming another overload's machine code."""
 
 import subprocess
 import sys
@@ -69,8 +70,46 @@ def test_a_saved_key_keeps_its_file_and_is_overwritten(tmp_path):
 
 @pytest.mark.parametrize("first", ["import golf; import numba.core.caching as c",
                                    "import numba.core.caching as c; import golf"])
-def test_the_lock_is_installed_whichever_is_imported_first(first):
-    code = f"{first}; print(c.IndexDataCacheFile.save.__module__)"
+def test_the_patch_is_installed_whichever_is_imported_first(first):
+    code = f"{first}; print(c.IndexDataCacheFile.save.__module__, c.Cache.load_overload.__module__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout.strip()
-    assert out == "golf.numba_cache"
+    assert out == "golf.numba_cache golf.numba_cache"
+
+
+MODULE = '''
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True, cache=True)
+def inner(x):
+    s = 0.0
+    for i in prange(x.size):
+        s += x[i] * 2.0
+    return s
+
+
+@njit(cache=True)
+def outer(x):
+    return inner(x) + 1.0
+'''
+
+
+def test_a_caller_of_a_parallel_function_cached_after_it_loads_and_runs(tmp_path):
+    """numba/numba#4807: one process caches a parallel function, the next compiles a caller
+    of it (the callee from the cache), the third loads that caller from the cache and calls
+    it, which with Numba alone runs into a thread pool never started (a segmentation
+    fault). With golf imported the pool is started before the first load."""
+    import os
+
+    (tmp_path / "par4807.py").write_text(MODULE)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]))
+    for name, want in (("inner", 200.0), ("outer", 201.0), ("outer", 201.0)):
+        code = (f"import golf, numpy as np, par4807; "
+                f"print(par4807.{name}(np.ones(100)))")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, cwd=tmp_path)
+        assert out.returncode == 0, (name, out.returncode, out.stderr[-2000:])
+        assert float(out.stdout) == want
