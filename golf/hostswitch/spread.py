@@ -1,0 +1,185 @@
+"""Host-switch graphs from Order/Degree graphs: the hosts spread over the switches, the switch
+graph an Order/Degree graph.
+
+With ``w_a`` hosts on switch ``a``, two hosts on one switch are 2 hops apart and two on
+switches ``a != b`` are ``2 + dist(a, b)`` apart, so the h-total of a host-switch graph is
+
+    ``2 C(n, 2) + sum_{a < b} w_a w_b dist(a, b)``
+
+and its h-diameter is ``2 +`` the switch graph's diameter (over the switches that hold hosts).
+A **spread** (:class:`Spread`) is a number of switches ``s`` with the ``n`` hosts as even as
+they go: ``most = ceil(n / s)`` on each, ``s * most - n`` switches one host short. Every
+switch then keeps ``k = r - most`` ports for links, and the switch graph is an Order/Degree
+problem ``(s, k)``: with ``h`` hosts on every switch (``n = s h``) its h-total is ``2 C(n, 2)
++ h^2 total`` (:meth:`Spread.h_score`), so the smallest switch graph is the smallest
+host-switch graph of the spread, and golf's Order/Degree engine (symmetry groups, device
+chains, algebraic starts) searches it. A short switch keeps a port more, which the
+host-switch search may use afterwards.
+
+:func:`spreads` lists the spreads worth trying for ``(n, r)``, one a host count ``h = 1, 2,
+...`` (``s = ceil(n / h)``), ranked by the lower bound each gives (:meth:`Spread.bounds`).
+:func:`port_graph` builds the host-switch graph of a switch graph (the short switches the
+ones farthest from the hosts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from golf.errors import GolfError
+
+__all__ = ["Spread", "spreads", "port_graph"]
+
+
+@dataclass(frozen=True)
+class Spread:
+    """``hosts`` hosts on ``switches`` switches of radix ``radix``, as even as they go."""
+
+    hosts: int
+    radix: int
+    switches: int
+
+    @property
+    def most(self) -> int:
+        """Hosts on a full switch, ``ceil(n / s)``."""
+        return -(-self.hosts // self.switches)
+
+    @property
+    def degree(self) -> int:
+        """Ports a switch keeps for links: ``r - most``."""
+        return self.radix - self.most
+
+    @property
+    def short(self) -> int:
+        """Switches that hold ``most - 1`` hosts."""
+        return self.switches * self.most - self.hosts
+
+    @property
+    def even(self) -> bool:
+        return self.short == 0
+
+    @property
+    def label(self) -> str:
+        h = (f"{self.most} hosts each" if self.even else
+             f"{self.most} hosts each, {self.short} with {self.most - 1}")
+        return f"{self.switches} switches ({h}; switch degree {self.degree})"
+
+    def possible(self) -> bool:
+        """Whether a connected switch graph of degree :attr:`degree` on :attr:`switches`
+        vertices exists (a path needs 2 ports, one switch none)."""
+        s, k = self.switches, self.degree
+        return s == 1 or (k >= 1 and s == 2) or k >= 2
+
+    def bounds(self) -> tuple[int, Fraction] | None:
+        """Lower bounds ``(h-diameter, h-ASPL)`` of every host-switch graph of this spread,
+        None where no switch graph connects. At most ``k (k-1)^(t-1)`` switches lie ``t``
+        hops from a switch, so the h-diameter is at least ``D + 2`` with ``D`` the Moore
+        diameter of the switches that hold hosts and degree ``k``; and a switch's
+        host-weighted distance sum ``sum_b w_b dist(a, b)`` is at least that of the nearest
+        places filled with the full switches and the farthest with the short ones, ``W``,
+        so the h-total is at least ``2 C(n, 2) + n W / 2`` (exact form of the even spread's ``h^2 C(s, 2) L``)."""
+        n, s, k = self.hosts, self.switches, min(self.degree, self.switches - 1)
+        if not self.possible():
+            return None
+        if n < 2:
+            return 0, Fraction(0)
+        if s == 1:
+            return 2, Fraction(2)
+        levels = _moore_levels(s, k)
+        far, rest = 0, self.short  # the short switches at the farthest places
+        for t, c in reversed(levels):
+            far += t * min(c, rest)
+            rest -= min(c, rest)
+        w = self.most * sum(t * c for t, c in levels) - far
+        hosted = s - self.short if self.most == 1 else s  # the switches with hosts
+        top = _moore_levels(hosted, k)[-1][0] if hosted > 1 else 0
+        pairs = n * (n - 1) // 2
+        return top + 2, Fraction(2 * pairs * 2 + n * w, 2 * pairs)
+
+    def h_score(self, diameter: int, total: int) -> tuple[int, int]:
+        """The exact ``(h-diameter, h-total)`` of an even spread whose switch graph scores
+        ``(diameter, total)`` (module docstring)."""
+        if not self.even:
+            raise GolfError(f"{self.label}: the h-scores of an uneven spread depend on "
+                            f"which switches are short: score its host-switch graph")
+        n, h = self.hosts, self.most
+        if self.switches == 1:
+            return (2 if n > 1 else 0), n * (n - 1)
+        return diameter + 2, n * (n - 1) + h * h * total
+
+
+def _moore_levels(count: int, k: int) -> list[tuple[int, int]]:
+    """``(distance, vertices)`` of the Moore tree that holds ``count - 1`` vertices around
+    one of degree ``k >= 1`` (``count >= 2``)."""
+    left, width, t, levels = count - 1, k, 0, []
+    while left > 0:
+        t += 1
+        take = min(width, left)
+        levels.append((t, take))
+        left -= take
+        width *= max(k - 1, 1)
+    return levels
+
+
+def spreads(n: int, r: int) -> list[Spread]:
+    """The spreads of ``n`` hosts on switches of radix ``r`` worth a trial: for each host
+    count ``h`` a switch, the fewest switches that hold the hosts at ``h`` (``s = ceil(n /
+    h)``), those whose switch graph can connect, each once, best lower bound first
+    (:meth:`Spread.bounds`: the h-diameter, then the h-ASPL; then fewer switches)."""
+    from golf.hostswitch.radix_bounds import fewest_switches
+
+    least = fewest_switches(n, r)
+    if least is None:
+        raise GolfError(f"no switches of radix {r} connect {n} hosts")
+    seen: dict[int, Spread] = {}
+    for h in range(1, min(n, r) + 1):
+        sp = Spread(n, r, -(-n // h))
+        if sp.switches >= least and sp.switches not in seen and sp.bounds() is not None:
+            seen[sp.switches] = sp
+    return sorted(seen.values(), key=lambda sp: (*sp.bounds(), sp.switches))
+
+
+def _short_switches(links: np.ndarray, spread: Spread) -> np.ndarray:
+    """The :attr:`Spread.short` switches that hold one host fewer: those whose hosts are
+    farthest from the others (the largest host-weighted distance sum in the switch graph
+    with every switch full), which takes the most off the h-total."""
+    from golf.evaluators.h_scoring import switch_sums
+
+    s = spread.switches
+    if not spread.short:
+        return np.zeros(0, dtype=np.int64)
+    counts = np.full(s, spread.most, dtype=np.int64)
+    sources = np.arange(s, dtype=np.int64)
+    wsum, far, reached = (np.zeros(s, dtype=np.int64) for _ in range(3))
+    switch_sums(np.ascontiguousarray(links, dtype=np.int32), counts, sources, wsum, far,
+                reached)
+    return np.argsort(-wsum, kind="stable")[:spread.short]
+
+
+def port_graph(spread: Spread, switch_graph):
+    """The host-switch graph (a :class:`golf.hostswitch.ports.PortGraph`) of ``switch_graph``
+    (a :class:`golf.graph.Graph` on :attr:`Spread.switches` vertices of degree at most
+    :attr:`Spread.degree`, any symmetry) with the hosts of ``spread``: each switch's links,
+    then its hosts, then free ports."""
+    from golf.hostswitch.ports import HOST_PORT, PortGraph
+
+    s, r = spread.switches, spread.radix
+    if switch_graph.n != s or switch_graph.degrees().max(initial=0) > spread.degree:
+        raise GolfError(f"{spread.label}: a switch graph of {switch_graph.n} vertices, "
+                        f"degree up to {switch_graph.degrees().max(initial=0)}, does not fit")
+    full = switch_graph.csr()
+    links = np.full((s, r), -1, dtype=np.int32)
+    counts = np.full(s, spread.most, dtype=np.int64)
+    indptr, indices = full
+    for a in range(s):
+        nb = indices[indptr[a]:indptr[a + 1]]
+        links[a, :len(nb)] = nb
+    counts[_short_switches(links, spread)] -= 1
+    rows = links.copy()
+    used = (links >= 0).sum(axis=1)
+    cols = np.arange(r)[None, :]
+    rows[(cols >= used[:, None]) & (cols < (used + counts)[:, None])] = HOST_PORT
+    return PortGraph(spread.hosts, rows)

@@ -1,0 +1,138 @@
+"""golf.hostswitch.spread: host-switch graphs from Order/Degree switch graphs. The h-scores of
+a graph built from a switch graph, on every host-switch backend, equal a BFS over the whole
+graph (tests/naive.py) and, for an even spread, the closed form from the switch graph's
+score; the spreads' bounds hold under every graph built."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import naive
+from golf.errors import GolfError
+from golf.evaluators.h_bfs import HostSwitchBfsEvaluator
+from golf.evaluators.h_bitset import HostSwitchEvaluator
+from golf.hostswitch.spread import Spread, port_graph, spreads
+
+
+def _switch_graph(s, k, g, seed, drop):
+    """A random g-symmetric switch graph of degree <= k, with ``drop`` of its base slots
+    emptied (so neither regular nor always connected)."""
+    from golf.starts.random import random_graph
+
+    graph = random_graph(s, k, g, seed)
+    if drop:
+        rng = np.random.default_rng(seed)
+        graph = naive.empty_slots(graph, rng, drop)
+    return graph
+
+
+@st.composite
+def cases(draw):
+    k = draw(st.integers(2, 5))
+    s = draw(st.integers(k + 1, 24))
+    g = draw(st.sampled_from([x for x in (1, 2, 3, 4) if s % x == 0]))
+    if g > 1 and k % 2 and (s // g) % 2:  # a k-regular lift needs an even k or m
+        g = 1
+    most = draw(st.integers(1, 4))
+    n = draw(st.integers(s * (most - 1) + 1, s * most))  # ceil(n / s) == most
+    drop = draw(st.sampled_from([0.0, 0.0, 0.2]))
+    return Spread(n, k + most, s), _switch_graph(s, k, g, draw(st.integers(0, 10**6)), drop)
+
+
+@given(cases())
+@settings(max_examples=60, deadline=None)
+def test_the_h_scores_of_a_built_graph_match_a_bfs_on_every_backend(case):
+    spread, sw = case
+    graph = port_graph(spread, sw)
+    graph.check()
+    net = graph.net()
+    assert np.bincount(net.host_switch, minlength=spread.switches).min() >= spread.most - 1
+    n, s, r = spread.hosts, spread.switches, spread.radix
+    want = naive.host_switch_score(n, s, net.edges())
+    for ev in (HostSwitchEvaluator(n, s, r, threads=1), HostSwitchBfsEvaluator(n, s, r)):
+        got = ev.evaluate(graph)
+        if want is None:
+            assert not got.connected
+        else:
+            assert (got.diameter, got.total, got.peripheral) == want, ev.name
+    if want is not None:
+        d, aspl = spread.bounds()
+        assert want[0] >= d and want[1] >= aspl * math.comb(n, 2)
+        if spread.even:
+            import golf
+
+            score = golf.evaluate(sw)
+            assert spread.h_score(score.diameter, score.total) == want[:2]
+
+
+@pytest.mark.gpu
+def test_the_gpu_backend_scores_built_graphs_like_the_cpu():
+    pytest.importorskip("cupy", reason="the GPU backend needs CuPy and an NVIDIA GPU")
+    from golf.evaluators.h_gpu_bitset import HostSwitchGpuEvaluator
+
+    for seed, (n, s, k, g) in enumerate([(60, 30, 4, 3), (97, 40, 5, 1), (256, 64, 6, 4)]):
+        spread = Spread(n, k + -(-n // s), s)
+        graph = port_graph(spread, _switch_graph(s, k, g, seed, 0.0))
+        want = HostSwitchEvaluator(n, s, spread.radix, threads=1).evaluate(graph)
+        assert HostSwitchGpuEvaluator(n, s, spread.radix).evaluate(graph) == want
+
+
+def test_the_short_switches_are_the_far_ones():
+    """A path of 5 switches, 8 hosts at most 2 a switch: the two short switches are its
+    ends (the largest distance sums), which gives the least h-total."""
+    from golf.graph import Graph
+
+    adj = np.array([[1, -1], [0, 2], [1, 3], [2, 4], [3, -1]], dtype=np.int32)
+    spread = Spread(8, 4, 5)
+    assert (spread.most, spread.short, spread.degree) == (2, 2, 2)
+    net = port_graph(spread, Graph(5, 2, 1, adj)).net()
+    assert np.bincount(net.host_switch, minlength=5).tolist() == [1, 2, 2, 2, 1]
+
+
+def test_an_even_spread_by_hand():
+    """(6 hosts, radix 4) on 3 switches, 2 each, in a triangle: pairs on one switch 2 apart
+    (3 of them), the other 12 pairs 3 apart: h-total 6 + 36 = 42, h-diameter 3."""
+    from golf.graph import Graph
+
+    tri = Graph(3, 2, 1, np.array([[1, 2], [0, 2], [0, 1]], dtype=np.int32))
+    spread = Spread(6, 4, 3)
+    assert spread.h_score(1, 3) == (3, 42)
+    assert HostSwitchEvaluator(6, 3, 4).evaluate(port_graph(spread, tri))[1:3] == (3, 42)
+    with pytest.raises(GolfError, match="uneven spread"):
+        Spread(5, 4, 3).h_score(1, 3)
+
+
+def test_a_switch_graph_that_does_not_fit_is_refused():
+    from golf.starts.random import random_graph
+
+    with pytest.raises(GolfError, match="does not fit"):
+        port_graph(Spread(20, 5, 10), random_graph(10, 4, 1, 1))  # degree 4 > 5 - 2
+
+
+@pytest.mark.parametrize("n, r", [(32, 4), (80, 6), (432, 12), (1024, 10), (10000, 100)])
+def test_the_spreads_one_a_host_count_best_bound_first(n, r):
+    from golf.hostswitch.radix_bounds import fewest_switches, host_switch_bounds
+
+    got = spreads(n, r)
+    keys = [sp.bounds() for sp in got]
+    assert keys == sorted(keys) and len({sp.switches for sp in got}) == len(got)
+    want = {-(-n // h) for h in range(1, min(n, r) + 1)
+            if -(-n // h) >= fewest_switches(n, r) and Spread(n, r, -(-n // h)).possible()}
+    assert {sp.switches for sp in got} == want
+    overall = host_switch_bounds(n, r)
+    assert all(b[0] >= overall.diameter and b[1] >= overall.aspl for b in keys)
+
+
+def test_the_even_spread_bound_is_the_moore_bound_of_the_switch_graph():
+    from golf.lower_bounds import moore_bounds
+
+    for n, r, s in [(80, 6, 40), (1024, 5, 1024), (65536, 64, 4096)]:
+        sp = Spread(n, r, s)
+        b = moore_bounds(s, sp.degree)
+        d, aspl = sp.bounds()
+        pairs = math.comb(n, 2)
+        assert d == b.diameter + 2
+        assert aspl == Fraction(2 * pairs + sp.most ** 2 * math.comb(s, 2) * b.aspl, pairs)
