@@ -602,19 +602,30 @@ def cmd_chase(args) -> int:
         code = relaunch(args.rest, args.ranks or default_ranks(found.gpu), found.gpu)
         if code is not None:
             return code
-    run = collective(comm, lambda: chase_config(
-        n, d, minutes=args.minutes, seed=args.seed, backend=found.name, out=args.out,
-        grid=grid, r=r, comm=comm, sets=args.set, host_switch=args.host_switch))
-    summary = Search(run, quiet=args.quiet, comm=comm).start(force=args.force)
+    if args.host_switch:  # the switch graph from the Order/Degree engine, then polished
+        from golf.run.spreads import spread_chase
+
+        from pathlib import Path
+
+        path = Path(args.out) / f"h{n}r{d}"
+        summary = spread_chase(n, d, minutes=args.minutes, seed=args.seed, backend=args.backend,
+                               out=args.out, comm=comm, quiet=args.quiet, force=args.force,
+                               sets=args.set)
+    else:
+        run = collective(comm, lambda: chase_config(
+            n, d, minutes=args.minutes, seed=args.seed, backend=found.name, out=args.out,
+            grid=grid, r=r, comm=comm, sets=args.set))
+        path = run.path
+        summary = Search(run, quiet=args.quiet, comm=comm).start(force=args.force)
     if summary is None:  # an MPI rank other than 0
         return 0
     # best.edges was written and re-checked by the run's end: linked under its name
-    target, check = export_run(run.path, str(run.path) + os.sep, checked=summary["recheck"])
+    target, check = export_run(path, str(path) + os.sep, checked=summary["recheck"])
     form = (summary.get("auto_g") or {}).get("form", {}).get("label")
     p = summary["problem"]
     if p.get("kind") == "host-switch":
         form = f"{p['switches']} switches"
-    print(f"golf chase: {run.path}: {form or 'g=' + str(p['g'])}; best "
+    print(f"golf chase: {path}: {form or 'g=' + str(p['g'])}; best "
           f"diameter {check['diameter']}, total {check['total']}; submission file {target}")
     return 0
 

@@ -223,17 +223,35 @@ def test_a_host_switch_chase_walks_one_chain_on_every_backend(backend):
 
 @pytest.mark.slow
 def test_chase_host_switch_from_the_command_line(tmp_path):
-    out = run_golf("chase", "--host-switch", 32, 4, "--minutes", 0.05, "--out", tmp_path,
-                   "--ranks", 1, "--quiet", check=True).stdout
+    """The spreads tried as Order/Degree chases of their switch graphs, the winner's graph
+    polished by the host-switch search and exported; started again, the finished stages are
+    reused (golf.run.spreads)."""
+    import shutil
+
+    from golf.hostswitch.spread import spreads
+
+    args = ("chase", "--host-switch", 32, 4, "--minutes", 0.15, "--out", tmp_path, "--ranks", 1,
+            "--quiet")
+    out = run_golf(*args, check=True).stdout
     rd = tmp_path / "h32r4"
     s = json.loads((rd / "summary.json").read_text())
+    rec = json.loads((rd / "spreads.json").read_text())
     assert s["problem"]["kind"] == "host-switch" and f"{s['problem']['switches']} switches" in out
-    tried = [t["switches"] for t in s["auto_g"]["candidates"]]
-    assert tried[0] == suggested_switches(32, 4) and s["problem"]["switches"] in tried
+    assert s["problem"]["switches"] == rec["switches"] == spreads(32, 4)[0].switches
+    trial = rec["trials"][0]
+    assert trial["switches"] == rec["switches"] and trial["h"][0] >= trial["bound"][0]
+    assert (tmp_path / "h32r4.spreads" / f"s{rec['switches']}" / "n32d3" / "best.edges").exists()
     net = read_host_switch(rd / "best.edges")
-    assert host_switch_score(32, net.s, net.edges())[:2] == (s["best"]["diameter"],
-                                                            s["best"]["total"])
+    got = host_switch_score(32, net.s, net.edges())[:2]
+    assert got == (s["best"]["diameter"], s["best"]["total"])
+    assert list(got) <= trial["h"]  # the polish starts from the trial's graph
     assert list(rd.glob("h32r4k*.edges"))
+    again = run_golf(*args)
+    assert again.returncode != 0 and "already holds a run" in again.stderr
+    shutil.rmtree(rd)
+    run_golf(*args, check=True)
+    log = json.loads((rd / "spreads.json").read_text())["log"]
+    assert any("finished run" in line and "reused" in line for line in log)
 
 
 def test_switch_forms_try_the_estimate_first_and_only_what_connects():

@@ -63,8 +63,8 @@ class Spread:
 
     @property
     def label(self) -> str:
-        h = (f"{self.most} hosts each" if self.even else
-             f"{self.most} hosts each, {self.short} with {self.most - 1}")
+        each = f"{self.most} host{'s' if self.most > 1 else ''} each"
+        h = each if self.even else f"{each}, {self.short} with {self.most - 1}"
         return f"{self.switches} switches ({h}; switch degree {self.degree})"
 
     def possible(self) -> bool:

@@ -1,0 +1,273 @@
+"""``golf chase --host-switch N R``: the number of switches and the switch graph from golf's
+Order/Degree engine, then the host-switch search on the whole graph.
+
+With the hosts spread as evenly as they go over ``s`` switches, a switch keeps ``k = r -
+ceil(n/s)`` ports for links and the host-switch graph's h-scores follow from its switch
+graph, an Order/Degree graph ``(s, k)`` (:mod:`golf.hostswitch.spread`). So a chase:
+
+1. **Trials of the spreads** (:data:`TRIALS` of the time). The spreads of
+   :func:`golf.hostswitch.spread.spreads` (one a host count, best lower bound first), the
+   first as many as get :data:`MIN_TRIAL_SECONDS` each (at most :data:`MAX_SPREADS`), each
+   an Order/Degree chase of ``(s, k)`` for its slice (:mod:`golf.run.chase`: the symmetry
+   forms tried by its own trials, device chains, algebraic starts, the polish of a small
+   graph), its best switch graph built into a host-switch graph
+   (:func:`golf.hostswitch.spread.port_graph`) and scored exactly. The smallest
+   ``(h-diameter, h-total)`` wins (a tie: fewer switches).
+2. **The winner's switch graph** (until :data:`POLISH` of the time is left): a longer
+   Order/Degree chase of the winning spread (another seed; none where the trial's switch
+   graph is at the Moore bounds of ``(s, k)``); the better of its graph and the trial's goes
+   on.
+3. **The polish**: the host-switch search (:mod:`golf.run.chase`'s host-switch settings, one
+   chain a process, host moves) from that graph for the rest of the time, in the run folder
+   ``<out>/h{N}r{R}`` as any host-switch chase; its ``best.edges`` is exported.
+
+A spread whose switch degree is ``s - 1`` or more has the complete graph as its switch
+graph (no search). The stages' runs are kept in ``<out>/h{N}r{R}.spreads/`` (``s{S}``: a
+trial, ``s{S}.main``: the winner's chase); the chase's record, ``spreads.json`` in the run
+folder, has each trial's spread, bound, switch-graph and h-scores and seconds, the winner and
+why. A chase started again without ``--force`` reuses the stages that finished and resumes
+the one that was stopped. Each stage's length is set from the time left, so a stage's
+overrun comes out of the later ones; as in any chase, compilation (each stage's
+``compile_seconds``) is kept out of the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from golf.errors import GolfError
+
+__all__ = ["spread_chase", "TRIALS", "POLISH", "MIN_TRIAL_SECONDS", "MAX_SPREADS"]
+
+# the trials' share of the chase, the polish's, the shortest trial and the most spreads tried
+TRIALS = 0.3
+POLISH = 0.1
+MIN_TRIAL_SECONDS = 30.0
+MAX_SPREADS = 4
+
+
+def _complete(s: int):
+    """The complete graph on ``s`` vertices (g = 1)."""
+    import numpy as np
+
+    from golf.graph import Graph
+
+    rows = np.array([[b for b in range(s) if b != a] for a in range(s)], dtype=np.int32)
+    return Graph(s, max(s - 1, 1), 1, rows.reshape(s, max(s - 1, 1)) if s > 1 else
+                 np.full((1, 1), -1, dtype=np.int32))
+
+
+class _Stage:
+    """One Order/Degree chase of a spread's switch graph, in its own run folder."""
+
+    def __init__(self, spread, folder: Path, seed: int):
+        self.spread, self.folder, self.seed = spread, folder, seed
+
+    @property
+    def path(self) -> Path:
+        sp = self.spread
+        return self.folder / f"n{sp.switches}d{sp.degree}"
+
+    def run(self, seconds: float, backend: str, comm, quiet: bool, force: bool, log):
+        """The switch graph: the complete graph where the degree allows, else the chase's
+        best (a finished stage's is reused, a stopped one resumed unless ``force``)."""
+        from golf.api import read_edges
+        from golf.run import Search, collective
+        from golf.run.chase import chase_config
+        from golf.run.folder import RunDir, read_run_config
+
+        sp = self.spread
+        if sp.degree >= sp.switches - 1:
+            return _complete(sp.switches), None
+        summary = None
+        rd = RunDir(self.path)
+        if not force and rd.file("summary.json").exists():
+            log(f"{sp.label}: the finished run of {self.path} reused")
+            summary = json.loads(rd.file("summary.json").read_text())
+        elif not force and rd.has_run:
+            log(f"{sp.label}: the stopped run of {self.path} resumed")
+            run = collective(comm, lambda: read_run_config(self.path))
+            summary = Search(run, quiet=quiet, comm=comm).resume()
+        else:
+            run = collective(comm, lambda: chase_config(
+                sp.switches, sp.degree, minutes=max(seconds, 1.0) / 60.0, seed=self.seed,
+                backend=backend, out=self.folder, comm=comm))
+            summary = Search(run, quiet=quiet, comm=comm).start(force=True)
+        if summary is None:  # an MPI rank other than 0
+            return None, None
+        graph = read_edges(rd.file("best.edges")).graph(n=sp.switches, d=sp.degree)
+        return graph, summary
+
+
+def _h_score(spread, graph):
+    """The exact ``(h-diameter, h-total)`` of the host-switch graph of ``graph`` (None:
+    disconnected), and that graph."""
+    from golf.evaluators.h_bitset import HostSwitchEvaluator
+    from golf.hostswitch.spread import port_graph
+
+    ports = port_graph(spread, graph)
+    score = HostSwitchEvaluator(spread.hosts, spread.switches, spread.radix).evaluate(ports)
+    return (score.diameter, score.total) if score.connected else None, ports
+
+
+def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str = "auto",
+                 out="runs", comm=None, quiet: bool = False, force: bool = False,
+                 sets=()) -> dict | None:
+    """A host-switch chase of ``n`` hosts and radix ``r`` (module docstring); returns the
+    polish run's summary (None on MPI ranks other than 0). ``sets``: ``KEY=VALUE``
+    overrides of the polish run (as ``golf chase --set``)."""
+    from golf.hostswitch.spread import spreads
+    from golf.io import atomic_write
+    from golf.run import Search, collective
+    from golf.run.chase import chase_config
+    from golf.run.folder import RunDir
+
+    if not minutes > 0:
+        raise GolfError(f"golf chase: --minutes must be > 0, got {minutes}")
+    t0 = time.perf_counter()
+    total = minutes * 60.0
+    root = comm is None or comm.rank == 0
+    name = f"h{n}r{r}"
+    final = Path(out) / name
+    if not force and RunDir(final).has_run:
+        raise GolfError(f"{final} already holds a run; continue it with 'golf resume "
+                        f"{final}', or start over with --force")
+    stages = Path(out) / f"{name}.spreads"
+    lines: list[str] = []
+
+    def log(text):
+        if root:
+            lines.append(text)
+            if not quiet:
+                print(f"golf chase --host-switch: {text}", flush=True)
+
+    compiled = [0.0]  # the stages' compilation, outside the clock as in any chase
+
+    def left():
+        return total - (time.perf_counter() - t0 - compiled[0])
+
+    def stage(sp, where, seconds, stage_seed):
+        """Run a stage; its record on rank 0 (None elsewhere)."""
+        tic = time.perf_counter()
+        graph, summary = _Stage(sp, stages / where, stage_seed).run(seconds, backend, comm,
+                                                                    quiet, force, log)
+        spent = (summary.get("compile_seconds") or 0.0) if summary else 0.0
+        if comm is not None:
+            spent = comm.bcast(spent, root=0)
+        compiled[0] += spent
+        return (_report(sp, graph, summary, time.perf_counter() - tic - spent) if root
+                else None)
+
+    cands = spreads(n, r)
+    count = max(1, min(MAX_SPREADS, len(cands), int(TRIALS * total // MIN_TRIAL_SECONDS)))
+    tried = cands[:count]
+    log(f"{len(cands)} spreads of {n} hosts on switches of radix {r}; trying the "
+        f"{count} of the best lower bounds: " + "; ".join(sp.label for sp in tried))
+    trials = []
+    for i, sp in enumerate(tried):
+        slice_ = max(1.0, (left() - (1.0 - TRIALS) * total) / (count - i))
+        trials.append(stage(sp, f"s{sp.switches}", slice_, seed))
+        if root:
+            log(_line(trials[-1]))
+    win = None
+    if root:
+        ok = [t for t in trials if t["h"] is not None]
+        if not ok:
+            raise GolfError(f"golf chase --host-switch: no spread's switch graph connected "
+                            f"the hosts: " + "; ".join(t["label"] for t in trials))
+        win = min(ok, key=lambda t: (*t["h"], t["switches"]))
+    win = comm.bcast(win["switches"] if win else None, root=0) if comm is not None else (
+        win["switches"])
+    spread = next(sp for sp in tried if sp.switches == win)
+    if root:
+        reason = _reason(trials, win)
+        log(f"chose {spread.label} because {reason}")
+    best_graph = None
+    seconds = left() - POLISH * total
+    main = None
+    done = root and next(t for t in trials if t["switches"] == win)["at_bounds"]
+    done = comm.bcast(done, root=0) if comm is not None else done
+    if done:
+        log("the winner's switch graph is at the Moore bounds of its spread: no longer chase")
+    elif seconds >= MIN_TRIAL_SECONDS:
+        main = stage(spread, f"s{spread.switches}.main", seconds, seed + 1)
+        if root:
+            log("the winner's chase: " + _line(main))
+    start = stages / f"h{n}r{r}s{spread.switches}.start.edges"
+    if root:
+        pick = min((t for t in (main, next(t for t in trials if t["switches"] == win))
+                    if t is not None and t["h"] is not None), key=lambda t: t["h"])
+        best_graph = pick.pop("_ports")
+        for t in (*trials, main):
+            if t is not None:
+                t.pop("_ports", None)
+        from golf.hostswitch.orp_format import write_host_switch
+
+        stages.mkdir(parents=True, exist_ok=True)
+        write_host_switch(start, best_graph.net())
+        log(f"polish: the host-switch search from {start.name} (h-diameter {pick['h'][0]}, "
+            f"h-ASPL {pick['h_aspl']:.6f}) for the {max(left(), 0):.0f} s left")
+    if comm is not None:  # the start file is written before any rank reads the config
+        comm.barrier()
+    run = collective(comm, lambda: chase_config(
+        n, r, minutes=max(left(), 1.0) / 60.0, seed=seed, backend=backend, out=out,
+        comm=comm, host_switch=True,
+        sets=(f"problem.switches={spread.switches}", f"problem.start={start}", *sets)))
+    summary = Search(run, quiet=quiet, comm=comm).start(force=force)
+    if summary is None:
+        return None
+    compiled[0] += summary.get("compile_seconds") or 0.0
+    record = {"hosts": n, "radix": r, "minutes": minutes, "spreads": len(cands),
+              "trials": trials, "switches": spread.switches, "label": spread.label,
+              "reason": reason, "main": main, "start": start.name,
+              "seconds": round(time.perf_counter() - t0, 3),
+              "compile_seconds": round(compiled[0], 3), "log": lines}
+    atomic_write(Path(run.path) / "spreads.json", json.dumps(record, indent=1) + "\n")
+    return summary
+
+
+def _report(spread, graph, summary, seconds: float) -> dict:
+    """A stage's record: the spread, its bound, the switch graph's and the h-scores."""
+    n = spread.hosts
+    d, aspl = spread.bounds()
+    rec = {"switches": spread.switches, "hosts_each": spread.most, "short": spread.short,
+           "degree": spread.degree, "label": spread.label, "bound": [d, float(aspl)],
+           "seconds": round(seconds, 3)}
+    if summary is not None:
+        best, bounds = summary["best"], summary.get("bounds") or {}
+        rec["switch_graph"] = [best["diameter"], best["total"]]
+        rec["at_bounds"] = (best["diameter"], best["total"]) == (bounds.get("diameter"),
+                                                                 bounds.get("total"))
+        rec["form"] = ((summary.get("auto_g") or {}).get("form") or {}).get("label")
+    else:
+        rec.update(switch_graph=None, form="complete graph", at_bounds=True)
+    h, ports = _h_score(spread, graph)
+    rec["h"] = list(h) if h is not None else None
+    rec["h_aspl"] = h[1] / (n * (n - 1) / 2) if h is not None and n > 1 else None
+    rec["_ports"] = ports
+    return rec
+
+
+def _line(t: dict) -> str:
+    head = f"{t['label']}: "
+    if t["h"] is None:
+        return head + f"disconnected ({t['seconds']:.1f} s)"
+    sg = t["switch_graph"]
+    return head + ((f"switch graph diameter {sg[0]}, total {sg[1]} ({t['form']}); "
+                    if sg else "the complete switch graph; ")
+                   + f"h-diameter {t['h'][0]}, h-ASPL {t['h_aspl']:.6f} (bound "
+                   f"{t['bound'][0]}, {t['bound'][1]:.6f}) in {t['seconds']:.1f} s")
+
+
+def _reason(trials: list, win: int) -> str:
+    w = next(t for t in trials if t["switches"] == win)
+    text = (f"its trial reached the smallest h-scores: h-diameter {w['h'][0]}, h-ASPL "
+            f"{w['h_aspl']:.6f}")
+    others = [t for t in trials if t is not w and t["h"] is not None]
+    if others:
+        nxt = min(others, key=lambda t: (*t["h"], t["switches"]))
+        text += (f"; next {nxt['switches']} switches: h-diameter {nxt['h'][0]}, h-ASPL "
+                 f"{nxt['h_aspl']:.6f}")
+    return text
