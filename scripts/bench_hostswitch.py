@@ -89,6 +89,23 @@ PAIRS = [(32, 4), (80, 6), (128, 24), (432, 12), (1281, 21), (3800, 30), (1024, 
 SAMPLES = {(32, 4): 26, (80, 6): 40, (128, 24): 16, (432, 12): 120, (1281, 21): 139,
            (3800, 30): 300, (1024, 5): 1024, (1024, 10): 400, (4608, 36): 250,
            (8208, 48): 330, (10000, 10): 5000, (10000, 100): 200, (65536, 64): 3000}
+# the best graph of each pair entered in Graph Golf 2021 (mnakao/ORP_test, commit fbd2c92,
+# as of 2021-08-01), scored by golf eval: (h-diameter, h-total, switches, file)
+BEST_2021 = {
+    (32, 4): (6, 2448, 32, "h32r4k6l493.20210505-sme7v1.edges"),
+    (80, 6): (5, 14080, 40, "h80r6k5l445.20210505-wpa40e.edges"),
+    (128, 24): (3, 23396, 8, "h128r24k3l287.20210505-u8maj2.edges"),
+    (432, 12): (5, 394416, 216, "h432r12k5l423.20210801-xbezl2.edges"),
+    (1281, 21): (4, 3260450, 183, "h1281r21k4l397.20210615-qp9o38.edges"),
+    (3800, 30): (5, 28895200, 950, "h3800r30k5l400.20210801-kr9fnb.edges"),
+    (1024, 5): (9, 3899264, 1024, "h1024r5k9l744.20210704-42mt6p.edges"),
+    (1024, 10): (6, 2665728, 1024, "h1024r10k6l508.20210801-glqxne.edges"),
+    (4608, 36): (4, 41651712, 288, "h4608r36k4l392.20210615-xn9kso.edges"),
+    (8208, 48): (4, 132173424, 342, "h8208r48k4l392.20210615-fvwe04.edges"),
+    (10000, 10): (8, 318677500, 5000, "h10000r10k8l637.20210801-n68bi5.edges"),
+    (10000, 100): (4, 186990000, 200, "h10000r100k4l374.20210505-xd5uj7.edges"),
+    (65536, 64): (5, 9546932224, 4096, "h65536r64k5l444.20210801-xn7vmv.edges"),
+}
 BUILD = os.path.join(ROOT, "build", "orp_sa")
 OUT = os.path.join(ROOT, "results", "hostswitch", "bench_hostswitch")
 GRAPHS = os.path.join(ROOT, "results", "hostswitch", "graphs")
@@ -213,6 +230,26 @@ def judge(row: dict) -> dict:
     return out
 
 
+def against_2021(row: dict) -> str | None:
+    """golf's graph against the 2021 best of its pair: ``better``, ``equal`` or ``behind``
+    (h-diameter, then h-total; None without a graph)."""
+    g = row.get("golf")
+    if not g or g.get("diameter") is None:
+        return None
+    best = BEST_2021[(row["n"], row["r"])][:2]
+    mine = (g["diameter"], g["total"])
+    return "better" if mine < best else ("equal" if mine == best else "behind")
+
+
+def verdict_2021(rows: list) -> str:
+    """How many pairs are at least as good as the 2021 best, and how many better."""
+    marks = [against_2021(r) for r in rows]
+    got = [m for m in marks if m is not None]
+    return (f"Against the best graphs of Graph Golf 2021: at least as good on "
+            f"{sum(m != 'behind' for m in got)} of {len(got)}, better on "
+            f"{sum(m == 'better' for m in got)}.")
+
+
 def verdict(rows: list) -> str:
     """One line per target: met on every pair measured, or where it missed."""
     def pairs(rs):
@@ -241,10 +278,6 @@ def _cell(part: dict | None, switches: bool = True) -> str:
     return f"{part['diameter']} / {part['aspl']:.6f}{s}"
 
 
-def _mark(ok) -> str:
-    return "-" if ok is None else ("yes" if ok else "no")
-
-
 def markdown(record: dict) -> str:
     """The page: what, command, machine, date, one row a pair, at most five lines of notes
     (the verdict among them); per-pair details stay in the JSON."""
@@ -255,29 +288,28 @@ def markdown(record: dict) -> str:
     commands = sorted({r["command"] for r in rows})
     minutes = sorted({r["minutes"] for r in rows})
     cores = sorted({r["cores"] for r in rows})
-    lines = ["# Host-switch search: golf against ORP's annealer and ORP's sample graphs", "",
-             f"- what: on each featured pair of Graph Golf 2021, `golf chase --host-switch` "
-             f"and ORP's `sa.x` side by side, {'/'.join(f'{m:g}' for m in minutes)} "
-             f"minutes on {'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} "
-             f"each; cells: h-diameter / h-ASPL (switches); bound: Order/Radix "
-             f"(radix_bounds.pair_count_bound's h-ASPL); gap ratio: golf's h-ASPL gap to the "
-             f"bound over the sample's; targets: golf better than ORP SA, gap ratio <= 0.5 (at "
-             f"no larger h-diameter)",
+    lines = ["# Host-switch search: golf, the 2021 best, ORP's annealer and sample graphs", "",
+             f"- what: each featured pair of 2021, `golf chase --host-switch` and ORP's `sa.x` "
+             f"side by side, {'/'.join(f'{m:g}' for m in minutes)} minutes on "
+             f"{'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} each, beside "
+             f"the best graph entered in 2021 (mnakao/ORP_test); cells: h-diameter / h-ASPL "
+             f"(switches); bound: the larger of the Order/Radix and pair-count bounds; targets "
+             f"of the notes: golf better than ORP SA, and its gap to the Order/Radix bound at "
+             f"most half the sample's (ratios in the JSON)",
              f"- command: {'; '.join(f'`{c}`' for c in commands)}",
              f"- machine: {'; '.join(machines)}", f"- date: {', '.join(dates)}", ""]
     from golf.hostswitch.radix_bounds import pair_count_bound
 
-    cols = ["(n, r)", "bound", "golf", "ORP SA", "ORP sample", "gap ratio",
-            "beats SA, half gap"]
+    cols = ["(n, r)", "bound", "2021 best", "golf", "vs 2021", "ORP SA", "ORP sample"]
     body = []
     for r in rows:
-        j = r["judge"]
         b = r["bound"]
         count = float(pair_count_bound(r["n"], r["r"])[1])
-        body.append([f"({r['n']}, {r['r']})", f"{b['diameter']} / {b['aspl']:.6f} ({count:.6f})",
-                     _cell(r.get("golf")), _cell(r.get("orp_sa")), _cell(r.get("orp_sample")),
-                     f"{j['gap_ratio']:.3f}" if j["gap_ratio"] is not None else "-",
-                     f"{_mark(j['beats_orp_sa'])}, {_mark(j['half_gap'])}"])
+        d21, t21, s21, _ = BEST_2021[(r["n"], r["r"])]
+        best = {"diameter": d21, "aspl": t21 / (r["n"] * (r["n"] - 1) / 2), "switches": s21}
+        body.append([f"({r['n']}, {r['r']})", f"{b['diameter']} / {max(b['aspl'], count):.6f}",
+                     _cell(best), _cell(r.get("golf")), against_2021(r) or "-",
+                     _cell(r.get("orp_sa")), _cell(r.get("orp_sample"), False)])
     lines += table(cols, body)
     notes = list(record.get("notes") or [])[:3]
     # a record may be of some pairs only (its "pairs", e.g. those that a GPU scores)
@@ -286,6 +318,7 @@ def markdown(record: dict) -> str:
     if missing:
         notes.append(f"Not measured yet: {', '.join(missing)}.")
     notes.append(verdict(rows))
+    notes.append(verdict_2021(rows))
     return "\n".join(lines + [""] + [f"- {x}" for x in notes[-5:]]
                      + experiment_lines(record)) + "\n"
 

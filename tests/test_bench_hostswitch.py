@@ -261,6 +261,20 @@ def test_verdict_names_the_pairs_that_miss():
     assert bh.verdict([hs_row(11, 4, (5, 231), None, None)]).startswith("Targets missed")
 
 
+def test_golf_against_the_2021_best_by_h_diameter_then_h_total():
+    best = bh.BEST_2021[(80, 6)]
+    rows = []
+    for d, t in [(best[0], best[1]), (best[0], best[1] - 1), (best[0] - 1, best[1] + 99),
+                 (best[0], best[1] + 1)]:
+        row = hs_row(80, 6, (d, t), (6, 20000), (7, 20000), bound=(4, 3.8))
+        rows.append(row)
+    assert [bh.against_2021(r) for r in rows] == ["equal", "better", "better", "behind"]
+    assert bh.verdict_2021(rows) == ("Against the best graphs of Graph Golf 2021: at least as "
+                                     "good on 3 of 4, better on 2.")
+    rows[0]["golf"] = None
+    assert bh.against_2021(rows[0]) is None
+
+
 def test_the_hostswitch_page_is_a_record_of_at_most_4_kb():
     rows = [hs_row(n, r, (5, n * (n - 1) * 2 + 1), (5, n * (n - 1) * 2 + 3),
                    (6, n * (n - 1) * 2 + 9), bound=(4, 4.0)) for n, r in bh.PAIRS]
@@ -274,9 +288,11 @@ def test_the_hostswitch_page_is_a_record_of_at_most_4_kb():
     assert len(re.findall(r"\n\| \(\d+, \d+\) \|", text)) == 13
     last = max(i for i, ln in enumerate(lines) if ln.startswith("|"))
     notes = [ln for ln in lines[last:] if ln.startswith("- ")]
-    assert len(notes) <= 5 and notes[-1].startswith("- Targets")
-    assert ("| (32, 4) | 4 / 4.000000 (3.776210) | 5 / 4.002016 (100) | 5 / 4.006048 (90) | "
-            "6 / 4.018145 (80) | 0.111 | yes, yes |") in text
+    assert len(notes) <= 5 and notes[-2].startswith("- Targets")
+    assert notes[-1] == ("- Against the best graphs of Graph Golf 2021: at least as good on 8 "
+                         "of 13, better on 8.")  # h-diameter 5 is behind where 2021 has 3 or 4
+    assert ("| (32, 4) | 4 / 4.000000 | 6 / 4.935484 (32) | 5 / 4.002016 (100) | better | "
+            "5 / 4.006048 (90) | 6 / 4.018145 |") in text
     assert "all agree" in text and "Not measured" not in text
     # one pair missing, one disagreement: both said
     rows[0]["orp_sa"]["agrees"] = False

@@ -5,25 +5,26 @@ With the hosts spread as evenly as they go over ``s`` switches, a switch keeps `
 ceil(n/s)`` ports for links and the host-switch graph's h-scores follow from its switch
 graph, an Order/Degree graph ``(s, k)`` (:mod:`golf.hostswitch.spread`). So a chase:
 
-1. **Trials of the spreads** (:data:`TRIALS` of the time). The spreads of
-   :func:`golf.hostswitch.spread.spreads` (one a host count, best lower bound first), the
-   first as many as get :data:`MIN_TRIAL_SECONDS` each (at most :data:`MAX_SPREADS`), each
-   an Order/Degree chase of ``(s, k)`` for its slice (:mod:`golf.run.chase`: the symmetry
-   forms tried by its own trials, device chains, algebraic starts, the polish of a small
-   graph), its best switch graph built into a host-switch graph
-   (:func:`golf.hostswitch.spread.port_graph`) and scored exactly. The smallest
-   ``(h-diameter, h-total)`` wins (a tie: fewer switches).
+1. **Trials** (:data:`TRIALS` of the time), as many as get :data:`MIN_TRIAL_SECONDS`
+   each: the spreads of :func:`golf.hostswitch.spread.spreads` (one a host count, best lower
+   bound first, at most :data:`MAX_SPREADS`), each an Order/Degree chase of ``(s, k)`` for
+   its slice (:mod:`golf.run.chase`: the symmetry forms tried by its own trials, device
+   chains, algebraic starts, the polish of a small graph), its best switch graph built into
+   a host-switch graph (:func:`golf.hostswitch.spread.port_graph`) and scored exactly; and,
+   where a slice is left for it, :data:`CLASSIC` (the host-switch chase of
+   :mod:`golf.run.chase` with ``switches: auto``), which may leave switches unevenly filled.
+   The smallest ``(h-diameter, h-total)`` wins (a tie: fewer switches, then the earlier).
 2. **The winner's switch graph** (until :data:`POLISH` of the time is left): a longer
    Order/Degree chase of the winning spread (another seed; none where the trial's switch
-   graph is at the Moore bounds of ``(s, k)``); the better of its graph and the trial's goes
-   on.
+   graph is at the Moore bounds of ``(s, k)``, or where the classic trial won); the better
+   of its graph and the trial's goes on.
 3. **The polish**: the host-switch search (:mod:`golf.run.chase`'s host-switch settings, one
    chain a process, host moves) from that graph for the rest of the time, in the run folder
    ``<out>/h{N}r{R}`` as any host-switch chase; its ``best.edges`` is exported.
 
 A spread whose switch degree is ``s - 1`` or more has the complete graph as its switch
 graph (no search). The stages' runs are kept in ``<out>/h{N}r{R}.spreads/`` (``s{S}``: a
-trial, ``s{S}.main``: the winner's chase); the chase's record, ``spreads.json`` in the run
+trial, ``classic``: the classic trial, ``s{S}.main``: the winner's chase); the chase's record, ``spreads.json`` in the run
 folder, has each trial's spread, bound, switch-graph and h-scores and seconds, the winner and
 why. A chase started again without ``--force`` reuses the stages that finished and resumes
 the one that was stopped. Each stage's length is set from the time left, so a stage's
@@ -39,13 +40,17 @@ from pathlib import Path
 
 from golf.errors import GolfError
 
-__all__ = ["spread_chase", "TRIALS", "POLISH", "MIN_TRIAL_SECONDS", "MAX_SPREADS"]
+__all__ = ["spread_chase", "TRIALS", "POLISH", "MIN_TRIAL_SECONDS", "MAX_SPREADS", "CLASSIC"]
 
 # the trials' share of the chase, the polish's, the shortest trial and the most spreads tried
 TRIALS = 0.3
 POLISH = 0.1
 MIN_TRIAL_SECONDS = 30.0
 MAX_SPREADS = 4
+# the trial beside the spreads: golf's host-switch search over numbers of switches (random
+# starts, polarity graphs, host moves: golf.problems.order_radix.switch_forms), which can
+# leave switches unevenly filled
+CLASSIC = "the host-switch search over switch counts"
 
 
 def _complete(s: int):
@@ -59,46 +64,43 @@ def _complete(s: int):
                  np.full((1, 1), -1, dtype=np.int32))
 
 
-class _Stage:
-    """One Order/Degree chase of a spread's switch graph, in its own run folder."""
+def _run_stage(path: Path, make, comm, quiet: bool, force: bool, log, what: str):
+    """The summary of the run in ``path`` (None on MPI ranks other than 0): a finished run's
+    is reused and a stopped one resumed unless ``force``, else the run of ``make()`` (its
+    :class:`golf.config.RunConfig`) starts."""
+    from golf.run import Search, collective
+    from golf.run.folder import RunDir, read_run_config
 
-    def __init__(self, spread, folder: Path, seed: int):
-        self.spread, self.folder, self.seed = spread, folder, seed
+    rd = RunDir(path)
+    if not force and rd.file("summary.json").exists():
+        log(f"{what}: the finished run of {path} reused")
+        return json.loads(rd.file("summary.json").read_text()) if (
+            comm is None or comm.rank == 0) else None
+    if not force and rd.has_run:
+        log(f"{what}: the stopped run of {path} resumed")
+        run = collective(comm, lambda: read_run_config(path))
+        return Search(run, quiet=quiet, comm=comm).resume()
+    run = collective(comm, make)
+    return Search(run, quiet=quiet, comm=comm).start(force=True)
 
-    @property
-    def path(self) -> Path:
-        sp = self.spread
-        return self.folder / f"n{sp.switches}d{sp.degree}"
 
-    def run(self, seconds: float, backend: str, comm, quiet: bool, force: bool, log):
-        """The switch graph: the complete graph where the degree allows, else the chase's
-        best (a finished stage's is reused, a stopped one resumed unless ``force``)."""
-        from golf.api import read_edges
-        from golf.run import Search, collective
-        from golf.run.chase import chase_config
-        from golf.run.folder import RunDir, read_run_config
+def _switch_graph(sp, folder: Path, seconds: float, seed: int, backend: str, comm, quiet,
+                  force, log):
+    """A spread's switch graph and its chase's summary: the complete graph where the degree
+    allows (no summary), else the best of an Order/Degree chase of ``(s, k)`` in
+    ``folder``."""
+    from golf.api import read_edges
+    from golf.run.chase import chase_config
 
-        sp = self.spread
-        if sp.degree >= sp.switches - 1:
-            return _complete(sp.switches), None
-        summary = None
-        rd = RunDir(self.path)
-        if not force and rd.file("summary.json").exists():
-            log(f"{sp.label}: the finished run of {self.path} reused")
-            summary = json.loads(rd.file("summary.json").read_text())
-        elif not force and rd.has_run:
-            log(f"{sp.label}: the stopped run of {self.path} resumed")
-            run = collective(comm, lambda: read_run_config(self.path))
-            summary = Search(run, quiet=quiet, comm=comm).resume()
-        else:
-            run = collective(comm, lambda: chase_config(
-                sp.switches, sp.degree, minutes=max(seconds, 1.0) / 60.0, seed=self.seed,
-                backend=backend, out=self.folder, comm=comm))
-            summary = Search(run, quiet=quiet, comm=comm).start(force=True)
-        if summary is None:  # an MPI rank other than 0
-            return None, None
-        graph = read_edges(rd.file("best.edges")).graph(n=sp.switches, d=sp.degree)
-        return graph, summary
+    if sp.degree >= sp.switches - 1:
+        return _complete(sp.switches), None
+    path = folder / f"n{sp.switches}d{sp.degree}"
+    summary = _run_stage(path, lambda: chase_config(
+        sp.switches, sp.degree, minutes=max(seconds, 1.0) / 60.0, seed=seed, backend=backend,
+        out=folder, comm=comm), comm, quiet, force, log, sp.label)
+    if summary is None:
+        return None, None
+    return read_edges(path / "best.edges").graph(n=sp.switches, d=sp.degree), summary
 
 
 def _h_score(spread, graph):
@@ -148,79 +150,95 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
     def left():
         return total - (time.perf_counter() - t0 - compiled[0])
 
-    def stage(sp, where, seconds, stage_seed):
-        """Run a stage; its record on rank 0 (None elsewhere)."""
-        tic = time.perf_counter()
-        graph, summary = _Stage(sp, stages / where, stage_seed).run(seconds, backend, comm,
-                                                                    quiet, force, log)
+    def timed(summary, tic):
+        """The stage's seconds without its compilation, which comes off the clock."""
         spent = (summary.get("compile_seconds") or 0.0) if summary else 0.0
         if comm is not None:
             spent = comm.bcast(spent, root=0)
         compiled[0] += spent
-        return (_report(sp, graph, summary, time.perf_counter() - tic - spent) if root
-                else None)
+        return time.perf_counter() - tic - spent
+
+    def spread_stage(sp, where, seconds, stage_seed):
+        tic = time.perf_counter()
+        graph, summary = _switch_graph(sp, stages / where, seconds, stage_seed, backend, comm,
+                                       quiet, force, log)
+        took = timed(summary, tic)
+        return _report(sp, graph, summary, took) if root else None
+
+    def classic_stage(seconds):
+        tic = time.perf_counter()
+        folder = stages / "classic"
+        summary = _run_stage(folder / name, lambda: chase_config(
+            n, r, minutes=max(seconds, 1.0) / 60.0, seed=seed, backend=backend, out=folder,
+            comm=comm, host_switch=True), comm, quiet, force, log, CLASSIC)
+        took = timed(summary, tic)
+        return _classic_report(n, r, folder / name, summary, took) if root else None
 
     cands = spreads(n, r)
-    count = max(1, min(MAX_SPREADS, len(cands), int(TRIALS * total // MIN_TRIAL_SECONDS)))
-    tried = cands[:count]
-    log(f"{len(cands)} spreads of {n} hosts on switches of radix {r}; trying the "
-        f"{count} of the best lower bounds: " + "; ".join(sp.label for sp in tried))
+    count = max(1, min(MAX_SPREADS + 1, len(cands) + 1,
+                       int(TRIALS * total // MIN_TRIAL_SECONDS)))
+    tried = cands[:max(1, count - 1)]
+    classic = count > len(tried)
+    log(f"{len(cands)} spreads of {n} hosts on switches of radix {r}; trials of the "
+        f"{len(tried)} of the best lower bounds ({'; '.join(sp.label for sp in tried)})"
+        + (f" and of {CLASSIC}" if classic else ""))
     trials = []
-    for i, sp in enumerate(tried):
+    for i in range(count):
         slice_ = max(1.0, (left() - (1.0 - TRIALS) * total) / (count - i))
-        trials.append(stage(sp, f"s{sp.switches}", slice_, seed))
+        trials.append(spread_stage(tried[i], f"s{tried[i].switches}", slice_, seed)
+                      if i < len(tried) else classic_stage(slice_))
         if root:
             log(_line(trials[-1]))
     win = None
     if root:
-        ok = [t for t in trials if t["h"] is not None]
+        ok = [i for i, t in enumerate(trials) if t["h"] is not None]
         if not ok:
-            raise GolfError(f"golf chase --host-switch: no spread's switch graph connected "
-                            f"the hosts: " + "; ".join(t["label"] for t in trials))
-        win = min(ok, key=lambda t: (*t["h"], t["switches"]))
-    win = comm.bcast(win["switches"] if win else None, root=0) if comm is not None else (
-        win["switches"])
-    spread = next(sp for sp in tried if sp.switches == win)
-    if root:
+            raise GolfError(f"golf chase --host-switch: no trial connected the hosts: "
+                            + "; ".join(t["label"] for t in trials))
+        win = min(ok, key=lambda i: (*trials[i]["h"], trials[i]["switches"], i))
         reason = _reason(trials, win)
-        log(f"chose {spread.label} because {reason}")
-    best_graph = None
+        log(f"chose {trials[win]['label']} because {reason}")
+    win = comm.bcast(win, root=0) if comm is not None else win
+    spread = tried[win] if win < len(tried) else None
     seconds = left() - POLISH * total
     main = None
-    done = root and next(t for t in trials if t["switches"] == win)["at_bounds"]
+    done = root and (spread is None or trials[win]["at_bounds"])
     done = comm.bcast(done, root=0) if comm is not None else done
-    if done:
+    if done and spread is not None:
         log("the winner's switch graph is at the Moore bounds of its spread: no longer chase")
-    elif seconds >= MIN_TRIAL_SECONDS:
-        main = stage(spread, f"s{spread.switches}.main", seconds, seed + 1)
+    elif not done and seconds >= MIN_TRIAL_SECONDS:
+        main = spread_stage(spread, f"s{spread.switches}.main", seconds, seed + 1)
         if root:
             log("the winner's chase: " + _line(main))
-    start = stages / f"h{n}r{r}s{spread.switches}.start.edges"
+    switches = None
     if root:
-        pick = min((t for t in (main, next(t for t in trials if t["switches"] == win))
-                    if t is not None and t["h"] is not None), key=lambda t: t["h"])
-        best_graph = pick.pop("_ports")
+        pick = min((t for t in (main, trials[win]) if t is not None and t["h"] is not None),
+                   key=lambda t: t["h"])
+        best_graph = pick["_ports"]
         for t in (*trials, main):
             if t is not None:
                 t.pop("_ports", None)
         from golf.hostswitch.orp_format import write_host_switch
 
+        switches = best_graph.n
+        start = stages / f"h{n}r{r}s{switches}.start.edges"
         stages.mkdir(parents=True, exist_ok=True)
         write_host_switch(start, best_graph.net())
         log(f"polish: the host-switch search from {start.name} (h-diameter {pick['h'][0]}, "
             f"h-ASPL {pick['h_aspl']:.6f}) for the {max(left(), 0):.0f} s left")
     if comm is not None:  # the start file is written before any rank reads the config
-        comm.barrier()
+        switches = comm.bcast(switches, root=0)
+    start = stages / f"h{n}r{r}s{switches}.start.edges"
     run = collective(comm, lambda: chase_config(
         n, r, minutes=max(left(), 1.0) / 60.0, seed=seed, backend=backend, out=out,
         comm=comm, host_switch=True,
-        sets=(f"problem.switches={spread.switches}", f"problem.start={start}", *sets)))
+        sets=(f"problem.switches={switches}", f"problem.start={start}", *sets)))
     summary = Search(run, quiet=quiet, comm=comm).start(force=force)
     if summary is None:
         return None
     compiled[0] += summary.get("compile_seconds") or 0.0
     record = {"hosts": n, "radix": r, "minutes": minutes, "spreads": len(cands),
-              "trials": trials, "switches": spread.switches, "label": spread.label,
+              "trials": trials, "winner": trials[win]["label"], "switches": switches,
               "reason": reason, "main": main, "start": start.name,
               "seconds": round(time.perf_counter() - t0, 3),
               "compile_seconds": round(compiled[0], 3), "log": lines}
@@ -228,11 +246,28 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
     return summary
 
 
+def _classic_report(n: int, r: int, path: Path, summary, seconds: float) -> dict:
+    """The record of the classic trial (:data:`CLASSIC`): its switches and h-scores."""
+    from golf.hostswitch.orp_format import read_host_switch
+    from golf.hostswitch.ports import PortGraph, to_ports
+    from golf.hostswitch.radix_bounds import host_switch_bounds
+
+    b = host_switch_bounds(n, r)
+    best = summary["best"]
+    h = [best["diameter"], best["total"]] if best.get("diameter") is not None else None
+    return {"kind": "classic", "label": CLASSIC, "switches": summary["problem"]["switches"],
+            "form": ((summary.get("auto_g") or {}).get("form") or {}).get("label"),
+            "bound": [b.diameter, float(b.aspl)], "switch_graph": None, "at_bounds": False,
+            "h": h, "h_aspl": h[1] / (n * (n - 1) / 2) if h and n > 1 else None,
+            "seconds": round(seconds, 3),
+            "_ports": PortGraph(n, to_ports(read_host_switch(path / "best.edges")))}
+
+
 def _report(spread, graph, summary, seconds: float) -> dict:
     """A stage's record: the spread, its bound, the switch graph's and the h-scores."""
     n = spread.hosts
     d, aspl = spread.bounds()
-    rec = {"switches": spread.switches, "hosts_each": spread.most, "short": spread.short,
+    rec = {"kind": "spread", "switches": spread.switches, "hosts_each": spread.most, "short": spread.short,
            "degree": spread.degree, "label": spread.label, "bound": [d, float(aspl)],
            "seconds": round(seconds, 3)}
     if summary is not None:
@@ -252,6 +287,9 @@ def _report(spread, graph, summary, seconds: float) -> dict:
 
 def _line(t: dict) -> str:
     head = f"{t['label']}: "
+    if t["kind"] == "classic" and t["h"] is not None:
+        return head + (f"{t['switches']} switches ({t['form']}); h-diameter {t['h'][0]}, "
+                       f"h-ASPL {t['h_aspl']:.6f} in {t['seconds']:.1f} s")
     if t["h"] is None:
         return head + f"disconnected ({t['seconds']:.1f} s)"
     sg = t["switch_graph"]
@@ -262,12 +300,12 @@ def _line(t: dict) -> str:
 
 
 def _reason(trials: list, win: int) -> str:
-    w = next(t for t in trials if t["switches"] == win)
+    w = trials[win]
     text = (f"its trial reached the smallest h-scores: h-diameter {w['h'][0]}, h-ASPL "
             f"{w['h_aspl']:.6f}")
     others = [t for t in trials if t is not w and t["h"] is not None]
     if others:
         nxt = min(others, key=lambda t: (*t["h"], t["switches"]))
-        text += (f"; next {nxt['switches']} switches: h-diameter {nxt['h'][0]}, h-ASPL "
+        text += (f"; next {nxt['label']}: h-diameter {nxt['h'][0]}, h-ASPL "
                  f"{nxt['h_aspl']:.6f}")
     return text
