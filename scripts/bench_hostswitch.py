@@ -530,6 +530,18 @@ def golf_chase(n: int, r: int, minutes: float, cpus: list, ranks: int, tmp: str,
     return summary, files[-1], wall
 
 
+def _spread_trials(work: str, n: int, r: int) -> dict | None:
+    """The chase's trials of spreads (its run folder's spreads.json): each trial's label and
+    h-scores, the winner and its longer chase's h-scores."""
+    path = os.path.join(work, pair_name(n, r), "spreads.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        rec = json.load(f)
+    return {"trials": [(t["label"], t["h"]) for t in rec["trials"]], "winner": rec["winner"],
+            "main": (rec.get("main") or {}).get("h"), "seconds": rec.get("seconds")}
+
+
 def _store(path: str, folder: str, name: str) -> str:
     os.makedirs(folder, exist_ok=True)
     target = os.path.join(folder, name + ".gz")
@@ -560,10 +572,13 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
     th = threading.Thread(target=golf_side)
     th.start()
     sa_file = os.path.join(work, "orp_sa.edges")
-    try:
-        sa = orp_anneal(orp["src"], n, r, 60.0 * minutes, orp_cpus, seed, sa_file)
-    except Exception as e:  # noqa: BLE001 - recorded in the row
-        sa = {"error": str(e)[-2000:]}
+    if orp is None:
+        sa = {"error": "not run (--no-orp)"}
+    else:
+        try:
+            sa = orp_anneal(orp["src"], n, r, 60.0 * minutes, orp_cpus, seed, sa_file)
+        except Exception as e:  # noqa: BLE001 - recorded in the row
+            sa = {"error": str(e)[-2000:]}
     th.join()
     row = {"name": name, "n": n, "r": r, "minutes": minutes,
            "cores": len(golf_cpus), "golf_cpus": golf_cpus, "orp_cpus": orp_cpus,
@@ -583,6 +598,7 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
                        "backend": summary.get("backend"),
                        "switch_trials": [(t["switches"], t["best"]) for t in
                                          (summary.get("auto_g") or {}).get("trials", [])],
+                       "spread_trials": _spread_trials(work, n, r),
                        "eval": got, "agrees": (got.get("diameter"), got.get("total"))
                        == (best["diameter"], best["total"]),
                        "file": _store(sub, graphs, os.path.basename(sub))}
@@ -600,7 +616,7 @@ def bench_pair(n: int, r: int, minutes: float, golf_cpus: list, orp_cpus: list, 
     else:
         row["orp_sa_error"] = sa["error"]
     s = SAMPLES.get((n, r))
-    if s is not None:
+    if s is not None and orp is not None:
         path = os.path.join(orp["src"], "sample", "graph", f"h{n}s{s}r{r}.edges")
         with open(os.path.join(orp["src"], "sample", "graph", "ASPL.txt")) as f:
             own = parse_aspl_txt(f.read()).get((n, s, r))
@@ -669,6 +685,8 @@ def main(argv=None):
     p.add_argument("--parallel", type=int, default=0, help="pairs at once (0: as many as "
                    "the CPUs hold)")
     p.add_argument("--ranks", type=int, default=1, help="golf chase --ranks")
+    p.add_argument("--no-orp", action="store_true", help="golf alone (no ORP annealer or "
+                   "sample graph), --cores CPUs a pair")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--gpu", action="store_true", help="let golf see the GPUs (its chase "
                    "then scores on one where golf.evaluators.decide says so); "
@@ -725,17 +743,24 @@ def main(argv=None):
             record["notes"] = args.note
         write()
         return
-    orp = orp_build(args.orp, BUILD, build_orp, "bench_hostswitch")
+    orp = None if args.no_orp else orp_build(args.orp, BUILD, build_orp, "bench_hostswitch")
     by_name = {pair_name(n, r): (n, r) for n, r in PAIRS}
     names = args.only.split(",")
     unknown = [x for x in names if x not in by_name]
     if unknown:
         sys.exit(f"bench_hostswitch: unknown pairs {unknown}; known: {', '.join(by_name)}")
     cpus, sib = usable_cpus()
-    fit = len(cpus) // (2 * args.cores)
+    sides = 1 if orp is None else 2
+    fit = len(cpus) // (sides * args.cores)
     at_once = min(len(names), args.parallel or fit)
     try:
-        slots = cpu_slots(cpus, sib, args.cores, at_once)
+        if orp is None:  # golf alone: --cores CPUs a pair
+            if at_once * args.cores > len(cpus) or at_once < 1:
+                raise ValueError(f"{len(cpus)} CPUs do not hold {max(at_once, 1)} pairs of "
+                                 f"{args.cores}")
+            slots = [(cpus[i * args.cores:(i + 1) * args.cores], []) for i in range(at_once)]
+        else:
+            slots = cpu_slots(cpus, sib, args.cores, at_once)
     except ValueError as e:
         sys.exit(f"bench_hostswitch: {e} (--cores, --parallel)")
     mach = machine()
@@ -762,10 +787,10 @@ def main(argv=None):
                 if row is not None:
                     row.update(date=fresh["date"], command=fresh["command"],
                                machine=describe_machine(mach), commit=mach.get("commit"),
-                               at_once=at_once, orp_commit=orp.get("commit"))
+                               at_once=at_once, orp_commit=(orp or {}).get("commit"))
                     record["rows"][name] = row
                     record.update(date=fresh["date"], command=fresh["command"], machine=mach,
-                                  orp={k: v for k, v in orp.items() if k != "src"})
+                                  orp={k: v for k, v in (orp or {}).items() if k != "src"})
                     record["notes"] = default_notes(list(record["rows"].values()))
                     write()
                     g, sa = row.get("golf") or {}, row.get("orp_sa") or {}
