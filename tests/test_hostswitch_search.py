@@ -237,10 +237,10 @@ def test_chase_host_switch_from_the_command_line(tmp_path):
     s = json.loads((rd / "summary.json").read_text())
     rec = json.loads((rd / "spreads.json").read_text())
     assert s["problem"]["kind"] == "host-switch" and f"{s['problem']['switches']} switches" in out
-    assert s["problem"]["switches"] == rec["switches"] == spreads(32, 4)[0].switches
+    assert s["problem"]["switches"] == rec["switch_count"] == spreads(32, 4)[0].switches
     trial = rec["trials"][0]
-    assert trial["switches"] == rec["switches"] and trial["h"][0] >= trial["bound"][0]
-    assert (tmp_path / "h32r4.spreads" / f"s{rec['switches']}" / "n32d3" / "best.edges").exists()
+    assert trial["switch_count"] == rec["switch_count"] and trial["h"][0] >= trial["bound"][0]
+    assert (tmp_path / "h32r4.spreads" / f"s{rec['switch_count']}" / "n32d3" / "best.edges").exists()
     net = read_host_switch(rd / "best.edges")
     got = host_switch_score(32, net.s, net.edges())[:2]
     assert got == (s["best"]["diameter"], s["best"]["total"])

@@ -14,7 +14,8 @@ import naive
 from golf.errors import GolfError
 from golf.evaluators.h_bfs import HostSwitchBfsEvaluator
 from golf.evaluators.h_bitset import HostSwitchEvaluator
-from golf.hostswitch.spread import Spread, port_graph, spreads
+from golf.hostswitch.spread import Spread, spreads
+from golf.starts.switch_wiring import spread_ports as port_graph
 
 
 def _switch_graph(s, k, g, seed, drop):

@@ -18,8 +18,8 @@ host-switch search may use afterwards.
 
 :func:`spreads` lists the spreads worth trying for ``(n, r)``, one a host count ``h = 1, 2,
 ...`` (``s = ceil(n / h)``), ranked by the lower bound each gives (:meth:`Spread.bounds`).
-:func:`port_graph` builds the host-switch graph of a switch graph (the short switches the
-ones farthest from the hosts).
+:func:`golf.starts.switch_wiring.spread_ports` builds the host-switch graph of a switch graph
+(the short switches the ones farthest from the hosts).
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["Spread", "spreads", "port_graph"]
+__all__ = ["Spread", "spreads"]
 
 
 @dataclass(frozen=True)
@@ -140,46 +139,3 @@ def spreads(n: int, r: int) -> list[Spread]:
         if sp.switches >= least and sp.switches not in seen and sp.bounds() is not None:
             seen[sp.switches] = sp
     return sorted(seen.values(), key=lambda sp: (*sp.bounds(), sp.switches))
-
-
-def _short_switches(links: np.ndarray, spread: Spread) -> np.ndarray:
-    """The :attr:`Spread.short` switches that hold one host fewer: those whose hosts are
-    farthest from the others (the largest host-weighted distance sum in the switch graph
-    with every switch full), which takes the most off the h-total."""
-    from golf.evaluators.h_scoring import switch_sums
-
-    s = spread.switches
-    if not spread.short:
-        return np.zeros(0, dtype=np.int64)
-    counts = np.full(s, spread.most, dtype=np.int64)
-    sources = np.arange(s, dtype=np.int64)
-    wsum, far, reached = (np.zeros(s, dtype=np.int64) for _ in range(3))
-    switch_sums(np.ascontiguousarray(links, dtype=np.int32), counts, sources, wsum, far,
-                reached)
-    return np.argsort(-wsum, kind="stable")[:spread.short]
-
-
-def port_graph(spread: Spread, switch_graph):
-    """The host-switch graph (a :class:`golf.hostswitch.ports.PortGraph`) of ``switch_graph``
-    (a :class:`golf.graph.Graph` on :attr:`Spread.switches` vertices of degree at most
-    :attr:`Spread.degree`, any symmetry) with the hosts of ``spread``: each switch's links,
-    then its hosts, then free ports."""
-    from golf.hostswitch.ports import HOST_PORT, PortGraph
-
-    s, r = spread.switches, spread.radix
-    if switch_graph.n != s or switch_graph.degrees().max(initial=0) > spread.degree:
-        raise GolfError(f"{spread.label}: a switch graph of {switch_graph.n} vertices, "
-                        f"degree up to {switch_graph.degrees().max(initial=0)}, does not fit")
-    full = switch_graph.csr()
-    links = np.full((s, r), -1, dtype=np.int32)
-    counts = np.full(s, spread.most, dtype=np.int64)
-    indptr, indices = full
-    for a in range(s):
-        nb = indices[indptr[a]:indptr[a + 1]]
-        links[a, :len(nb)] = nb
-    counts[_short_switches(links, spread)] -= 1
-    rows = links.copy()
-    used = (links >= 0).sum(axis=1)
-    cols = np.arange(r)[None, :]
-    rows[(cols >= used[:, None]) & (cols < (used + counts)[:, None])] = HOST_PORT
-    return PortGraph(spread.hosts, rows)

@@ -36,6 +36,7 @@ The parts, one job each:
 ``report``      the log and the progress line
 ``outputs``     trace, plot, re-check, submission file
 ``chase``       ``golf chase``: the config of a chase, and its own ranks
+``spreads``     ``golf chase --host-switch``: the switch graph from Order/Degree chases
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ graph, an Order/Degree graph ``(s, k)`` (:mod:`golf.hostswitch.spread`). So a ch
    bound first, at most :data:`MAX_SPREADS`), each an Order/Degree chase of ``(s, k)`` for
    its slice (:mod:`golf.run.chase`: the symmetry forms tried by its own trials, device
    chains, algebraic starts, the polish of a small graph), its best switch graph built into
-   a host-switch graph (:func:`golf.hostswitch.spread.port_graph`) and scored exactly; and,
+   a host-switch graph (:func:`golf.starts.switch_wiring.spread_ports`) and scored exactly; and,
    where a slice is left for it, :data:`CLASSIC` (the host-switch chase of
    :mod:`golf.run.chase` with ``switches: auto``), which may leave switches unevenly filled.
    The smallest ``(h-diameter, h-total)`` wins (a tie: fewer switches, then the earlier).
@@ -89,7 +89,7 @@ def _switch_graph(sp, folder: Path, seconds: float, seed: int, backend: str, com
     """A spread's switch graph and its chase's summary: the complete graph where the degree
     allows (no summary), else the best of an Order/Degree chase of ``(s, k)`` in
     ``folder``."""
-    from golf.api import read_edges
+    from golf.io import read_edges
     from golf.run.chase import chase_config
 
     if sp.degree >= sp.switches - 1:
@@ -107,9 +107,9 @@ def _h_score(spread, graph):
     """The exact ``(h-diameter, h-total)`` of the host-switch graph of ``graph`` (None:
     disconnected), and that graph."""
     from golf.evaluators.h_bitset import HostSwitchEvaluator
-    from golf.hostswitch.spread import port_graph
+    from golf.starts.switch_wiring import spread_ports
 
-    ports = port_graph(spread, graph)
+    ports = spread_ports(spread, graph)
     score = HostSwitchEvaluator(spread.hosts, spread.switches, spread.radix).evaluate(ports)
     return (score.diameter, score.total) if score.connected else None, ports
 
@@ -195,7 +195,7 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         if not ok:
             raise GolfError(f"golf chase --host-switch: no trial connected the hosts: "
                             + "; ".join(t["label"] for t in trials))
-        win = min(ok, key=lambda i: (*trials[i]["h"], trials[i]["switches"], i))
+        win = min(ok, key=lambda i: (*trials[i]["h"], trials[i]["switch_count"], i))
         reason = _reason(trials, win)
         log(f"chose {trials[win]['label']} because {reason}")
     win = comm.bcast(win, root=0) if comm is not None else win
@@ -238,7 +238,7 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         return None
     compiled[0] += summary.get("compile_seconds") or 0.0
     record = {"hosts": n, "radix": r, "minutes": minutes, "spreads": len(cands),
-              "trials": trials, "winner": trials[win]["label"], "switches": switches,
+              "trials": trials, "winner": trials[win]["label"], "switch_count": switches,
               "reason": reason, "main": main, "start": start.name,
               "seconds": round(time.perf_counter() - t0, 3),
               "compile_seconds": round(compiled[0], 3), "log": lines}
@@ -255,20 +255,20 @@ def _classic_report(n: int, r: int, path: Path, summary, seconds: float) -> dict
     b = host_switch_bounds(n, r)
     best = summary["best"]
     h = [best["diameter"], best["total"]] if best.get("diameter") is not None else None
-    return {"kind": "classic", "label": CLASSIC, "switches": summary["problem"]["switches"],
+    ports = PortGraph(n, to_ports(read_host_switch(path / "best.edges")))
+    return {"kind": "classic", "label": CLASSIC, "switch_count": ports.n,
             "form": ((summary.get("auto_g") or {}).get("form") or {}).get("label"),
             "bound": [b.diameter, float(b.aspl)], "switch_graph": None, "at_bounds": False,
             "h": h, "h_aspl": h[1] / (n * (n - 1) / 2) if h and n > 1 else None,
-            "seconds": round(seconds, 3),
-            "_ports": PortGraph(n, to_ports(read_host_switch(path / "best.edges")))}
+            "seconds": round(seconds, 3), "_ports": ports}
 
 
 def _report(spread, graph, summary, seconds: float) -> dict:
     """A stage's record: the spread, its bound, the switch graph's and the h-scores."""
     n = spread.hosts
     d, aspl = spread.bounds()
-    rec = {"kind": "spread", "switches": spread.switches, "hosts_each": spread.most, "short": spread.short,
-           "degree": spread.degree, "label": spread.label, "bound": [d, float(aspl)],
+    rec = {"kind": "spread", "switch_count": spread.switches, "hosts_each": spread.most,
+           "short": spread.short, "degree": spread.degree, "label": spread.label, "bound": [d, float(aspl)],
            "seconds": round(seconds, 3)}
     if summary is not None:
         best, bounds = summary["best"], summary.get("bounds") or {}
@@ -288,7 +288,7 @@ def _report(spread, graph, summary, seconds: float) -> dict:
 def _line(t: dict) -> str:
     head = f"{t['label']}: "
     if t["kind"] == "classic" and t["h"] is not None:
-        return head + (f"{t['switches']} switches ({t['form']}); h-diameter {t['h'][0]}, "
+        return head + (f"{t['switch_count']} switches ({t['form']}); h-diameter {t['h'][0]}, "
                        f"h-ASPL {t['h_aspl']:.6f} in {t['seconds']:.1f} s")
     if t["h"] is None:
         return head + f"disconnected ({t['seconds']:.1f} s)"
@@ -305,7 +305,7 @@ def _reason(trials: list, win: int) -> str:
             f"{w['h_aspl']:.6f}")
     others = [t for t in trials if t is not w and t["h"] is not None]
     if others:
-        nxt = min(others, key=lambda t: (*t["h"], t["switches"]))
+        nxt = min(others, key=lambda t: (*t["h"], t["switch_count"]))
         text += (f"; next {nxt['label']}: h-diameter {nxt['h'][0]}, h-ASPL "
                  f"{nxt['h_aspl']:.6f}")
     return text

@@ -9,6 +9,10 @@ and no link between them joined (so a port stays free only where no link can tak
 :func:`polarity_ports` puts the hosts on the switches of a polarity graph ``ER_q``
 (:mod:`golf.starts.polarity`), whose diameter 2 gives h-diameter 4 at most;
 :func:`polarity_fits` lists the ``q`` whose switches hold a problem's hosts.
+
+:func:`spread_ports` builds the host-switch graph of an Order/Degree switch graph with the
+hosts of a spread (:mod:`golf.hostswitch.spread`), the switches one host short the ones
+farthest from the others.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import numpy as np
 from golf.errors import GolfError
 from golf.hostswitch.ports import HOST_PORT
 
-__all__ = ["random_ports", "polarity_ports", "polarity_fits"]
+__all__ = ["random_ports", "polarity_ports", "polarity_fits", "spread_ports"]
 
 
 def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> np.ndarray:
@@ -214,3 +218,46 @@ def _fill(links, left, rng) -> None:
             links[z].add(u)
         left[a] -= 1
         left[b] -= 1
+
+
+def _short_switches(links: np.ndarray, spread) -> np.ndarray:
+    """The :attr:`Spread.short` switches that hold one host fewer: those whose hosts are
+    farthest from the others (the largest host-weighted distance sum in the switch graph
+    with every switch full), which takes the most off the h-total."""
+    from golf.evaluators.h_scoring import switch_sums
+
+    s = spread.switches
+    if not spread.short:
+        return np.zeros(0, dtype=np.int64)
+    counts = np.full(s, spread.most, dtype=np.int64)
+    sources = np.arange(s, dtype=np.int64)
+    wsum, far, reached = (np.zeros(s, dtype=np.int64) for _ in range(3))
+    switch_sums(np.ascontiguousarray(links, dtype=np.int32), counts, sources, wsum, far,
+                reached)
+    return np.argsort(-wsum, kind="stable")[:spread.short]
+
+
+def spread_ports(spread, switch_graph):
+    """The host-switch graph (a :class:`golf.hostswitch.ports.PortGraph`) of ``switch_graph``
+    (a :class:`golf.graph.Graph` on the switches of ``spread``, a
+    :class:`golf.hostswitch.spread.Spread`, of degree at most its ``degree``, any symmetry)
+    with the hosts of the spread: each switch's links, then its hosts, then free ports."""
+    from golf.hostswitch.ports import PortGraph
+
+    s, r = spread.switches, spread.radix
+    if switch_graph.n != s or switch_graph.degrees().max(initial=0) > spread.degree:
+        raise GolfError(f"{spread.label}: a switch graph of {switch_graph.n} vertices, "
+                        f"degree up to {switch_graph.degrees().max(initial=0)}, does not fit")
+    full = switch_graph.csr()
+    links = np.full((s, r), -1, dtype=np.int32)
+    counts = np.full(s, spread.most, dtype=np.int64)
+    indptr, indices = full
+    for a in range(s):
+        nb = indices[indptr[a]:indptr[a + 1]]
+        links[a, :len(nb)] = nb
+    counts[_short_switches(links, spread)] -= 1
+    rows = links.copy()
+    used = (links >= 0).sum(axis=1)
+    cols = np.arange(r)[None, :]
+    rows[(cols >= used[:, None]) & (cols < (used + counts)[:, None])] = HOST_PORT
+    return PortGraph(spread.hosts, rows)
