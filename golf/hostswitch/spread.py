@@ -79,7 +79,8 @@ class Spread:
         diameter of the switches that hold hosts and degree ``k``; and a switch's
         host-weighted distance sum ``sum_b w_b dist(a, b)`` is at least that of the nearest
         places filled with the full switches and the farthest with the short ones, ``W``,
-        so the h-total is at least ``2 C(n, 2) + n W / 2`` (exact form of the even spread's ``h^2 C(s, 2) L``)."""
+        so the h-total is at least ``2 C(n, 2) + n W / 2`` (for an even spread
+        ``2 C(n, 2) + h^2 C(s, 2) L``, ``L`` the Moore bound on the ASPL of ``(s, k)``)."""
         n, s, k = self.hosts, self.switches, min(self.degree, self.switches - 1)
         if not self.possible():
             return None

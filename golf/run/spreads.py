@@ -24,8 +24,8 @@ graph, an Order/Degree graph ``(s, k)`` (:mod:`golf.hostswitch.spread`). So a ch
 
 A spread whose switch degree is ``s - 1`` or more has the complete graph as its switch
 graph (no search). The stages' runs are kept in ``<out>/h{N}r{R}.spreads/`` (``s{S}``: a
-trial, ``classic``: the classic trial, ``s{S}.main``: the winner's chase); the chase's record, ``spreads.json`` in the run
-folder, has each trial's spread, bound, switch-graph and h-scores and seconds, the winner and
+trial, ``classic``: the classic trial, ``s{S}.main``: the winner's chase); the chase's
+record, ``spreads.json`` in the run folder, has each trial's spread, bound, switch-graph and h-scores and seconds, the winner and
 why. A chase started again without ``--force`` reuses the stages that finished and resumes
 the one that was stopped. Each stage's length is set from the time left, so a stage's
 overrun comes out of the later ones; as in any chase, compilation (each stage's
@@ -268,8 +268,8 @@ def _report(spread, graph, summary, seconds: float) -> dict:
     n = spread.hosts
     d, aspl = spread.bounds()
     rec = {"kind": "spread", "switch_count": spread.switches, "hosts_each": spread.most,
-           "short": spread.short, "degree": spread.degree, "label": spread.label, "bound": [d, float(aspl)],
-           "seconds": round(seconds, 3)}
+           "short": spread.short, "degree": spread.degree, "label": spread.label,
+           "bound": [d, float(aspl)], "seconds": round(seconds, 3)}
     if summary is not None:
         best, bounds = summary["best"], summary.get("bounds") or {}
         rec["switch_graph"] = [best["diameter"], best["total"]]
