@@ -26,10 +26,10 @@ A spread whose switch degree is ``s - 1`` or more has the complete graph as its 
 graph (no search). The stages' runs are kept in ``<out>/h{N}r{R}.spreads/`` (``s{S}``: a
 trial, ``classic``: the classic trial, ``s{S}.main``: the winner's chase); the chase's
 record, ``spreads.json`` in the run folder, has each trial's spread, bound, switch-graph
-and h-scores and seconds, the winner and why. A chase started again without ``--force`` reuses the stages that finished and resumes
-the one that was stopped. Each stage's length is set from the time left, so a stage's
-overrun comes out of the later ones; as in any chase, compilation (each stage's
-``compile_seconds``) is kept out of the clock.
+and h-scores and seconds, the winner and why. A chase started again without ``--force``
+reuses the stages that finished and resumes the one that was stopped. Each stage's length is
+set from the time left, so a stage's overrun comes out of the later ones; as in any chase,
+compilation (each stage's ``compile_seconds``) is kept out of the clock.
 """
 
 from __future__ import annotations
