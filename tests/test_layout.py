@@ -102,7 +102,7 @@ LAYERS = [
     ("evaluators", ["golf.evaluators"]),
     ("the engine", ["golf.engine"]),
     ("the model", ["golf.graph", "golf.group", "golf.grid", "golf.io", "golf.lower_bounds",
-                   "golf.options", "golf.errors", "golf.parallel", "golf.moved",
+                   "golf.options", "golf.errors", "golf.parallel", "golf.moved", "golf.numba_cache",
                    "golf.hostswitch"]),
     ("kernels", ["golf.kernels"]),
 ]
