@@ -293,9 +293,9 @@ def markdown(record: dict) -> str:
              f"side by side, {'/'.join(f'{m:g}' for m in minutes)} minutes on "
              f"{'/'.join(map(str, cores))} CPU{'s' if max(cores) > 1 else ''} each, beside "
              f"the best graph entered in 2021 (mnakao/ORP_test); cells: h-diameter / h-ASPL "
-             f"(switches); bound: the larger of the Order/Radix and pair-count bounds; targets "
-             f"of the notes: golf better than ORP SA, and its gap to the Order/Radix bound at "
-             f"most half the sample's (ratios in the JSON)",
+             f"(switches); bound: the larger of the Order/Radix and pair-count bounds; targets: "
+             f"golf better than ORP SA, its gap to the Order/Radix bound at most half the "
+             f"sample's",
              f"- command: {'; '.join(f'`{c}`' for c in commands)}",
              f"- machine: {'; '.join(machines)}", f"- date: {', '.join(dates)}", ""]
     from golf.hostswitch.radix_bounds import pair_count_bound
