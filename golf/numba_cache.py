@@ -1,4 +1,4 @@
-"""golf's on-disk Numba cache: a folder per source hash, and cache writes one process at a time.
+"""golf's on-disk Numba cache: a folder per source hash, safe for processes that share it.
 
 * :func:`cache_dir`: Numba re-compiles a cached function when *its own* file changes, not when
   a function it inlines or calls from another file does: the compiled search loop
