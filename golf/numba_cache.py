@@ -60,18 +60,27 @@ def cache_dir() -> None:
 
 @contextlib.contextmanager
 def _exclusive(folder: str):
-    """An exclusive ``flock`` on ``folder`` (no lock where the platform has none)."""
+    """An exclusive ``flock`` on ``folder`` (none where the platform or the file system has
+    none)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # a folder that cannot be opened: Numba's own save reports the trouble
+        fd = None
+    try:
+        if fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (some NFS): save unlocked
+                pass
         yield
     finally:
-        os.close(fd)  # releases the lock
+        if fd is not None:
+            os.close(fd)  # releases the lock
 
 
 def _save(self, key, data):

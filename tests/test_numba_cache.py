@@ -113,3 +113,18 @@ def test_a_caller_of_a_parallel_function_cached_after_it_loads_and_runs(tmp_path
                              text=True, cwd=tmp_path)
         assert out.returncode == 0, (name, out.returncode, out.stderr[-2000:])
         assert float(out.stdout) == want
+
+
+def test_a_file_system_without_locks_still_saves(tmp_path, monkeypatch):
+    """Where flock fails (some NFS mounts), the save goes on unlocked."""
+    import fcntl
+
+    import golf  # noqa: F401
+
+    def no_locks(fd, op):
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    f = _cache_file(tmp_path)
+    f.save("k", 7)
+    assert f.load("k") == 7
