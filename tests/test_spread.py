@@ -137,3 +137,16 @@ def test_the_even_spread_bound_is_the_moore_bound_of_the_switch_graph():
         pairs = math.comb(n, 2)
         assert d == b.diameter + 2
         assert aspl == Fraction(2 * pairs + sp.most ** 2 * math.comb(s, 2) * b.aspl, pairs)
+
+
+def test_a_spread_of_full_degree_takes_the_complete_switch_graph(tmp_path):
+    """(128, 24) on 8 switches of 16 hosts: switch degree 8 >= 7, the complete graph, no
+    chase run (golf.run.spreads)."""
+    from golf.run.spreads import _switch_graph
+
+    sp = Spread(128, 24, 8)
+    graph, summary = _switch_graph(sp, tmp_path, 1.0, 1, "auto", None, True, False, print)
+    assert summary is None and not any(tmp_path.iterdir())
+    assert graph.degrees().tolist() == [7] * 8
+    got = HostSwitchEvaluator(128, 8, 24).evaluate(port_graph(sp, graph))[1:3]
+    assert got == sp.h_score(1, 28) == (3, 128 * 127 + 16 * 16 * 28)

@@ -53,17 +53,6 @@ MAX_SPREADS = 4
 CLASSIC = "the host-switch search over switch counts"
 
 
-def _complete(s: int):
-    """The complete graph on ``s`` vertices (g = 1)."""
-    import numpy as np
-
-    from golf.graph import Graph
-
-    rows = np.array([[b for b in range(s) if b != a] for a in range(s)], dtype=np.int32)
-    return Graph(s, max(s - 1, 1), 1, rows.reshape(s, max(s - 1, 1)) if s > 1 else
-                 np.full((1, 1), -1, dtype=np.int32))
-
-
 def _run_stage(path: Path, make, comm, quiet: bool, force: bool, log, what: str):
     """The summary of the run in ``path`` (None on MPI ranks other than 0): a finished run's
     is reused and a stopped one resumed unless ``force``, else the run of ``make()`` (its
@@ -92,8 +81,10 @@ def _switch_graph(sp, folder: Path, seconds: float, seed: int, backend: str, com
     from golf.io import read_edges
     from golf.run.chase import chase_config
 
-    if sp.degree >= sp.switches - 1:
-        return _complete(sp.switches), None
+    if sp.degree >= sp.switches - 1:  # the complete graph, built directly
+        from golf.starts.random import random_graph
+
+        return random_graph(sp.switches, sp.switches - 1, 1, 0), None
     path = folder / f"n{sp.switches}d{sp.degree}"
     summary = _run_stage(path, lambda: chase_config(
         sp.switches, sp.degree, minutes=max(seconds, 1.0) / 60.0, seed=seed, backend=backend,

@@ -242,22 +242,21 @@ def spread_ports(spread, switch_graph):
     (a :class:`golf.graph.Graph` on the switches of ``spread``, a
     :class:`golf.hostswitch.spread.Spread`, of degree at most its ``degree``, any symmetry)
     with the hosts of the spread: each switch's links, then its hosts, then free ports."""
-    from golf.hostswitch.ports import PortGraph
+    from golf.graph import Graph
+    from golf.hostswitch.network import HostSwitchGraph
+    from golf.hostswitch.ports import PortGraph, to_ports
 
     s, r = spread.switches, spread.radix
     if switch_graph.n != s or switch_graph.degrees().max(initial=0) > spread.degree:
         raise GolfError(f"{spread.label}: a switch graph of {switch_graph.n} vertices, "
                         f"degree up to {switch_graph.degrees().max(initial=0)}, does not fit")
-    full = switch_graph.csr()
+    indptr, indices = switch_graph.csr()
     links = np.full((s, r), -1, dtype=np.int32)
-    counts = np.full(s, spread.most, dtype=np.int64)
-    indptr, indices = full
     for a in range(s):
         nb = indices[indptr[a]:indptr[a + 1]]
         links[a, :len(nb)] = nb
+    counts = np.full(s, spread.most, dtype=np.int64)
     counts[_short_switches(links, spread)] -= 1
-    rows = links.copy()
-    used = (links >= 0).sum(axis=1)
-    cols = np.arange(r)[None, :]
-    rows[(cols >= used[:, None]) & (cols < (used + counts)[:, None])] = HOST_PORT
-    return PortGraph(spread.hosts, rows)
+    net = HostSwitchGraph(spread.hosts, s, r, Graph(s, r, 1, links),
+                          np.repeat(np.arange(s, dtype=np.int32), counts))
+    return PortGraph(spread.hosts, to_ports(net))
