@@ -216,11 +216,12 @@ def test_best_edges_left_behind_by_periodic_checkpoints_is_written_at_the_end(tm
     first checkpoint and the last one write it, and it holds the run's best graph."""
     from golf.run.records import Records
 
+    kw = dict(seed=1, progress=False, backend="bitset", threads=1)
+    golf.search(64, 4, g=4, steps=20, **kw)  # compiled first (a cold cache takes the 1.5 s)
     calls = []
     monkeypatch.setattr(Records, "_edges_due", lambda self: calls.append(1) and False)
     out = tmp_path / "r"
-    r = golf.search(64, 4, g=4, seconds=1.5, seed=1, progress=False, backend="bitset",
-                    threads=1, checkpoint_every=0.1, output=out)
+    r = golf.search(64, 4, g=4, seconds=1.5, checkpoint_every=0.1, output=out, **kw)
     assert calls  # periodic checkpoints came and left the file
     graph = golf.read_edges(out / "best.edges").graph(n=64)
     score = golf.evaluate(graph, "bfs")
@@ -293,3 +294,15 @@ def test_a_chase_keeps_its_population_steps_to_about_a_second():
     assert run.data["search"]["batch"] < CPU_CHAINS
     assert chase_config(1024, 8, minutes=2, backend="bitset").data["search"]["batch"] == \
         CPU_CHAINS
+
+
+def test_a_form_too_slow_to_step_stays_while_its_graph_leads():
+    """After round 0 the forms that made too few steps leave the later rounds, except those
+    whose graph scores better than every stepping form's (an algebraic start that spent its
+    slice setting up): ranked best first, the leading slow form 7 stays, slow form 2 goes."""
+    from golf.run.portfolio import stepping_forms
+
+    assert stepping_forms([7, 4, 2, 5], [4, 5]) == [7, 4, 5]
+    assert stepping_forms([4, 7, 5], [4, 5]) == [4, 5]  # behind the best stepping form: out
+    assert stepping_forms([7, 8, 4, 5], [4, 5]) == [7, 8, 4, 5]
+    assert stepping_forms([4, 5], [4, 5]) == [4, 5]

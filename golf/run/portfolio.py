@@ -45,7 +45,8 @@ of them with the run's own engine and keeps the best.
    than two trials made :data:`MIN_DECIDING_STEPS` steps, their scores say nothing of search
    progress: the forms are compared on their start graphs, the log says so, and the rest of
    the budget goes to the run; where two or more did, the budget of the later rounds moves to
-   those.
+   those and to any form whose graph scores better than all of theirs
+   (:func:`stepping_forms`: an algebraic start whose set-up took its slice stays).
 
 3. **The choice**: the smallest ``(diameter, total)`` of the last round (exact integers); a
    tie goes to the larger ``g`` (fewer base sources to score). The main run starts from the
@@ -472,15 +473,20 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
                 log(f"g: auto: {on_starts}")
                 alive = ranked[:1]
                 break
-            if len(stepped) < len(ranked):
+            kept = stepping_forms(ranked, stepped)
+            if len(kept) < len(ranked):
+                ahead = len(kept) - len(stepped)
                 log(f"g: auto round 0: {len(ranked) - len(stepped)} forms made fewer than "
                     f"{MIN_DECIDING_STEPS} steps in their first slice; the budget moves to the "
-                    f"{len(stepped)} that did")
-                ranked = stepped
-                plan = plan[:1] + [len(stepped)] + halving_plan(len(stepped))[1:]
+                    f"{len(stepped)} that did"
+                    + (f" and the {ahead} whose graph scores better than all of theirs ("
+                       + ", ".join(portfolio[i].label(n) for i in kept[:ahead]) + ")"
+                       if ahead else ""))
+                ranked = kept
+                plan = plan[:1] + [len(kept)] + halving_plan(len(kept))[1:]
                 share = share[:1] + [(total - share[0] * len(alive)) / (len(plan) - 1) / k
                                      for k in plan[1:]]
-                for i in stepped:
+                for i in kept:
                     trials[i].planned = sum(share)
         keep = plan[r + 1] if r + 1 < len(plan) else 1
         out = [i for i in alive if i not in ranked[:keep]]
@@ -500,6 +506,16 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
         best_rows, sampled = co.comm.bcast((best_rows, sampled), root=win % size)
     won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds, on_starts)
     return _decided(record, won, cfg, log)
+
+
+def stepping_forms(ranked: list, stepped: list) -> list:
+    """The forms that stay after a first round in which some made too few steps to judge their
+    search (``ranked``: every form, best score first; ``stepped``: those that made enough, in
+    that order): the stepping ones, and before them every form whose graph scores better than
+    the best of theirs (a start graph no stepping form has reached yet, e.g. an algebraic one
+    whose set-up took the slice)."""
+    first = ranked.index(stepped[0]) if stepped else len(ranked)
+    return ranked[:first] + [i for i in ranked[first:] if i in stepped]
 
 
 def _compile(cfg: dict, portfolio: list, record: dict, log) -> float:
