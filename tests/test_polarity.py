@@ -455,3 +455,65 @@ def test_g_auto_tries_the_algebraic_start_first_on_a_dense_pair(tmp_path):
     assert run_yaml["problem"]["start"] == "algebraic" and run_yaml["problem"]["g"] == 1
     assert run_yaml["search"]["method"] == "hill"  # the form's own setting (Form.changes)
     assert "start graph: ER_7" in (res.path / "log.txt").read_text()
+
+
+@pytest.mark.parametrize("q,t", [(4, 5), (7, 10), (9, 20), (16, 15), (8, 30)])
+def test_polarity_graph_plus_vertices_joined_to_polar_lines(q, t):
+    """ER_q plus t vertices, each joined to the q + 1 points of a distinct polar line:
+    diameter 2 (SciPy), the added vertices of degree q + 1, the points' added neighbours
+    shared out within 2 of the even share; the same graph for a seed; no more vertices than
+    lines."""
+    from golf.starts.polarity import incidence, line_joined_edges
+
+    base = q * q + q + 1
+    n = base + t
+    e = line_joined_edges(q, t, seed=1)
+    assert (e[:, 0] < e[:, 1]).all() and len({tuple(x) for x in e}) == len(e)
+    deg = np.bincount(e.ravel(), minlength=n)
+    assert int(e.max()) == n - 1 and (deg[base:] == q + 1).all()
+    lines = {frozenset(e[e[:, 1] == x, 0].tolist()) for x in range(base, n)}
+    assert len(lines) == t  # distinct lines, each a polar line's points
+    inc = incidence(q)
+    assert all(any(set(np.flatnonzero(inc[p]).tolist()) == set(ln) for p in range(base))
+               for ln in lines)
+    assert (deg[:base] - (q + 1)).max() <= -(-t * (q + 1) // base) + 2
+    a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
+    assert shortest_path((a + a.T).tocsr(), unweighted=True).max() == 2
+    assert np.array_equal(line_joined_edges(q, t, seed=1), e)
+    with pytest.raises(GolfError, match="polar lines"):
+        line_joined_edges(q, base + 1)
+
+
+@pytest.mark.parametrize("q,t,d", [(11, 20, 16), (16, 69, 24), (17, 35, 24)])
+def test_split_within_2_fills_short_vertices_and_keeps_diameter_2(q, t, d):
+    """ER_q plus t line-joined vertices with its free slots joined (diameter 2, some vertices
+    left two or more slots short): the splits add edges, keep every degree within d and the
+    diameter 2 (SciPy). On ER_q itself (no 4-cycle: every edge the only path of length 2
+    between some pairs) no split keeps diameter 2, and none is made."""
+    from golf.starts.fit import fit_edges, split_within_2
+    from golf.starts.polarity import line_joined_edges
+
+    n = q * q + q + 1 + t
+    joined = fit_edges(line_joined_edges(q, t), n, n, d, seed=0)
+    out = split_within_2(joined, n, d, seed=3)
+    assert len(out) > len(joined) and (out[:, 0] < out[:, 1]).all()
+    assert np.bincount(out.ravel(), minlength=n).max() <= d
+    a = sp.coo_matrix((np.ones(len(out)), (out[:, 0], out[:, 1])), shape=(n, n))
+    assert shortest_path((a + a.T).tocsr(), unweighted=True).max() == 2
+    plain = polarity_edges(7)
+    assert np.array_equal(split_within_2(plain, 57, 10, seed=3), plain)
+
+
+def test_the_line_joined_start_meets_the_moore_bound_of_342_24():
+    """(342, 24): the algebraic start is ER_17 plus 35 vertices joined to polar lines, its free
+    slots joined and split: 24-regular of diameter 2 (networkx), the lower bound of the pair
+    met before any search."""
+    from golf.starts.algebraic import algebraic_graph, construction_for
+
+    assert construction_for(342, 24).name == "ER_17+35"
+    graph, note = algebraic_graph(342, 24)
+    assert "ER_17+35" in note and "diameter 2" in note
+    diameter, total, _ = apsp_score(342, graph.edges())
+    assert diameter == 2 and total == 342 * 341 - 342 * 24 // 2  # pairs at 2, less the edges
+    b = golf.bounds(342, 24)
+    assert (diameter, total) == (b.diameter, b.total)

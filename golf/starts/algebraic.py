@@ -11,6 +11,13 @@ distance 2, which local moves from a random graph do not reach. The construction
 * ``ER_q-klines``: ``ER_q`` less ``k`` polar lines (``2 <= k <= q /`` :data:`LINES_PER`) and their
   poles: about ``q^2 + q + 1 - k (q + 2)`` vertices of degree ``q + 1 - k``. Deleting a line
   takes one neighbour from every other vertex, so this brings a larger plane down to ``d``;
+* ``ER_q+t``: ``ER_q`` plus ``t`` vertices, each joined to the ``q + 1`` points of its own
+  polar line, the lines sharing the added neighbours out evenly
+  (:func:`golf.starts.polarity.line_joined_edges`): ``q^2 + q + 1 + t`` vertices, diameter 2,
+  degree about ``q + 1 + t (q + 1) / (q^2 + q + 1)``, for ``q + 2 <= d``. Its free slots
+  joined and the odd ends filled by splitting edges where diameter 2 holds
+  (:func:`golf.starts.fit.split_within_2`), ``ER_17+35`` is a 24-regular graph of diameter 2
+  on 342 vertices: the Moore bound of (342, 24) met;
 
 and, for pairs above the order ``d^2 + 1`` that diameter 2 allows, the incidence graphs of the
 planes (:mod:`golf.starts.incidence`), of diameter 3:
@@ -21,11 +28,13 @@ planes (:mod:`golf.starts.incidence`), of diameter 3:
 * ``Levi_q-antiflag``: less also a line not through that point and its points, ``2 (q^2 - 1)``
   vertices.
 
-:func:`constructions` lists, for each ``q``, ``ER_q`` less the
-fewest lines that bring its degree to ``d`` or below, and less one more, and the three
-incidence forms of degree ``q + 1 <= d`` (and at least ``d - d /`` :data:`LINES_PER`), where
-the order lies within :data:`NEAR` of ``n``. :func:`construction_for` takes a polarity graph
-where one is near: the one of the fullest degree (the fitting must join every slot left free
+:func:`constructions` lists, for each ``q``, ``ER_q`` less the fewest lines that bring its
+degree to ``d`` or below, and less one more, and the three incidence forms of degree
+``q + 1 <= d`` (and at least ``d - d /`` :data:`LINES_PER`), where the order lies within
+:data:`NEAR` of ``n``; and ``ER_q+t`` where ``n = q^2 + q + 1 + t`` and the lines' average
+load fits ``d``. :func:`construction_for` takes the ``ER_q+t`` of the largest ``q`` whose
+built degrees fit ``d`` (diameter 2 before any search); else a polarity graph where one is
+near: the one of the fullest degree (the fitting must join every slot left free
 with edges the construction did not choose), then the nearest order (each vertex added or
 deleted cuts paths of length 2); and where a polarity graph of order below ``n`` is near, the
 fullest of those, nearest below, is fitted beside it and the better fit (seed 0) is taken:
@@ -85,7 +94,8 @@ LEVI_FORMS = ("", "-pencil", "-antiflag")
 
 class Construction(NamedTuple):
     """A construction: of :mod:`golf.starts.polarity` (``family`` "ER"), ``ER_q`` less
-    ``lines`` polar lines (``ER_31``, ``ER_32-line``, ``ER_59-3lines``); of
+    ``lines`` polar lines (``ER_31``, ``ER_32-line``, ``ER_59-3lines``), or ("ER+") plus
+    ``lines`` vertices joined to polar lines (``ER_17+35``); of
     :mod:`golf.starts.incidence` ("Levi"), ``Levi_q`` whole, less a pencil or less an antiflag
     (``lines`` 0, 1, 2: ``Levi_29``, ``Levi_29-pencil``, ``Levi_16-antiflag``). Its order (for
     two polar lines or more, where the lines meet in distinct points) and degree."""
@@ -100,6 +110,8 @@ class Construction(NamedTuple):
     def name(self) -> str:
         if self.family == "Levi":
             return f"Levi_{self.q}{LEVI_FORMS[self.lines]}"
+        if self.family == "ER+":
+            return f"ER_{self.q}+{self.lines}"
         tail = {0: "", 1: "-line"}.get(self.lines, f"-{self.lines}lines")
         return f"ER_{self.q}{tail}"
 
@@ -109,6 +121,10 @@ class Construction(NamedTuple):
             what = ("", "less a pencil, ", "less an antiflag, ")[self.lines]
             return (f"{self.name} (the incidence graph of PG(2, {self.q}), {what}{self.order} "
                     f"vertices, degree {self.degree}, diameter 3)")
+        if self.family == "ER+":
+            return (f"{self.name} (ER_{self.q} plus {self.lines} vertices, each joined to the "
+                    f"points of a polar line, {self.order} vertices, degree about "
+                    f"{self.degree}, diameter 2)")
         what = ("", "less a polar line, ", f"less {self.lines} polar lines and their poles, ")
         return (f"{self.name} ({what[min(self.lines, 2)]}{self.order} vertices, degree "
                 f"{self.degree}, diameter {(2, 3, 4)[min(self.lines, 2)]})")
@@ -116,8 +132,11 @@ class Construction(NamedTuple):
     def edges(self, seed: int = 0):
         """The construction's edges (``seed`` draws the poles of two polar lines or more)."""
         from golf.starts import incidence
-        from golf.starts.polarity import line_deleted_edges, lines_deleted_edges, polarity_edges
+        from golf.starts.polarity import (line_deleted_edges, line_joined_edges,
+                                          lines_deleted_edges, polarity_edges)
 
+        if self.family == "ER+":  # the lines for seed 0 (whose degrees construction_for checked)
+            return line_joined_edges(self.q, self.lines, 0)
         if self.family == "Levi":
             return (incidence.levi_edges, incidence.pencil_deleted_edges,
                     incidence.antiflag_deleted_edges)[self.lines](self.q)
@@ -133,6 +152,13 @@ def _construction(q: int, lines: int) -> Construction:
     order = (q * q + q + 1 if k == 0 else q * q if k == 1 else
              q * q + q + 1 - k * (q + 2) + k * (k - 1) // 2)
     return Construction(q, k, order, q + 1 - k)
+
+
+def _joined(q: int, t: int) -> Construction:
+    """``ER_q`` plus ``t`` vertices joined to polar lines; its degree: ``q + 1`` and the
+    added neighbours of a point, if the lines share them out evenly."""
+    base = q * q + q + 1
+    return Construction(q, t, base + t, q + 1 + -(-t * (q + 1) // base), "ER+")
 
 
 def _levi(q: int, form: int) -> Construction:
@@ -156,6 +182,10 @@ def constructions(n: int, d: int) -> list[Construction]:
                 c = _construction(q, k)
                 if k <= q // LINES_PER and abs(c.order - n) <= NEAR * n:
                     out.append(c)
+    for q in range(2, d - 1):  # plus vertices joined to polar lines: diameter 2
+        base = q * q + q + 1
+        if prime_power(q) and base < n <= base + base * (d - q - 1) // (q + 1):
+            out.append(_joined(q, n - base))
     if n > d * d + 1:
         for q in range(max(3, d - d // LINES_PER - 1), d):
             if prime_power(q):
@@ -167,6 +197,10 @@ def construction_for(n: int, d: int) -> Construction | None:
     """The construction the ``algebraic`` start fits to ``(n, d)`` (module docstring), or None
     where none is near."""
     found = constructions(n, d)
+    joined = sorted((c for c in found if c.family == "ER+"), key=lambda c: -c.q)
+    for c in joined:  # diameter 2 as built: the largest plane whose lines' degrees fit d
+        if _joined_fits(c, d):
+            return c
     polar = [c for c in found if c.family == "ER"]
     if polar:
         pick = min(polar, key=lambda c: (d - c.degree, abs(n - c.order)))
@@ -179,6 +213,15 @@ def construction_for(n: int, d: int) -> Construction | None:
     if not found:
         return None
     return min(found, key=lambda c: fitted_score(c, n, d))
+
+
+@lru_cache(maxsize=64)
+def _joined_fits(c: Construction, d: int) -> bool:
+    """Whether ``c`` (``ER_q`` plus vertices joined to polar lines), built with seed 0, keeps
+    every degree within ``d`` (the lines' points may not share the added ones out evenly)."""
+    import numpy as np
+
+    return int(np.bincount(c.edges(0).ravel()).max()) <= d
 
 
 @lru_cache(maxsize=64)
@@ -198,7 +241,7 @@ def _fitted(c: Construction, n: int, d: int, seed: int):
     """:func:`fitted_edges` and the ``(diameter, total)`` of the edges it returns."""
     import golf
     from golf.graph import Graph
-    from golf.starts.fit import fit_edges
+    from golf.starts.fit import fit_edges, split_within_2
 
     built = c.edges(seed)
     order = int(built.max()) + 1
@@ -206,6 +249,8 @@ def _fitted(c: Construction, n: int, d: int, seed: int):
     for fill in (False, True) if n > order else (False,):
         edges = fit_edges(built, order, n, d, seed=seed, diameter3=c.family == "Levi",
                           fill=fill)
+        if c.family == "ER+":  # the join's odd ends: edges split where diameter 2 holds
+            edges = split_within_2(edges, n, d, seed)
         s = golf.evaluate(Graph.from_edges(edges, n=n, d=d), "bitset")
         if best is None or (s.diameter, s.total) < best[2]:
             best = (edges, order, (s.diameter, s.total))
@@ -223,7 +268,8 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
         raise GolfError(f"problem.start: algebraic: no construction lies near (n={n}, d={d}) "
                         f"({NO_CONSTRUCTION})")
     edges, order = fitted_edges(c, n, d, seed)
-    how = (f"{n - order} vertices added (free slots, then split edges)" if n > order else
+    how = ("free slots joined, edges split where diameter 2 holds" if c.family == "ER+" else
+           f"{n - order} vertices added (free slots, then split edges)" if n > order else
            f"{order - n} vertices deleted" if n < order else
            "as it is")
     return (Graph.from_edges(edges, n=n, d=d, source=f"{c.name} fitted"),
@@ -234,4 +280,6 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
 NO_CONSTRUCTION = (f"the polarity graphs ER_q, q a prime power, less up to q/{LINES_PER} polar "
                    f"lines: degree q + 1 - lines <= d, of order within {NEAR:.0%} of n; for "
                    f"n > d^2 + 1 the incidence graphs Levi_q, whole or less a pencil or an "
-                   f"antiflag: degree q + 1 <= d, of order within {NEAR:.0%} of n")
+                   f"antiflag: degree q + 1 <= d, of order within {NEAR:.0%} of n; ER_q plus "
+                   f"n - q^2 - q - 1 vertices joined to polar lines: q + 2 <= d and the lines' "
+                   f"load within d")

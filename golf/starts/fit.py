@@ -48,7 +48,8 @@ import numpy as np
 
 from golf.errors import GolfError
 
-__all__ = ["fit_edges", "neighbour_sets", "edge_pairs", "NEAR_JOIN_MAX", "JOIN_ROUNDS"]
+__all__ = ["fit_edges", "neighbour_sets", "edge_pairs", "split_within_2", "NEAR_JOIN_MAX",
+           "JOIN_ROUNDS"]
 
 # the largest order whose free slots are joined greedily (two n x n products a round)
 NEAR_JOIN_MAX = 4096
@@ -104,6 +105,48 @@ def fit_edges(edges, big_n: int, n: int, d: int, seed: int = 0,
         current = edge_pairs(nbrs)
         for x in short:
             _split_into(nbrs, x, d, rng, current=current)
+    return edge_pairs(nbrs)
+
+
+def split_within_2(edges, n: int, d: int, seed: int = 0, tries: int = 10000) -> np.ndarray:
+    """The edges of a graph of diameter 2 with every vertex left two or more slots short of
+    ``d`` (a join's odd ends) filled by splitting edges ``u -- v`` into ``u -- x -- v`` (one
+    edge more, so the total falls by 2) where the diameter stays 2: ``u`` and ``v`` still
+    reach every vertex within 2 without their edge (the only pairs it served). Edges are drawn
+    at random (``seed``), at most ``tries`` for each split; a vertex no drawn edge serves is
+    left short."""
+    nbrs = neighbour_sets(edges, n)
+    rng = np.random.default_rng(seed)
+
+    def reaches_all(a, x):  # a within 2 of every vertex, its edge to the other end gone
+        seen = set(nbrs[a])
+        for b in nbrs[a]:
+            seen |= nbrs[b]
+        return len(seen | {a}) == n
+
+    for x in range(n):
+        drawn = 0
+        while len(nbrs[x]) + 2 <= d and drawn < tries:
+            current = edge_pairs(nbrs)
+            for i in rng.permutation(len(current))[:tries - drawn].tolist():
+                drawn += 1
+                u, v = (int(t) for t in current[i])
+                if x in (u, v) or u in nbrs[x] or v in nbrs[x]:
+                    continue
+                nbrs[u].discard(v)
+                nbrs[v].discard(u)
+                for w in (u, v):
+                    nbrs[w].add(x)
+                    nbrs[x].add(w)
+                if reaches_all(u, x) and reaches_all(v, x):
+                    break
+                for w in (u, v):  # undone: a pair would be 3 apart
+                    nbrs[w].discard(x)
+                    nbrs[x].discard(w)
+                nbrs[u].add(v)
+                nbrs[v].add(u)
+            else:
+                break
     return edge_pairs(nbrs)
 
 

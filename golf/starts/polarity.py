@@ -10,7 +10,9 @@ line's worth of common neighbours (the point where their two polar lines meet), 
 has no 4-cycle and diameter 2: within about ``sqrt(n)`` of the Moore bound ``d^2 + 1`` on the
 order of a graph of degree ``d`` and diameter 2, the largest known graphs of that kind for
 most ``d``. For ``q = 31`` it has 993 vertices of degree 32, near the Graph Golf pair
-(1024, 32).
+(1024, 32). Less polar lines it serves smaller degrees (:func:`line_deleted_edges`,
+:func:`lines_deleted_edges`); plus vertices joined to polar lines, larger orders at diameter 2
+(:func:`line_joined_edges`).
 
 Vertices are numbered by the normalised coordinates of their points, first nonzero coordinate
 1: ``(1, y, z)`` is vertex ``y*q + z``, ``(0, 1, z)`` is ``q^2 + z`` and ``(0, 0, 1)`` is
@@ -31,7 +33,7 @@ import numpy as np
 from golf.errors import GolfError
 
 __all__ = ["prime_power", "Field", "incidence", "polarity_graph", "polarity_edges", "line_deleted_edges",
-           "lines_deleted_edges"]
+           "lines_deleted_edges", "line_joined_edges"]
 
 
 def prime_power(q: int) -> tuple[int, int] | None:
@@ -229,6 +231,52 @@ def lines_deleted_edges(q: int, k: int, seed: int = 0) -> np.ndarray:
             nbrs[v].discard(u)
             nbrs[u].discard(v)
     return edge_pairs(nbrs, gone)
+
+
+# the lines line_joined_edges weighs for each added vertex (all of them in a smaller plane)
+LINES_DRAWN = 512
+
+
+def line_joined_edges(q: int, t: int, seed: int = 0) -> np.ndarray:
+    """The edges of ``ER_q`` plus ``t`` vertices, each joined to the ``q + 1`` points of its
+    own polar line: ``q^2 + q + 1 + t`` vertices, diameter 2; an array of ``u < v`` pairs.
+
+    Every point lies within 2 of an added vertex (its polar line meets the added vertex's
+    line, and a point on that line is its neighbour) and two added vertices share the point
+    where their lines meet, so the diameter of ``ER_q`` stays 2. A point gains one neighbour
+    for each chosen line through it: the lines are taken one by one, each the one whose
+    points carry the fewest added neighbours so far (the smallest largest count, then the
+    smallest sum; ties drawn for ``seed``), so that the degrees stay near
+    ``q + 1 + t (q + 1) / (q^2 + q + 1)``. ``ER_17`` plus 35 for (342, 24): degree at most 21,
+    and with its free slots joined (:func:`golf.starts.fit.fit_edges`) every vertex of degree
+    24: the Moore bound of diameter 2 met.
+    """
+    from golf.starts.fit import edge_pairs
+
+    order = q * q + q + 1
+    if not 0 <= t <= order:
+        raise GolfError(f"ER_{q} has {order} polar lines; cannot join {t} vertices to them")
+    inc = incidence(q)
+    nbrs = _neighbour_sets(q) + [set() for _ in range(t)]
+    load = np.zeros(order, dtype=np.int64)
+    free = np.ones(order, dtype=bool)  # poles whose line is not taken yet
+    rng = np.random.default_rng(seed)
+    for i in range(t):
+        poles = np.flatnonzero(free)
+        if len(poles) > LINES_DRAWN:  # a large plane: the best of a random draw of lines
+            poles = rng.choice(poles, size=LINES_DRAWN, replace=False)
+        rows = inc[poles]
+        worst = np.where(rows, load[None, :], -1).max(axis=1)
+        key = worst * (order * (q + 2)) + rows.astype(np.int64) @ load
+        best = poles[key == key.min()]
+        pole = int(best[rng.integers(len(best))])
+        free[pole] = False
+        x = order + i
+        for u in np.flatnonzero(inc[pole]).tolist():
+            nbrs[u].add(x)
+            nbrs[x].add(u)
+        load[inc[pole]] += 1
+    return edge_pairs(nbrs)
 
 
 def _neighbour_sets(q: int) -> list:
