@@ -229,12 +229,76 @@ def _short_switches(links: np.ndarray, spread) -> np.ndarray:
     s = spread.switches
     if not spread.short:
         return np.zeros(0, dtype=np.int64)
-    counts = np.full(s, spread.most, dtype=np.int64)
+    counts = np.full(s, spread.base, dtype=np.int64)
     sources = np.arange(s, dtype=np.int64)
     wsum, far, reached = (np.zeros(s, dtype=np.int64) for _ in range(3))
     switch_sums(np.ascontiguousarray(links, dtype=np.int32), counts, sources, wsum, far,
                 reached)
     return np.argsort(-wsum, kind="stable")[:spread.short]
+
+
+def _heavy_switches(links: np.ndarray, spread, seed: int = 0) -> np.ndarray:
+    """The :attr:`Spread.heavy` switches that hold one host over, each with a link fewer
+    (``links`` edited in place): first switches with a free port; then the two ends of a
+    link dropped, the link whose loss adds the least to its ends' host-weighted distance
+    sums (and keeps their eccentricities and every switch reached) among up to
+    :data:`DROP_DRAWS` drawn for ``seed`` between switches not yet chosen; an odd one last
+    drops a link to a switch that stays as it is."""
+    from golf.evaluators.h_scoring import switch_sums
+
+    s, want = spread.switches, spread.heavy
+    chosen: list[int] = []
+    if not want:
+        return np.zeros(0, dtype=np.int64)
+    free = np.flatnonzero((links >= 0).sum(axis=1) < spread.degree)
+    chosen += free[:want].tolist()
+    counts = np.full(s, spread.base, dtype=np.int64)
+    counts[chosen] += 1
+    rng = np.random.default_rng(seed)
+
+    def sums(pair):
+        src = np.asarray(pair, dtype=np.int64)
+        w, far, reached = (np.zeros(len(src), dtype=np.int64) for _ in range(3))
+        switch_sums(links, counts, src, w, far, reached)
+        return w.sum(), far.max(), reached.min()
+
+    def drop(a, b):  # the link's two ports, freed
+        ja = int(np.flatnonzero(links[a] == b)[0])
+        jb = int(np.flatnonzero(links[b] == a)[0])
+        links[a, ja] = links[b, jb] = -1
+        return ja, jb
+
+    while len(chosen) < want:
+        taken = np.zeros(s, dtype=bool)
+        taken[chosen] = True
+        pairs = [(a, int(b)) for a in range(s) if not taken[a] for b in links[a]
+                 if b > a and not taken[b]] if want - len(chosen) > 1 else []
+        if not pairs:  # one left: a link of a switch not chosen, to any switch
+            pairs = [(a, int(b)) for a in range(s) if not taken[a] for b in links[a] if b >= 0]
+        best = None
+        for i in rng.permutation(len(pairs))[:DROP_DRAWS].tolist():
+            a, b = pairs[i]
+            w0, far0, _ = sums((a, b))
+            ja, jb = drop(a, b)
+            w1, far1, reached = sums((a, b))
+            links[a, ja], links[b, jb] = b, a
+            if reached < counts.sum() or far1 > far0:
+                continue
+            if best is None or w1 - w0 < best[0]:
+                best = (w1 - w0, a, b)
+        if best is None:  # every drawn link cut a switch off or stretched a distance
+            a, b = pairs[int(rng.integers(len(pairs)))]
+        else:
+            _, a, b = best
+        drop(a, b)
+        ends = [a, b] if want - len(chosen) > 1 and not taken[b] else [a]
+        chosen += ends
+        counts[ends] += 1
+    return np.asarray(sorted(chosen), dtype=np.int64)
+
+
+# links weighed for each link a switch one host over gives up (spread_ports)
+DROP_DRAWS = 32
 
 
 def spread_ports(spread, switch_graph):
@@ -255,8 +319,10 @@ def spread_ports(spread, switch_graph):
     for a in range(s):
         nb = indices[indptr[a]:indptr[a + 1]]
         links[a, :len(nb)] = nb
-    counts = np.full(s, spread.most, dtype=np.int64)
+    counts = np.full(s, spread.base, dtype=np.int64)
     counts[_short_switches(links, spread)] -= 1
+    counts[_heavy_switches(links, spread)] += 1
+    links = -np.sort(-links, axis=1)  # the links first (a dropped one left a hole)
     net = HostSwitchGraph(spread.hosts, s, r, Graph(s, r, 1, links),
                           np.repeat(np.arange(s, dtype=np.int32), counts))
     return PortGraph(spread.hosts, to_ports(net))
