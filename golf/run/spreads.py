@@ -176,7 +176,7 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
     trials = []
     for i in range(count):
         slice_ = max(1.0, (left() - (1.0 - TRIALS) * total) / (count - i))
-        trials.append(spread_stage(tried[i], f"s{tried[i].switches}", slice_, seed)
+        trials.append(spread_stage(tried[i], _stage(tried[i]), slice_, seed)
                       if i < len(tried) else classic_stage(slice_))
         if root:
             log(_line(trials[-1]))
@@ -198,7 +198,7 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
     if done and spread is not None:
         log("the winner's switch graph is at the Moore bounds of its spread: no longer chase")
     elif not done and seconds >= MIN_TRIAL_SECONDS:
-        main = spread_stage(spread, f"s{spread.switches}.main", seconds, seed + 1)
+        main = spread_stage(spread, _stage(spread) + ".main", seconds, seed + 1)
         if root:
             log("the winner's chase: " + _line(main))
     switches = None
@@ -254,12 +254,18 @@ def _classic_report(n: int, r: int, path: Path, summary, seconds: float) -> dict
             "seconds": round(seconds, 3), "_ports": ports}
 
 
+def _stage(spread) -> str:
+    """A spread's stage folder: ``s{switches}``, ``s{switches}o`` with the remainder over."""
+    return f"s{spread.switches}" + ("o" if spread.over else "")
+
+
 def _report(spread, graph, summary, seconds: float) -> dict:
     """A stage's record: the spread, its bound, the switch graph's and the h-scores."""
     n = spread.hosts
     d, aspl = spread.bounds()
-    rec = {"kind": "spread", "switch_count": spread.switches, "hosts_each": spread.most,
-           "short": spread.short, "degree": spread.degree, "label": spread.label,
+    rec = {"kind": "spread", "switch_count": spread.switches, "hosts_each": spread.base,
+           "short": spread.short, "over": spread.heavy, "degree": spread.degree,
+           "label": spread.label,
            "bound": [d, float(aspl)], "seconds": round(seconds, 3)}
     if summary is not None:
         best, bounds = summary["best"], summary.get("bounds") or {}
