@@ -76,6 +76,7 @@ from benchlib import (
     orp_build,
     render_experiment,
     repo_env,
+    run_killable,
     save,
     save_experiment,
     table,
@@ -517,8 +518,8 @@ def golf_chase(n: int, r: int, minutes: float, cpus: list, ranks: int, tmp: str,
         env["CUDA_VISIBLE_DEVICES"] = device
     t = time.monotonic()
     with open(os.path.join(tmp, f"golf_{pair_name(n, r)}.log"), "w") as log:
-        code = subprocess.run(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              preexec_fn=_pin(cpus), timeout=66 * minutes + 120).returncode
+        code = run_killable(cmd, timeout=66 * minutes + 120, cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT, preexec_fn=_pin(cpus))
     wall = time.monotonic() - t
     rd = os.path.join(tmp, pair_name(n, r))
     if code != 0:

@@ -265,6 +265,21 @@ def run_problem(config: str, name: str, seconds: float, ranks: int, tmp: str,
         return json.load(f), rd
 
 
+def run_killable(cmd, timeout: float | None = None, **kw) -> int:
+    """``subprocess.run(cmd, **kw).returncode`` in a process group of its own, the whole
+    group killed where it runs past ``timeout`` seconds (then ``TimeoutExpired``): a run
+    under mpiexec leaves no rank behind."""
+    import signal
+
+    proc = subprocess.Popen(cmd, start_new_session=True, **kw)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+
+
 def chase_command(pair: list, minutes: float, ranks: int, tmp: str, sets=()) -> list:
     """``golf chase PAIR --minutes M --out TMP --ranks R --quiet`` (plus ``--set`` of each
     ``KEY=VALUE`` in ``sets``): ``pair`` is ``[N, D]`` or ``["--grid", "WxH", D, R]``."""

@@ -315,3 +315,21 @@ def test_the_chase_command_takes_the_set_overrides():
 
     args = build_parser().parse_args(cmd[cmd.index("chase"):])
     assert args.host_switch and args.set == ["search.batch=1", "search.seed=5"]
+
+
+def test_a_run_past_its_timeout_leaves_no_process_behind(tmp_path):
+    """benchlib.run_killable kills the whole process group of a run past its timeout (a
+    chase under mpiexec: its ranks), not only the process it started."""
+    import subprocess
+
+    from benchlib import run_killable
+
+    mark = tmp_path / "left"
+    cmd = ["bash", "-c", f"(sleep 2; touch {mark}) & sleep 30; wait"]
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_killable(cmd, timeout=0.5)
+    import time
+
+    time.sleep(2.5)
+    assert not mark.exists()  # the background child died with its group
+    assert run_killable(["bash", "-c", "exit 3"]) == 3
