@@ -517,3 +517,18 @@ def test_the_line_joined_start_meets_the_moore_bound_of_342_24():
     assert diameter == 2 and total == 342 * 341 - 342 * 24 // 2  # pairs at 2, less the edges
     b = golf.bounds(342, 24)
     assert (diameter, total) == (b.diameter, b.total)
+
+
+def test_a_large_pair_takes_its_incidence_form_by_rule_without_fitting(monkeypatch):
+    """Above FIT_ALL_MAX vertices the incidence forms are not all fitted (minutes each): the
+    fullest degree, then the nearest order ((2978, 42): Levi_41-antiflag, 3360 vertices of
+    degree 42, the one the fits chose too); no fit is run."""
+    import golf.starts.algebraic as alg
+
+    def no_fit(*args):
+        raise AssertionError("fitted")
+
+    monkeypatch.setattr(alg, "fitted_score", no_fit)
+    assert 2978 > alg.FIT_ALL_MAX
+    c = alg.construction_for(2978, 42)
+    assert c.name == "Levi_41-antiflag" and c.degree == 42

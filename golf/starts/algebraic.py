@@ -42,8 +42,10 @@ added vertices that share the old free slots and join among themselves cost less
 deleted lines on (1560, 40). The choice takes 5.6 s on (1560, 40) and 47 s on (3250, 57)
 (``ER_53`` plus 387 fitted both ways beside ``ER_59-3lines``; 2 cores). Else it takes the
 incidence form whose fit (seed 0; the fit keeps diameter 3,
-:func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`;
-the five fits of (1726, 30) take 6.5 s on 2 cores, the four of (512, 18) 1.2 s): no rule of
+:func:`golf.starts.fit.fit_edges`) scores best (:func:`fitted_score`; the five fits of
+(1726, 30) take 6.5 s on 2 cores, the four of (512, 18) 1.2 s; above :data:`FIT_ALL_MAX`
+vertices, where the five near (2978, 42) took 5 minutes, the one of the fullest degree, then
+the nearest order): no rule of
 degree and order picks it. On (512, 18) ``Levi_16-pencil`` (528 vertices, degree 17; 16
 deleted) fits to 3 / 2.346517, ``Levi_16-antiflag`` (510; 2 added) to
 3 / 2.348719 and ``Levi_17-antiflag`` (576, degree 18; 64 deleted) to 3 / 2.358939; on
@@ -212,6 +214,8 @@ def construction_for(n: int, d: int) -> Construction | None:
         return pick
     if not found:
         return None
+    if n > FIT_ALL_MAX:  # fitting each costs minutes: the fullest degree, the nearest order
+        return min(found, key=lambda c: (d - c.degree, abs(n - c.order)))
     return min(found, key=lambda c: fitted_score(c, n, d))
 
 
@@ -275,6 +279,10 @@ def algebraic_graph(n: int, d: int, seed: int = 0):
     return (Graph.from_edges(edges, n=n, d=d, source=f"{c.name} fitted"),
             f"start graph: {c.label} fitted to (n={n}, d={d}), seed {seed}: {how}")
 
+
+# the largest order whose incidence forms are all fitted to choose one: a fit of ~3000
+# vertices (the greedy join that keeps diameter 3) takes about a minute on 2 cores
+FIT_ALL_MAX = 2048
 
 # what the constructions are, for the errors that say none is near
 NO_CONSTRUCTION = (f"the polarity graphs ER_q, q a prime power, less up to q/{LINES_PER} polar "
