@@ -133,18 +133,10 @@ def split_within_2(edges, n: int, d: int, seed: int = 0, tries: int = 10000) -> 
                 u, v = (int(t) for t in current[i])
                 if x in (u, v) or u in nbrs[x] or v in nbrs[x]:
                     continue
-                nbrs[u].discard(v)
-                nbrs[v].discard(u)
-                for w in (u, v):
-                    nbrs[w].add(x)
-                    nbrs[x].add(w)
+                _split(nbrs, u, v, x)
                 if reaches_all(u, x) and reaches_all(v, x):
                     break
-                for w in (u, v):  # undone: a pair would be 3 apart
-                    nbrs[w].discard(x)
-                    nbrs[x].discard(w)
-                nbrs[u].add(v)
-                nbrs[v].add(u)
+                _split(nbrs, u, v, x, undo=True)  # a pair would be 3 apart
             else:
                 break
     return edge_pairs(nbrs)
@@ -163,11 +155,16 @@ def _split_into(nbrs: list, x: int, d: int, rng, keep: int = 0, current=None) ->
         u, v = (int(t) for t in current[i])
         if v not in nbrs[u] or u in nbrs[x] or v in nbrs[x]:
             continue
-        nbrs[u].discard(v)
-        nbrs[v].discard(u)
-        for w in (u, v):
-            nbrs[w].add(x)
-            nbrs[x].add(w)
+        _split(nbrs, u, v, x)
+
+
+def _split(nbrs: list, u: int, v: int, x: int, undo: bool = False) -> None:
+    """The edge ``u -- v`` becomes ``u -- x -- v`` (``undo``: back)."""
+    for a, b in ((u, v), (v, u)):
+        (nbrs[a].add if undo else nbrs[a].discard)(b)
+    for w in (u, v):
+        (nbrs[w].discard if undo else nbrs[w].add)(x)
+        (nbrs[x].discard if undo else nbrs[x].add)(w)
 
 
 def _add_filled(nbrs: list, big_n: int, n: int, d: int, rng) -> None:
