@@ -479,7 +479,7 @@ def test_polarity_graph_plus_vertices_joined_to_polar_lines(q, t):
     assert (deg[:base] - (q + 1)).max() <= -(-t * (q + 1) // base) + 2
     a = sp.coo_matrix((np.ones(len(e)), (e[:, 0], e[:, 1])), shape=(n, n))
     assert shortest_path((a + a.T).tocsr(), unweighted=True).max() == 2
-    assert np.array_equal(line_joined_edges(q, t, seed=1), e)
+    assert np.array_equal(line_joined_edges.__wrapped__(q, t, seed=1), e)  # built again
     with pytest.raises(GolfError, match="polar lines"):
         line_joined_edges(q, base + 1)
 

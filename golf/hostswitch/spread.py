@@ -119,7 +119,7 @@ class Spread:
             near += t * min(c, rest)
             rest -= min(c, rest)
         w = self.base * sum(t * c for t, c in levels) - far + near
-        hosted = s - self.short if self.base == 1 and not self.over else s
+        hosted = s - self.short if self.base == 1 else s  # the switches with hosts
         top = _moore_levels(hosted, k)[-1][0] if hosted > 1 else 0
         pairs = n * (n - 1) // 2
         return top + 2, Fraction(2 * pairs * 2 + n * w, 2 * pairs)
@@ -164,7 +164,7 @@ def spreads(n: int, r: int) -> list[Spread]:
     seen: dict[tuple, Spread] = {}
     for h in range(1, min(n, r) + 1):
         for sp in (Spread(n, r, -(-n // h)), Spread(n, r, n // h, over=True)):
-            key = (sp.switches, sp.over and not sp.even)
+            key = (sp.switches, sp.over)
             if (sp.switches >= least and key not in seen and (not sp.over or sp.heavy)
                     and sp.bounds() is not None):
                 seen[key] = sp

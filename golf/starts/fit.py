@@ -118,7 +118,7 @@ def split_within_2(edges, n: int, d: int, seed: int = 0, tries: int = 10000) -> 
     nbrs = neighbour_sets(edges, n)
     rng = np.random.default_rng(seed)
 
-    def reaches_all(a, x):  # a within 2 of every vertex, its edge to the other end gone
+    def reaches_all(a):  # a within 2 of every vertex (its edge to the other end gone)
         seen = set(nbrs[a])
         for b in nbrs[a]:
             seen |= nbrs[b]
@@ -134,7 +134,7 @@ def split_within_2(edges, n: int, d: int, seed: int = 0, tries: int = 10000) -> 
                 if x in (u, v) or u in nbrs[x] or v in nbrs[x]:
                     continue
                 _split(nbrs, u, v, x)
-                if reaches_all(u, x) and reaches_all(v, x):
+                if reaches_all(u) and reaches_all(v):
                     break
                 _split(nbrs, u, v, x, undo=True)  # a pair would be 3 apart
             else:

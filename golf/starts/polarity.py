@@ -237,6 +237,7 @@ def lines_deleted_edges(q: int, k: int, seed: int = 0) -> np.ndarray:
 LINES_DRAWN = 512
 
 
+@lru_cache(maxsize=8)
 def line_joined_edges(q: int, t: int, seed: int = 0) -> np.ndarray:
     """The edges of ``ER_q`` plus ``t`` vertices, each joined to the ``q + 1`` points of its
     own polar line: ``q^2 + q + 1 + t`` vertices, diameter 2; an array of ``u < v`` pairs.

@@ -242,8 +242,9 @@ def _heavy_switches(links: np.ndarray, spread, seed: int = 0) -> np.ndarray:
     (``links`` edited in place): first switches with a free port; then the two ends of a
     link dropped, the link whose loss adds the least to its ends' host-weighted distance
     sums (and keeps their eccentricities and every switch reached) among up to
-    :data:`DROP_DRAWS` drawn for ``seed`` between switches not yet chosen; an odd one last
-    drops a link to a switch that stays as it is."""
+    :data:`DROP_DRAWS` drawn for ``seed`` between switches not yet chosen (where none of them
+    does, one of them at random); an odd one last drops a link to a switch that stays as it
+    is."""
     from golf.evaluators.h_scoring import switch_sums
 
     s, want = spread.switches, spread.heavy
