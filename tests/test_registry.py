@@ -138,3 +138,10 @@ def test_a_result_is_rechecked_by_another_backend():
     assert recheck_backend(*big, "bitset") == "bfs"
     assert recheck_backend(*big, "bfs") == "bitset"
     assert recheck_backend(*big, "gpu-bitset") == "bitset"
+    # a run's share of its clock: SciPy only where it is predicted to fit (10^7 vertices:
+    # ~25 s measured, past a 3-minute clock's 5%)
+    huge = (10**7, 16, 2)
+    assert recheck_backend(*huge, "gpu-bitset") == "reference"
+    assert recheck_backend(*huge, "gpu-bitset", seconds=6.0) == "bitset"
+    assert recheck_backend(*huge, "gpu-bitset", seconds=60.0) == "reference"
+    assert recheck_backend(256, 8, 64, "bitset", seconds=2.0) == "reference"

@@ -330,12 +330,22 @@ def cpu_alternative(shape: Shape, neighbourhood: int) -> str | None:
     return "bitset"
 
 
-def recheck_backend(n: int, d: int, m: int, found_by: str) -> str:
+# The SciPy reference's rate in edge visits a second, its matrix counted as 4 more sources:
+# (10^7, 16, m = 2) in 22-28 s, (10^6, 32, m = 40) in 40 s, (10^5, 16, m = 100) in 3.4 s on a
+# 2-core AMD EPYC (predicted 38, 56 and 6.7 s: on the safe side).
+REFERENCE_VISITS_PER_S = 25_000_000
+
+
+def recheck_backend(n: int, d: int, m: int, found_by: str, seconds: float | None = None) -> str:
     """The backend that re-checks a result that ``found_by`` scored, on a graph of ``n``
     vertices, degree ``d`` and ``m`` base sources: the SciPy reference where it is installed
-    and the graph is small enough for it (~2e9 edge visits), else a compiled CPU backend other
-    than ``found_by``."""
-    if m * n * max(d, 1) <= 2_000_000_000 and backend_class("reference").unavailable() is None:
+    and the graph is small enough for it (~2e9 edge visits) and, given ``seconds`` (the most
+    the re-check may take: a run's share of its clock), its predicted time fits them; else a
+    compiled CPU backend other than ``found_by``."""
+    fits = m * n * max(d, 1) <= 2_000_000_000
+    if seconds is not None:
+        fits = fits and (m + 4) * n * max(d, 1) <= REFERENCE_VISITS_PER_S * seconds
+    if fits and backend_class("reference").unavailable() is None:
         return "reference"
     return next(name for name, cls in backends("general").items()
                 if cls.supports.compiled and name != found_by)

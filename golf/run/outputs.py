@@ -67,10 +67,10 @@ def plot_trace(path, rows, n) -> str:
     return "written"
 
 
-def recheck_graph(graph, d, backend) -> dict:
+def recheck_graph(graph, d, backend, seconds=None) -> dict:
     """Re-score a result with another backend than the one that found it (see
-    :func:`golf.evaluators.recheck_backend`) and apply the validation rules; raise on any
-    problem."""
+    :func:`golf.evaluators.recheck_backend`; ``seconds``: the most the re-check may take) and
+    apply the validation rules; raise on any problem."""
     from golf.evaluators import make_evaluator
 
     if hasattr(graph, "hosts"):  # a host-switch graph (golf.hostswitch.ports.PortGraph)
@@ -88,7 +88,7 @@ def recheck_graph(graph, d, backend) -> dict:
     graph.check()
     from golf.evaluators import recheck_backend
 
-    name = recheck_backend(graph.n, graph.d, graph.m, backend)
+    name = recheck_backend(graph.n, graph.d, graph.m, backend, seconds)
     t = time.perf_counter()
     score = make_evaluator(name, graph.n, graph.d, graph.g, symmetry=graph.group,
                            centres=graph.centres).evaluate(graph)

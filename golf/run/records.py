@@ -25,6 +25,9 @@ from golf.run.report import fmt_seconds
 # the most of a run's time that periodic checkpoints spend writing best.edges, once a write
 # takes a second or more (10^6 vertices: ~1 s; 10^7: ~10 s)
 EDGES_SHARE = 0.05
+# the most of a run's time that the re-check of its best graph may take (the SciPy reference
+# only where it is predicted to fit; golf.evaluators.recheck_backend), and at least this
+RECHECK_SHARE, RECHECK_MIN_S = 0.01, 2.0
 
 __all__ = ["Records"]
 
@@ -159,7 +162,9 @@ class Records:
             return None
         best = self.graph_of(state, rows)
         problem.check_graph(best)
-        recheck = recheck_graph(best, problem.d, state.ev.name)
+        limit = self.cfg["search"].get("time_limit")
+        recheck = recheck_graph(best, problem.d, state.ev.name,
+                                max(RECHECK_MIN_S, RECHECK_SHARE * limit) if limit else None)
         if (recheck.get("diameter"), recheck.get("total")) != (best_d, best_total):
             raise GolfError(f"internal error: the re-check of the best graph ({recheck}) "
                             f"disagrees with the search ({best_d}, {best_total}); best.edges "
