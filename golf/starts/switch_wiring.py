@@ -25,9 +25,11 @@ from golf.hostswitch.ports import HOST_PORT
 __all__ = ["random_ports", "polarity_ports", "polarity_fits", "spread_ports"]
 
 
-def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> np.ndarray:
+def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100,
+                 hosts=None) -> np.ndarray:
     """Random connected port rows for ``n`` hosts on ``s`` switches of radix ``r`` (module
-    docstring); the same seed gives the same rows.
+    docstring), the hosts as even as they go or ``hosts`` on each switch (``(s,)``, summing
+    to ``n``); the same seed gives the same rows.
 
     Raises
     ------
@@ -39,12 +41,19 @@ def random_ports(n: int, s: int, r: int, seed: int = 0, attempts: int = 100) -> 
     n, s, r = int(n), int(s), int(r)
     if n < 1 or s < 1 or r < 1:
         raise GolfError(f"hosts, switches and radix must be >= 1, got n={n}, s={s}, r={r}")
-    hosts = np.full(s, n // s, dtype=np.int64)
-    hosts[: n % s] += 1
+    if hosts is None:
+        hosts = np.full(s, n // s, dtype=np.int64)
+        hosts[: n % s] += 1
+    else:
+        hosts = np.asarray(hosts, dtype=np.int64)
+        if hosts.shape != (s,) or hosts.sum() != n or (hosts < 0).any():
+            raise GolfError(f"hosts on each switch: {s} counts >= 0 summing to n={n}, got "
+                            f"{hosts.size} summing to {int(hosts.sum())}, least "
+                            f"{int(hosts.min(initial=0))}")
     free = r - hosts
     if (free < 0).any() or (s > 1 and ((free < 1).any() or free.sum() < 2 * (s - 1))):
         raise GolfError(f"no connected host-switch graph has n={n} hosts on s={s} switches "
-                        f"of radix r={r}: {n // s}-{-(-n // s)} hosts a switch leave "
+                        f"of radix r={r}: {hosts.min()}-{hosts.max()} hosts a switch leave "
                         f"{int(free.sum())} ports for links, a tree over {s} switches needs "
                         f"{2 * (s - 1)} and each switch one")
     rng = np.random.default_rng(int(seed))
