@@ -218,6 +218,10 @@ def repeated_edges(e):
     each repeat ``k`` of the edge first at ``k0``."""
     a = np.minimum(e[:, 0], e[:, 1])
     b = np.maximum(e[:, 0], e[:, 1])
+    if len(e) and int(b.max()) < 2**31:  # one key a pair: a plain sort finds any repeat
+        key = np.sort(a * (int(b.max()) + 1) + b)
+        if not (key[1:] == key[:-1]).any():
+            return np.ones(len(e), dtype=bool), []
     order = np.lexsort((b, a))  # stable: equal pairs stay in file order
     sa, sb = a[order], b[order]
     same = (sa[1:] == sa[:-1]) & (sb[1:] == sb[:-1])
