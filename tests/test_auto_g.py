@@ -130,6 +130,36 @@ def test_portfolio():
     assert halving_plan(11) == [11, 6, 3, 2]
 
 
+@pytest.mark.parametrize("section", [
+    {"n": 405, "d": 5, "g": 405, "group": [9, 4]},  # one orbit of odd order: all degree 4
+    {"n": 405, "d": 5, "g": 81}, {"n": 405, "d": 5, "g": 9}, {"n": 405, "d": 5, "g": 1},
+    {"n": 343, "d": 7, "g": 343, "group": [49, 8]}, {"n": 105, "d": 7, "g": 21, "group": [7, 2]},
+    {"n": 1001, "d": 7, "g": 143}, {"n": 96, "d": 5, "g": 12},
+    {"n": 103, "d": 5, "g": 3, "centres": 1}, {"n": 104, "d": 5, "g": 3, "centres": 2},
+    {"n": 101, "d": 6, "g": 5, "centres": 1}])
+def test_a_forms_lost_ports_bound_its_graphs_and_random_starts_reach_them(section):
+    from golf.problems.order_degree import lost_ports
+
+    n, d, g, c = section["n"], section["d"], section["g"], section.get("centres", 0)
+    budget = (n * d - lost_ports(n, d, g, c)) // 2
+    for seed in (1, 2):
+        graph = problem_of(section).random_graph(seed)
+        assert graph.num_edges <= budget and graph.degrees().max() <= d
+    if not c:  # the random start of a form without centres fills its budget
+        assert graph.num_edges == budget
+
+
+def test_forms_that_leave_vertices_a_port_short_come_last():
+    fs, rule = problem_of({"n": 405, "d": 5, "g": "auto"}).forms()
+    # Z_9 ⋊_4 Z_45 (one orbit, odd order) leaves every vertex at degree 4, cyclic g = 81
+    # (5 orbits) one orbit: 405 and 81 ports of 2025 against g = 1's one
+    assert [f.label(405) for f in fs[-2:]] == ["cyclic g=81 (m=5)", "Z_9 ⋊_4 Z_45 (g=405, m=1)"]
+    assert fs[:2] == [Form(1), Form(9)]
+    assert "leaves more than 1% of the n*d ports free" in rule and "cyclic g=81 (m=5)" in rule
+    fs, rule = problem_of({"n": 1024, "d": 8, "g": "auto"}).forms()
+    assert fs[0] == Form(128) and "ports free" not in rule  # d even: no form is short
+
+
 # -- whole runs -----------------------------------------------------------------------------
 def run_cfg(tmp_path, n=96, d=4, steps=20000, budget=0.3, seed=3, extra=""):
     p = tmp_path / "auto.yaml"

@@ -26,6 +26,10 @@ cuts:
   that ``g`` exceeds every other form's: for an order that no useful ``g`` divides (a
   prime; ``n*d`` odd), which otherwise has ``g = 1`` and ``n`` sources to score. (101, 6):
   ``Z_5`` with one centre (20 orbits) and ``Z_3`` with two, where ``g = 1`` is all else.
+* Forms whose symmetry leaves more of the ``n*d`` ports free than the fullest form, by more
+  than :data:`SHORT_SHARE` of them (:func:`lost_ports`: with ``g`` and ``d`` odd, an odd
+  count of orbits leaves an orbit a port short), go after the others: (405, 5) tries ``g = 1``
+  and ``g = 9`` before ``g = 81`` (5 orbits) and ``Z_9 ⋊_4 Z_45`` (every vertex at degree 4).
 * First of all, where a construction of :mod:`golf.starts.algebraic` lies near ``(n, d)``
   (dense pairs: ``ER_32-line`` for (1024, 32)) and ``problem.start`` is random: ``g = 1`` from
   that construction fitted to the pair, which starts closer to the record than the other
@@ -41,7 +45,7 @@ from golf.problems.problem import START_KINDS, Form, Problem, check_start_file, 
 
 __all__ = ["OrderDegreeProblem", "divisors", "candidates", "group_prior", "centre_forms",
            "CYCLIC_FORMS", "GROUP_M", "PRIORITY_M", "GROUPS_PER_ORDER", "CENTRES",
-           "M_PER_DEGREE"]
+           "M_PER_DEGREE", "lost_ports", "SHORT_SHARE"]
 
 # the floor on m = n/g of a cyclic form, in units of d
 M_PER_DEGREE = 1
@@ -53,6 +57,9 @@ PRIORITY_M = (2, 4, 1, 8)
 GROUPS_PER_ORDER = 2
 # the centre counts of the centre-vertex forms (centre_forms)
 CENTRES = (1, 2)
+# a form whose symmetry leaves more of the n*d ports free than the fullest form's, by more
+# than this share of them, goes after the others (lost_ports)
+SHORT_SHARE = 0.01
 # the seconds of a random start graph a slot (n * d of them), the cost model of the trials:
 # at g = 1 0.21-0.37 us measured on 2 cores (AMD EPYC) at n = 1e5 to 1e6, d = 16 (5.1 s at
 # 1e6); a symmetric form's base rows are drawn in no time and its connectivity checked on the
@@ -89,6 +96,29 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
         free = [g for g in ok if g not in picked]
         picked.append(min(free, key=lambda g: (abs(math.log(g) - target), -g)))
     return sorted(picked)
+
+
+def lost_ports(n: int, d: int, g: int, centres: int = 0) -> int:
+    """Ports of the ``n * d`` that every graph of degree at most ``d`` in the form ``g`` (any
+    group of that order; ``centres`` fixed vertices, ``g`` dividing ``n - centres``) leaves
+    free. An edge orbit adds 1 to the degree of each vertex of two vertex orbits, or 2 to one
+    orbit's, or 1 to one orbit's where an involution joins its vertices in pairs, which a
+    group of odd order lacks; a centre joins whole orbits, ``g`` ports a time. So with ``g``
+    and ``d`` odd every orbit takes an odd number of links from other orbits and centres, and
+    the orbits' count less the centres' links (``c * (d // g)``) must be even, else one orbit
+    of ``g`` vertices is a port short; a centre keeps ``d mod g`` ports free. ``g = 1``: one
+    port where ``n d`` is odd. (405, 5): ``g = 81`` (5 orbits) leaves 81, ``Z_9 ⋊_4 Z_45``
+    (one orbit) 405: every vertex of degree 4.
+
+    >>> lost_ports(405, 5, 81), lost_ports(405, 5, 405), lost_ports(405, 5, 1)
+    (81, 405, 1)
+    """
+    if g == 1:
+        return (n * d) % 2
+    m = (n - centres) // g
+    links = centres * (d // g)
+    short = g if g % 2 and d % 2 and (m - links) % 2 else 0
+    return centres * (d % g) + short
 
 
 def group_prior(grp) -> tuple:
@@ -389,6 +419,14 @@ class OrderDegreeProblem(Problem):
             out = out[:1] + centred + out[1:]
             rule += (f"; with centres: n - c = g*m for c in {list(CENTRES)}, 3 <= g <= d, "
                      f"m >= d, the largest g of each c, where it beats every other form's g")
+        lost = [lost_ports(n, d, f.g, f.centres) for f in out]
+        short = [f for f, k in zip(out, lost) if k - min(lost) > SHORT_SHARE * n * d]
+        if short:  # a form that must leave vertices a port short goes after the others
+            out = [f for f in out if f not in short] + short
+            rule += (f"; last, the forms whose symmetry leaves more than {SHORT_SHARE:.0%} of "
+                     f"the n*d ports free beyond the fullest form's "
+                     f"(golf.problems.order_degree.lost_ports): "
+                     + ", ".join(f.label(n) for f in short))
         found = construction_for(n, d) if random_start else None
         if found is not None:  # first: for a dense pair it starts far closer than any other
             out.insert(0, Form(1, None, found.name))
