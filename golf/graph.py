@@ -138,7 +138,7 @@ def edge_array(edges, source: str = "<edges>") -> np.ndarray:
                             f"(first pair {arr[0].tolist()})")
         if any(not -2**63 <= x < 2**63 for x in arr.flat):
             raise GolfError(f"{source}: a vertex id does not fit 64 bits")
-    return arr.astype(np.int64)
+    return arr.astype(np.int64, copy=False)
 
 
 def detect_symmetry(edges, n: int) -> int:
@@ -466,9 +466,10 @@ class Graph:
                                 f"only")
         u = np.concatenate([e[:, 0], e[:, 1]])
         v = np.concatenate([e[:, 1], e[:, 0]])
-        key = u * n + v  # n < 2^31: no overflow
-        skey = np.sort(key)
+        skey = u * n + v  # n < 2^31: no overflow; sorted in place (memory: 10^8 edges)
+        skey.sort()
         if (skey[1:] == skey[:-1]).any():  # the edge of the first repeat, by the stable order
+            key = u * n + v
             order = np.argsort(key, kind="stable")
             dup = np.flatnonzero(key[order[1:]] == key[order[:-1]])
             k = order[dup[0] + 1] % len(e)
@@ -498,15 +499,22 @@ class Graph:
                 def move(x):
                     return group.act(np.minimum(x, n_sym - 1), gen, m)
                 how = f"element {gen} of {group.label}"
-            if centres:
-                rot = (np.where(u >= n_sym, u, move(u)) * n
-                       + np.where(v >= n_sym, v, move(v)))
-            else:
-                rot = move(u) * n + move(v)
+            def moved_keys():
+                if centres:
+                    return (np.where(u >= n_sym, u, move(u)) * n
+                            + np.where(v >= n_sym, v, move(v)))
+                rot = move(u)
+                rot *= n
+                rot += move(v)
+                return rot
+
             # the moved edges are the edges (both sets without repeats) when they sort alike:
-            # a sort, not a search of each (random reads: minutes at 10^8 edges)
-            if np.array_equal(np.sort(rot), skey):
+            # a sort in place, not a search of each (random reads: minutes at 10^8 edges)
+            rot = moved_keys()
+            rot.sort()
+            if np.array_equal(rot, skey):
                 continue
+            rot = moved_keys()  # in edge order, to name the first edge without its copy
             pos = np.searchsorted(skey, rot)
             pos[pos >= len(skey)] = 0
             missing = np.flatnonzero(skey[pos] != rot)
