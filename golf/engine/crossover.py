@@ -1,0 +1,153 @@
+"""Crossover of two graphs of one symmetry form, the recombination of a memetic search.
+
+A graph of a form (cyclic ``g`` or a group of order ``g``, :mod:`golf.graph`) is a set of
+**edge orbits**. In the base rows an orbit holds one or two slots: the edge ``i -- w`` with
+``w = h*m + j`` has its other end in row ``j``, the vertex ``h^-1 i`` (:func:`orbits`); a half
+orbit (``h`` an involution joining ``i`` to ``h i``) holds one slot.
+
+:func:`crossover` keeps structure: the child takes every orbit of parent ``a`` that touches a
+**ball** of base vertices (:func:`ball`: the base vertices within a few hops of a root in the
+quotient graph, where the rows of ``a`` meet), then the orbits of parent ``b`` that still fit
+(a free slot in each row they use, no repeated neighbour), in a random order, then **repairs**
+the degrees: random orbits between rows with free slots, as a random start lays them
+(:func:`repair`). The child is a graph of the same form with degree at most ``d``; it may be
+disconnected (its score says so). The same generator state gives the same child.
+
+Forms with centre vertices are not handled (a GolfError says so).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golf.errors import GolfError
+from golf.graph import Graph
+
+__all__ = ["orbits", "ball", "crossover", "repair"]
+
+# random orbits drawn per free slot before the repair gives up on a graph
+REPAIR_TRIES = 64
+
+
+def _partner(graph: Graph, i: int, w: int) -> tuple[int, int]:
+    """The other slot ``(row, value)`` of the orbit of slot ``(i, w)``."""
+    m = graph.m
+    h, j = divmod(int(w), m)
+    if graph.group is None:
+        back = (i - h * m) % graph.n_sym
+    else:
+        back = int(graph.group.act(i, graph.group.inv(h), m))
+    return j, int(back)
+
+
+def orbits(graph: Graph) -> list[tuple]:
+    """The edge orbits of ``graph`` as sorted tuples of base slots ``(row, value)``, each
+    orbit once, in row order."""
+    _no_centres(graph)
+    seen: set = set()
+    out = []
+    for i in range(graph.m):
+        for w in graph.adj[i].tolist():
+            if w < 0 or (i, w) in seen:
+                continue
+            other = _partner(graph, i, w)
+            seen.update(((i, w), other))
+            out.append(tuple(sorted({(i, w), other})))
+    return out
+
+
+def ball(graph: Graph, root: int, size: int) -> set:
+    """At least ``size`` base vertices (all ``m`` at most) nearest ``root`` in the quotient
+    graph of ``graph`` (base vertex ``i`` next to ``w mod m`` for each neighbour ``w``), a
+    whole last level included."""
+    m = graph.m
+    size = max(1, min(int(size), m))
+    seen, level = {int(root) % m}, [int(root) % m]
+    while len(seen) < size and level:
+        nxt = []
+        for i in level:
+            for w in graph.adj[i].tolist():
+                j = w % m if w >= 0 else -1
+                if j >= 0 and j not in seen:
+                    seen.add(j)
+                    nxt.append(j)
+        level = nxt
+    return seen
+
+
+class _Rows:
+    """The child's rows as sets of neighbours, with the capacity ``d``."""
+
+    def __init__(self, m: int, d: int):
+        self.sets = [set() for _ in range(m)]
+        self.d = d
+
+    def fits(self, orbit) -> bool:
+        need: dict = {}
+        for r, v in orbit:
+            if v in self.sets[r]:
+                return False
+            need[r] = need.get(r, 0) + 1
+        return all(len(self.sets[r]) + k <= self.d for r, k in need.items())
+
+    def put(self, orbit) -> None:
+        for r, v in orbit:
+            self.sets[r].add(v)
+
+    def graph(self, like: Graph) -> Graph:
+        adj = np.full((like.m, like.d), -1, dtype=np.int32)
+        for r, vals in enumerate(self.sets):
+            adj[r, :len(vals)] = sorted(vals)
+        return like.with_rows(adj)
+
+
+def crossover(a: Graph, b: Graph, keep: set, rng: np.random.Generator) -> Graph:
+    """The child of ``a`` and ``b`` (one form): the orbits of ``a`` that touch the base
+    vertices ``keep``, the orbits of ``b`` that fit (in an order drawn from ``rng``), then
+    :func:`repair` (module docstring)."""
+    if a.form != b.form or a.d != b.d:
+        raise GolfError(f"crossover: parents of different forms ({a!r}, {b!r})")
+    _no_centres(a)
+    rows = _Rows(a.m, a.d)
+    for orbit in orbits(a):
+        if any(r in keep for r, _ in orbit):
+            rows.put(orbit)
+    others = orbits(b)
+    for k in rng.permutation(len(others)).tolist():
+        if rows.fits(others[k]):
+            rows.put(others[k])
+    repair(rows, a, rng)
+    return rows.graph(a)
+
+
+def repair(rows: _Rows, like: Graph, rng: np.random.Generator) -> None:
+    """Fill free slots of ``rows`` with random orbits of the form of ``like``: a row with a
+    free slot, another (or the same, with two free, or one where the element is an
+    involution) and a random group element, until :data:`REPAIR_TRIES` draws a row with free
+    slots in a row place nothing."""
+    m, g = like.m, like.g
+    open_ = [r for r in range(m) if len(rows.sets[r]) < rows.d]
+    fails = 0
+    while open_ and fails < REPAIR_TRIES * len(open_):
+        x = open_[int(rng.integers(len(open_)))]
+        y = open_[int(rng.integers(len(open_)))]
+        v = _moved(like, y, int(rng.integers(g)))
+        orbit = tuple(sorted({(x, v), _partner(like, x, v)}))
+        if x == v or not rows.fits(orbit):  # a self-loop, a repeat or no room
+            fails += 1
+            continue
+        rows.put(orbit)
+        fails = 0
+        open_ = [r for r in open_ if len(rows.sets[r]) < rows.d]
+
+
+def _moved(graph: Graph, y: int, h: int) -> int:
+    """Base vertex ``y`` moved by element ``h``."""
+    if graph.group is None:
+        return (y + h * graph.m) % graph.n_sym
+    return int(graph.group.act(y, h, graph.m))
+
+
+def _no_centres(graph: Graph) -> None:
+    if graph.centres:
+        raise GolfError(f"crossover: forms with centre vertices are not handled ({graph!r})")
