@@ -8,6 +8,8 @@
 ``neighbourhood``  K distinct candidate swaps of one graph, recorded to apply and revert
 ``crossover``      a child of two graphs of one form: a ball of one, the orbits of the other
                    that fit, a repair of the degrees
+``memetic``        a population of one form: parents by score and distance, crossover,
+                   hill climbing, the worst replaced
 
 The engine scores graphs through an evaluator's compiled kernel (:mod:`golf.evaluators`,
 :mod:`golf.kernels.dispatch`) and knows nothing of runs, folders or MPI (:mod:`golf.run`).
