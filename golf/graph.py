@@ -267,6 +267,16 @@ class Graph:
             out = self.group.act(np.minimum(w, self.n_sym - 1), k, self.m)
         return np.where(w >= self.n_sym, w, out) if self.centres else out
 
+    def reverse_slots(self, i, w) -> tuple[np.ndarray, np.ndarray]:
+        """The other end of the orbit of each base slot ``(i, w)`` (row ``i`` holds ``w =
+        k*m + i2``, neither a centre): row ``i2`` holds ``i`` moved by ``k``'s inverse."""
+        i = np.asarray(i, dtype=np.int64)
+        w = np.asarray(w, dtype=np.int64)
+        i2 = w % self.m
+        if self.group is None:
+            return i2, (i - (w - i2)) % self.n_sym
+        return i2, self.group.act(i, self.group.inv(w // self.m), self.m)
+
     def with_rows(self, adj) -> "Graph":
         """A graph of this shape and group with other base rows."""
         return Graph(self.n, np.shape(adj)[1], self.g, adj, self.group, self.centres)
@@ -476,15 +486,14 @@ class Graph:
             raise GolfError(f"{where(k)}: duplicate edge '{e[k, 0]} {e[k, 1]}'")
         # degrees of the vertices with an edge (memory by the edges, not by n)
         if n <= len(u) + SPARE_VERTICES:  # a count a vertex costs no more than the edges
-            deg = np.bincount(u, minlength=n)
-            ids = np.arange(n)
+            ids, deg = None, np.bincount(u, minlength=n)
         else:
             ids, deg = np.unique(u, return_counts=True)
         maxdeg = int(deg.max()) if len(deg) else 0
         if d is None:
             d = maxdeg
         if maxdeg > d:
-            v0 = int(ids[np.argmax(deg)])
+            v0 = int(np.argmax(deg)) if ids is None else int(ids[np.argmax(deg)])
             raise GolfError(f"{source}: vertex {v0} has degree {maxdeg} > d={d}")
         check_rows(n, int(d), g, len(e), source)
         m = n_sym // g
@@ -639,12 +648,7 @@ class Graph:
                 raise GolfError(f"centre {n_sym + z} has degree {deg[z]} > d={self.d}")
             sym = w < n_sym  # a centre's end of an orbit has no slot of its own
             i, w = i[sym], w[sym]
-        # reverse slot of (i, w = k*m + i2): row i2 holds i moved by k's inverse
-        i2 = w % m
-        if self.group is None:
-            w2 = (i - (w - i2)) % n_sym
-        else:
-            w2 = self.group.act(i, self.group.inv(w // m), m)
+        i2, w2 = self.reverse_slots(i, w)
         pos = np.searchsorted(s, i2 * n + w2)
         pos[pos >= len(s)] = 0
         bad = np.flatnonzero(s[pos] != i2 * n + w2) if len(s) else []

@@ -59,6 +59,10 @@ def test_from_edges_errors():
         Graph.from_edges([[0, 1], [1, 0]], n=5)
     with pytest.raises(GolfError, match="vertex 0 has degree 3 > d=2"):
         Graph.from_edges([[0, 1], [0, 2], [0, 3]], n=5, d=2)
+    # the vertex named, counted by vertex (n near the edges) or by the edges (n far above)
+    for n in (6, 10**6):
+        with pytest.raises(GolfError, match="vertex 5 has degree 3 > d=2"):
+            Graph.from_edges([[0, 5], [5, 2], [3, 5]], n=n, d=2)
 
 
 def test_half_orbit_takes_one_slot():

@@ -31,13 +31,8 @@ REPAIR_TRIES = 64
 
 def _partner(graph: Graph, i: int, w: int) -> tuple[int, int]:
     """The other slot ``(row, value)`` of the orbit of slot ``(i, w)``."""
-    m = graph.m
-    h, j = divmod(int(w), m)
-    if graph.group is None:
-        back = (i - h * m) % graph.n_sym
-    else:
-        back = int(graph.group.act(i, graph.group.inv(h), m))
-    return j, int(back)
+    j, back = graph.reverse_slots(i, w)
+    return int(j), int(back)
 
 
 def orbits(graph: Graph) -> list[tuple]:
@@ -131,7 +126,7 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator) -> None:
     while open_ and fails < REPAIR_TRIES * len(open_):
         x = open_[int(rng.integers(len(open_)))]
         y = open_[int(rng.integers(len(open_)))]
-        v = _moved(like, y, int(rng.integers(g)))
+        v = int(like.moved(y, int(rng.integers(g))))
         orbit = tuple(sorted({(x, v), _partner(like, x, v)}))
         if x == v or not rows.fits(orbit):  # a self-loop, a repeat or no room
             fails += 1
@@ -139,13 +134,6 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator) -> None:
         rows.put(orbit)
         fails = 0
         open_ = [r for r in open_ if len(rows.sets[r]) < rows.d]
-
-
-def _moved(graph: Graph, y: int, h: int) -> int:
-    """Base vertex ``y`` moved by element ``h``."""
-    if graph.group is None:
-        return (y + h * graph.m) % graph.n_sym
-    return int(graph.group.act(y, h, graph.m))
 
 
 def _no_centres(graph: Graph) -> None:
