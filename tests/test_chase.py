@@ -93,6 +93,18 @@ def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
     assert chase_config(None, 4, sets=["search.reheat=0.5"], **grid)["search"]["reheat"] == 0.5
 
 
+def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
+    """A general graph of LARGE_N vertices or more goes on after the trials at LARGE_REHEAT of
+    their T0 (a smaller one at the full T0); a reheat asked for is kept."""
+    from golf.run.chase import LARGE_N, LARGE_REHEAT, chase_config
+
+    assert 0 < LARGE_REHEAT < 1
+    for n, reheat in ((LARGE_N - 2, 1.0), (LARGE_N, LARGE_REHEAT)):
+        assert chase_config(n, 16, backend="bitset")["search"]["reheat"] == reheat
+    assert chase_config(LARGE_N, 16, backend="bitset",
+                        sets=["search.reheat=0.5"])["search"]["reheat"] == 0.5
+
+
 def test_chase_in_process_writes_the_run_and_the_submission(tmp_path, capsys):
     """The command's own code in this process (the fast tier's chase): a run folder that holds
     the form chosen by the trials, the submission file under the competition's name."""

@@ -9,7 +9,9 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 * a population of tempering chains (``search.batch``: :data:`GPU_CHAINS` on a GPU,
   :data:`CPU_CHAINS` a process on a CPU; a grid problem of more than :data:`GRID_CHAIN_N`
   cells on a CPU :data:`GRID_CPU_CHAINS`, which goes on after the trials at
-  :data:`GRID_REHEAT` of their sampled ``T0``), half the proposals near swaps, no restarts.
+  :data:`GRID_REHEAT` of their sampled ``T0``, as does a general graph of at least
+  :data:`LARGE_N` vertices, at :data:`LARGE_REHEAT`), half the proposals near swaps, no
+  restarts.
   On a GPU, where the chains run on the host (graphs too large for a chain a block), the
   population is cut so that each chain makes :data:`CHASE_STEPS` steps (``search.min_steps``):
   before the trials at the backend's estimate of an evaluation (:func:`sized_batch`), after
@@ -50,7 +52,7 @@ from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
-           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "POLISH", "POLISH_STARTS",
+           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT", "POLISH", "POLISH_STARTS",
            "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
@@ -88,6 +90,13 @@ GRID_CHAIN_N = 200
 # the trials chose g=2 in three of these runs and g=4 in one, and the runs went with the
 # form (g=4 ended lower), so that pair says nothing of the temperature
 GRID_REHEAT = 0.1
+# search.reheat of a chase of a general graph of at least LARGE_N vertices: its chains make few
+# steps after the trials, and at the full T0 they spend them melting the winner. (1000000, 32)
+# on one H200, a 9-minute chase (58ed991): after the trials (4.332427) the run started at the
+# sampled T0 = 837; its leading chain stayed above the winner's score for 77 s of the 407 s
+# left and improved only below T ~ 110 (4.330584 at the end, still going down)
+LARGE_N = 100_000
+LARGE_REHEAT = 0.1
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
 POLISH = 0.5
@@ -154,6 +163,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)
+    if kind == "general" and n >= LARGE_N:
+        kw.setdefault("reheat", LARGE_REHEAT)
     if "batch" in asked and "min_steps" not in asked:  # the population asked for is kept
         kw.pop("min_steps", None)
     if comm is not None and comm.size > 1:
