@@ -157,8 +157,13 @@ def test_pick_checkpoint_rules(tmp_path):
 
 
 # -- runs ---------------------------------------------------------------------------------
-def test_resume_falls_back_to_the_previous_checkpoint_and_ends_as_uninterrupted(tmp_path):
-    p, rd = cfg(tmp_path / "a", steps=30000)
+MEMETIC = ", method: memetic, members: 4, local_steps: 400, batch: 2"
+
+
+@pytest.mark.parametrize("search,steps", [("", 30000), (MEMETIC, 60)])
+def test_resume_falls_back_to_the_previous_checkpoint_and_ends_as_uninterrupted(tmp_path,
+                                                                                search, steps):
+    p, rd = cfg(tmp_path / "a", steps=steps, search=search)
     want = run_config(p, quiet=True)[0]
     ref_best, ref_trace = (rd / "best.edges").read_bytes(), trace_rows(rd)
     prev = load_checkpoint(rd / "checkpoint.prev.npz")
@@ -185,11 +190,11 @@ def test_resume_falls_back_to_the_previous_checkpoint_and_ends_as_uninterrupted(
 @pytest.mark.parametrize("search", [
     "", ", method: tabu, neighbourhood: 16, tenure: 4", ", polish: 0.5, neighbourhood: 16",
     ", polish: 0.5, polish_g: 1, neighbourhood: 16",
-    ", t0: 5, t1: 0.05, method: hill", ", batch: 3, population: tempering",
+    ", t0: 5, t1: 0.05, method: hill", ", batch: 3, population: tempering", MEMETIC,
 ])
 def test_first_checkpoint_before_the_first_step_and_resume_from_it(tmp_path, search,
                                                                      kill_at_first_step):
-    steps = 300 if "tabu" in search else 3000
+    steps = 300 if "tabu" in search else 12 if "memetic" in search else 3000
     p, rd = cfg(tmp_path / "cut", steps=steps, search=search)
     with pytest.raises(Killed):
         run_config(p, quiet=True)
@@ -197,9 +202,12 @@ def test_first_checkpoint_before_the_first_step_and_resume_from_it(tmp_path, sea
     assert seen["checkpoint.npz"] and seen["best.edges"] and seen["trace.csv"]
     assert seen["meta"]["steps"] == 0
     assert not (rd / ".lock").exists() and not (rd / "summary.json").exists()
-    # the start graph is in best.edges, whole
+    # the start graph is in best.edges, whole (a memetic run's: the best of its start graphs)
     e = read_edges(rd / "best.edges").edges
-    start = load_checkpoint(rd / "checkpoint.npz")["meta"]["start"]
+    ck = load_checkpoint(rd / "checkpoint.npz")
+    start = ck["meta"]["start"]
+    if "memetic" in search:
+        start = min(ck["states"][0]["scores"][:, :2].tolist())
     assert list(apsp_score(64, e)[:2]) == start
     got = resume_run(rd, quiet=True)
     p2, _ = cfg(tmp_path / "ref", steps=steps, search=search)

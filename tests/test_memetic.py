@@ -1,9 +1,10 @@
-"""The memetic population (golf.engine.memetic): deterministic, never worse, resumable,
-better than its start."""
+"""The memetic search (golf.engine.memetic): deterministic, never worse, resumable, better
+than its start, within its budget and its bounds, islands that take a better graph."""
 
 import numpy as np
 import pytest
 
+from golf.engine.annealer import SC, StopReason
 from golf.engine.memetic import Memetic, distance
 from golf.errors import GolfError
 from golf.evaluators import make_evaluator
@@ -12,44 +13,78 @@ from golf.problems import problem_of
 SECTION = {"n": 96, "d": 3, "g": 6}
 
 
-def population(seed=1, size=6, steps=1000):
+def population(seed=1, size=6, steps=1000, brood=1, budget=0, first=1):
     p = problem_of(SECTION)
     ev = make_evaluator("bitset", 96, 3, 6, threads=1)
-    return Memetic([p.random_graph(s) for s in range(1, size + 1)], ev, seed=seed,
-                   local_steps=steps)
+    return Memetic([p.random_graph(s) for s in range(first, first + size)], ev, seed=seed,
+                   local_steps=steps, brood=brood, steps=budget, bounds=p.bounds(),
+                   options={"near_moves": 0.5, "voltage_moves": 0.3})
 
 
-def test_generations_are_deterministic_never_worse_and_improve_the_start():
-    one, two = population(), population()
+@pytest.mark.parametrize("brood", [1, 3])
+def test_steps_are_deterministic_never_worse_and_improve_the_start(brood):
+    one, two = population(brood=brood), population(brood=brood)
     start = one.best[0]
     worst = max(one.scores())
-    for _ in range(40):
-        before = sorted(one.scores())
-        entered = one.generation()
-        two.generation()
+    for _ in range(30):
+        before, entered = sorted(one.scores()), int(one.sc[SC.ACCEPTED])
+        rows = one.run(1)
+        two.run(1)
         after = sorted(one.scores())
-        # the worst replaced by a better child, or nothing changed: no rank gets worse
-        assert all(x <= y for x, y in zip(after, before)) and (after != before) == entered
+        # a member climbed or the worst replaced by a better child: no rank gets worse
+        assert all(x <= y for x, y in zip(after, before))
+        if one.climbed == len(one.members) and int(one.sc[SC.STEP]) > -(-6 // brood):
+            assert (after != before) == (int(one.sc[SC.ACCEPTED]) > entered)
         assert max(one.scores()) <= worst
+        assert rows.shape == (1, 8) and rows[0, 4:6].tolist() == list(one.best[0][:2])
     assert one.scores() == two.scores() and one.best[1] == two.best[1]
-    assert one.entered > 0 and one.best[0] < start
+    assert int(one.sc[SC.ACCEPTED]) > 0 and one.best[0] < start
+    assert int(one.sc[SC.EVALS]) > 20 * 1000  # a step proposes no valid swap at times
     for score, graph in one.members:  # every member's score is its graph's
+        graph.check()
         s = one.evaluator.evaluate(graph)
-        assert (s.diameter, s.total) == score
+        assert (s.diameter, s.total) == score[:2]
+    best = one.best_graphs(3)
+    assert len(best) == 3 and best[0] == one.best_graph()
+    assert [one.evaluator.evaluate(g).total for g in best] == sorted(
+        one.evaluator.evaluate(g).total for g in best)
 
 
 def test_a_population_resumes_from_its_state():
     one = population(seed=4)
-    for _ in range(10):
-        one.generation()
+    one.run(10)
     state = one.state()
-    two = population(seed=99)  # another generator, replaced by the state's
+    two = population(seed=4, first=20)  # other start graphs, replaced by the state's
     two.load_state(state)
     for _ in range(15):
-        one.generation()
-        two.generation()
-    assert one.scores() == two.scores() and one.generations == two.generations == 25
+        one.run(1)
+        two.run(1)
+    assert one.scores() == two.scores() and int(one.sc[SC.STEP]) == int(two.sc[SC.STEP]) == 25
     assert all(a[1] == b[1] for a, b in zip(one.members, two.members))
+    assert np.array_equal(one.sc, two.sc)
+
+
+def test_the_step_budget_and_the_bounds_stop_it():
+    m = population(budget=8, steps=200)
+    assert m.run(100).shape[0] == 8 and m.stop_reason == StopReason.STEPS
+    p = problem_of({"n": 4, "d": 3, "g": 1})  # K4: every graph at the bounds
+    ev = make_evaluator("bitset", 4, 3, 1, threads=1)
+    k4 = Memetic([p.random_graph(1), p.random_graph(2)], ev, bounds=p.bounds())
+    assert k4.run(5).shape[0] == 0 and k4.stop_reason == StopReason.BOUNDS
+
+
+def test_an_island_takes_a_better_graph_once():
+    m = population(size=4, steps=200)
+    other = population(seed=9, size=4, steps=2000, first=40)
+    other.run(8)
+    (d, total, per), graph = other.best
+    assert (d, total) < max(m.scores())
+    m.offer_best(graph.adj, np.array([d, total, per]))
+    assert (d, total) in m.scores() and m.best[0][:2] <= (d, total)
+    assert m.restart_worst() == [0]  # it entered
+    before = m.scores()
+    m.offer_best(graph.adj, np.array([d, total, per]))  # a copy does not enter
+    assert m.scores() == before and m.restart_worst() == []
 
 
 def test_distance_counts_the_orbits_one_graph_has_and_the_other_not():
@@ -67,6 +102,10 @@ def test_refused_populations():
     with pytest.raises(GolfError, match="one form"):
         Memetic([p.random_graph(1), other], ev)
     m = population(size=3)
-    bad = dict(m.state(), adjs=np.zeros((2, 16, 3), dtype=np.int32))
-    with pytest.raises(GolfError, match="memetic state of shape"):
+    bad = dict(m.state(), adj=np.zeros((2, 16, 3), dtype=np.int32))
+    with pytest.raises(GolfError, match="search.members=2"):
         m.load_state(bad)
+    centred = problem_of({"n": 97, "d": 3, "g": 3, "centres": 1})
+    ev = make_evaluator("bitset", 97, 3, 3, threads=1, centres=1)
+    with pytest.raises(GolfError, match="centre vertices"):
+        Memetic([centred.random_graph(1), centred.random_graph(2)], ev)

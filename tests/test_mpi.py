@@ -122,6 +122,31 @@ def test_chains_with_a_population_on_every_rank(tmp_path):
     assert "exchange 1: best on rank" in log and "exchange 2: best on rank" in log
 
 
+def test_memetic_islands_share_their_best_graph(tmp_path):
+    """search.method: memetic under parallel.mode: chains: a population a rank (an island,
+    seeds 11 and 12), the best graph of all offered to every island at each exchange."""
+    p = config(tmp_path, "chains", steps=12, name="isl")
+    text = p.read_text().replace("seed: 11}", "seed: 11, method: memetic, members: 4, "
+                                              "local_steps: 300, batch: 2}")
+    p.write_text(text.replace("exchange_every: 2000", "exchange_every: 4"))
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    rd = tmp_path / "out" / "isl"
+    s = json.loads((rd / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == 2 and s["steps"] == 12 and s["method"] == "memetic"
+    assert [c["seed"] for c in s["mpi"]["chains"]] == [11, 12]
+    assert all(c["evaluations"] > 12 * 300 for c in s["mpi"]["chains"])
+    e = read_edges(rd / "best.edges").edges
+    assert apsp_score(240, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
+    ck = load_checkpoint(rd / "checkpoint.npz")
+    assert [st["adj"].shape for st in ck["states"]] == [(4, 80, 5)] * 2
+    # the last exchange (at the stop) gave the island behind the best graph of the other
+    scores = [set(map(tuple, st["scores"][:, :2].tolist())) for st in ck["states"]]
+    assert all((s["best"]["diameter"], s["best"]["total"]) in got for got in scores)
+    log = (rd / "log.txt").read_text()
+    assert "exchange 1: best on rank" in log
+
+
 def test_chains_and_populations_on_a_grid_problem(tmp_path):
     """A grid problem (golf.grid) under mpiexec: two chains a rank, tempering within each rank,
     the best graph exchanged; the result keeps the lattice's rules."""

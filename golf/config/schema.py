@@ -47,7 +47,8 @@ SCHEMA = {
                    "file named like one of those is given as ./NAME); null: random"),
     },
     "search": {
-        "method": S("choice", "sa", ("sa", "hill", "tabu"), "'sa', 'hill' or 'tabu'"),
+        "method": S("choice", "sa", ("sa", "hill", "tabu", "memetic"),
+                    "'sa', 'hill', 'tabu' or 'memetic'"),
         "steps": S("int", 0, (0, INF), "an integer >= 0 (0: no step limit)"),
         "time_limit": S("float?", None, POSITIVE, "seconds > 0, or null"),
         "seed": S("int", 0, (0, 2**63 - 1), "an integer >= 0"),
@@ -79,6 +80,10 @@ SCHEMA = {
                            "budget (seconds, or steps) for the trials of g: auto"),
         "reheat": S("float", 1.0, (0, 1, False), "a fraction > 0 and <= 1 (of the trials' "
                     "sampled T0 at which the run after the g: auto trials starts)"),
+        "members": S("int", 16, (2, 4096), "an integer from 2 to 4096 (graphs of a memetic "
+                     "population)"),
+        "local_steps": S("int", 5000, (1, INF), "an integer >= 1 (hill-climbing steps of each "
+                         "child of a memetic search)"),
         "neighbourhood": S("int", 4096, (1, 65536), "an integer from 1 to 65536 (candidate "
                            "swaps a tabu step scores)"),
         "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
@@ -164,9 +169,16 @@ DOCS = {
                      "literature near ``(n, d)``, fitted to it: :mod:`golf.starts.algebraic`; "
                      "for dense pairs, with ``g: 1``), or an edge-list file in golf's numbering "
                      "(a run's ``best.edges``) to continue from a known graph.",
-    "search.method": "``sa`` (simulated annealing), ``hill`` (no uphill move) or ``tabu`` "
-                     "(the best of ``neighbourhood`` candidates a step). ``sa`` is the one to "
-                     "use; ``tabu`` pays as a polish (``polish``).",
+    "search.method": "``sa`` (simulated annealing), ``hill`` (no uphill move), ``tabu`` "
+                     "(the best of ``neighbourhood`` candidates a step) or ``memetic`` (a "
+                     "population of ``members`` graphs: crossover of two, ``local_steps`` of "
+                     "hill climbing for each of ``batch`` children a generation; a step is a "
+                     "generation; general graphs without centre vertices). ``sa`` is the one "
+                     "to use; ``tabu`` pays as a polish (``polish``).",
+    "search.members": "The graphs of a memetic population: the start graph and random graphs "
+                      "of the form, each climbed first.",
+    "search.local_steps": "Hill-climbing steps of each child of a memetic search (and of each "
+                          "start graph). More climb deeper and make fewer generations.",
     "search.steps": "The step budget (0: none). With a step budget the same seed and backend "
                     "give the same graph on any machine; the cooling runs over the steps.",
     "search.time_limit": "The wall-time budget in seconds (null: none). Without a step "
@@ -366,6 +378,8 @@ def _check_search(out: dict, where) -> None:
         raise GolfError(f"{where('search.polish')}: search.polish: expected a number >= 0 and "
                         f"< 1 (the fraction of the budget spent in tabu search at the end; 0: "
                         f"none), got {s['polish']}")
+    if s["method"] == "memetic":
+        _check_memetic(p, where)
     if s["method"] == "tabu" and (s["polish"] > 0 or s["batch"] > 1):
         key = "polish" if s["polish"] > 0 else "batch"
         raise GolfError(f"{where('search.' + key)}: search.{key}: method tabu takes no "
@@ -382,6 +396,21 @@ def _check_search(out: dict, where) -> None:
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
+
+
+def _check_memetic(p: dict, where) -> None:
+    """``search.method: memetic`` takes general graphs without centre vertices (the crossover,
+    :mod:`golf.engine.crossover`, keeps no edge-length limit of a grid nor the hosts of a
+    host-switch problem)."""
+    from golf.problems import kind_of
+
+    kind = kind_of(p).kind
+    if kind != "general":
+        raise GolfError(f"{where('search.method')}: search.method: memetic searches general "
+                        f"graphs (problem: n, d), not a {kind} problem")
+    if p.get("centres"):
+        raise GolfError(f"{where('search.method')}: search.method: memetic takes no centre "
+                        f"vertices (problem.centres: {p['centres']})")
 
 
 def _check_polish_g(p: dict, s: dict, where) -> None:

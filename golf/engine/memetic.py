@@ -1,35 +1,57 @@
-"""A memetic search: a population of graphs of one form, crossover plus local search.
+"""A memetic search (``search.method: memetic``): a population of graphs of one form,
+crossover plus local search.
 
-Each generation makes one child (:meth:`Memetic.generation`):
+The population holds ``members`` graphs of one form, each with its exact score
+``(diameter, total, peripheral)``. One **step** of the search:
 
-1. **Parents** by score and by distance: ``a`` wins a tournament of :data:`TOURNAMENT` members
-   (the better score), ``b`` is the member of another draw of :data:`TOURNAMENT` farthest from
-   ``a`` (the orbits one has and the other has not, :func:`distance`), so that the children
-   mix graphs that differ.
-2. **Crossover** (:func:`golf.engine.crossover.crossover`): ``a``'s orbits at a ball of half
-   the base vertices around a random root, ``b``'s orbits that fit, a repair.
-3. **Local search**: hill climbing with golf's own chain (:class:`golf.engine.annealer.Annealer`,
-   ``method='hill'``, its compiled incremental scoring) for ``local_steps`` steps; the climb
-   ends at its best graph.
-4. **Replacement**: the child takes the place of the worst member when it scores better and
-   no member has its score and orbits (no copies).
+* while members have not yet been climbed, the next ``brood`` of them is (the start graphs:
+  the run's own, then random graphs of the form);
+* after that, a **generation** of ``brood`` children:
 
-Scores are exact ``(diameter, total)`` pairs, smaller better. The same seed, graphs and
-evaluator give the same generations; :meth:`Memetic.state` and :meth:`Memetic.load_state`
-carry a population and its generator across a checkpoint.
+  1. **Parents** by score and by distance: ``a`` wins a tournament of :data:`TOURNAMENT`
+     members (the better score), ``b`` is the member of another draw of :data:`TOURNAMENT`
+     farthest from ``a`` (the orbits one has and the other has not, :func:`distance`), so
+     that the children mix graphs that differ.
+  2. **Crossover** (:func:`golf.engine.crossover.crossover`): ``a``'s orbits at a ball of
+     half the base vertices around a random root, ``b``'s orbits that fit, a repair. A
+     disconnected child is dropped (counted in ``sc[SC.FAILED]``).
+  3. **Local search**: the children climb together, ``local_steps`` hill-climbing steps each
+     (:class:`golf.engine.population.BatchAnnealer` of ``method='hill'``, golf's
+     incremental scoring: one compiled loop on a CPU backend, one launch a step for all
+     children on a GPU, the chains on the device where the evaluator runs them there); a
+     child ends at the best graph of its climb.
+  4. **Replacement**: each climbed child, in turn, takes the place of the worst member when
+     it scores better and no member has its rows (no copies).
+
+The search offers the interface of :class:`golf.engine.annealer.Annealer` to the run's loop:
+``sc`` (``STEP``: the steps above; ``CUR_*``: the best child of the last step; ``BEST_*``: the
+best member; ``ACCEPTED``: children that entered; ``EVALS``: every evaluation, the climbs'
+included), ``run(nsteps)``, the best graphs, ``state``/``load_state``. It takes no temperature.
+Under MPI (``parallel.mode: chains``) every rank holds a population, an island, and the
+exchange offers each the best graph of all (:meth:`offer_best`), which takes a worst member's
+place.
+
+Each step draws from its own generator, seeded by the run's seed and the step's number, and
+the climbs' chains from seeds drawn there: the same seed, start graphs, evaluator and brood
+give the same run, and a checkpoint (the members, their scores, the counters) resumes it bit
+for bit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from golf.engine.annealer import FL, P, SC, TRACE_COLUMNS, StopReason, reached_limit
 from golf.engine.crossover import ball, crossover, orbits
 from golf.errors import GolfError
 
-__all__ = ["Memetic", "distance", "TOURNAMENT"]
+__all__ = ["Memetic", "distance", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS"]
 
 # members drawn for each parent
 TOURNAMENT = 3
+# the defaults of search.local_steps and search.members
+LOCAL_STEPS = 5000
+MEMBERS = 16
 
 
 def distance(a, b) -> int:
@@ -38,86 +60,229 @@ def distance(a, b) -> int:
 
 
 class Memetic:
-    """The population of ``graphs`` (one form, each climbed first) scored by ``evaluator``
-    (module docstring). ``local_steps``: hill-climbing steps a child; ``near_moves``,
-    ``voltage_moves``: the climb's move mix (:class:`golf.engine.annealer.Annealer`)."""
+    """The memetic search over the population ``graphs`` (module docstring), scored by
+    ``evaluator``.
 
-    def __init__(self, graphs, evaluator, *, seed: int = 0, local_steps: int = 5000,
-                 near_moves: float = 0.5, voltage_moves: float = 0.3):
+    ``steps``: the step budget (0: none); ``seed``; ``local_steps``: hill-climbing steps a
+    child; ``brood``: children a generation (and start graphs a step), climbed together;
+    ``bounds``: the problem's lower bounds (the search stops there); ``options``: the climbs'
+    :class:`golf.engine.annealer.Annealer` keywords (moves, tie-break; the method is
+    ``hill``)."""
+
+    def __init__(self, graphs, evaluator, *, steps: int = 0, seed: int = 0,
+                 local_steps: int = LOCAL_STEPS, brood: int = 1, bounds=None, options=None):
+        from golf.graph import sort_rows
+        from golf.lower_bounds import moore_bounds
+
         if len(graphs) < 2:
             raise GolfError(f"a memetic population needs at least 2 graphs, got {len(graphs)}")
         if len({g.form for g in graphs}) != 1:
             raise GolfError("a memetic population holds graphs of one form")
+        orbits(graphs[0])  # a form the crossover handles (no centre vertices)
+        self.graph = graphs[0].copy()
         self.evaluator = evaluator
+        self.seed = int(seed)
         self.local_steps = int(local_steps)
-        self.moves = {"near_moves": near_moves,
-                      "voltage_moves": voltage_moves if graphs[0].g > 1 else 0.0}
-        self.rng = np.random.default_rng(int(seed))
-        self.generations = 0
-        self.entered = 0
+        self.brood = max(1, int(brood))
+        self.bounds = bounds or moore_bounds(self.graph.n, self.graph.d)
+        self.options = dict(options or {}, method="hill")
+        if self.graph.g == 1:
+            self.options["voltage_moves"] = 0.0
         self.members = []
-        for k, graph in enumerate(graphs):
-            self.members.append(self._climb(graph, int(seed) * 1_000_003 + k))
+        for graph in graphs:
+            s = evaluator.evaluate(graph)
+            if not s.connected:
+                raise GolfError("a start graph of the memetic population is disconnected; "
+                                "the search needs connected ones")
+            self.members.append(((s.diameter, s.total, s.peripheral),
+                                 graph.with_rows(sort_rows(graph.adj))))
+        self.start_score = evaluator.evaluate(graphs[0])
+        self.climbed = 0  # start graphs climbed so far
+        self.sc = np.zeros(len(SC), dtype=np.int64)
+        self.fl = np.zeros(len(FL), dtype=np.float64)
+        self.params = np.zeros(len(P), dtype=np.int64)
+        self.params[P.STEPS] = int(steps)
+        self.params[P.HILL] = 1
+        self.params[P.G] = self.graph.g
+        self.params[P.TRACE_EVERY] = 1
+        self.params[P.D_BOUND] = self.bounds.diameter if self.bounds.diameter is not None else -1
+        self.params[P.TOTAL_BOUND] = (self.bounds.total if self.bounds.total is not None
+                                      else -1)
+        self.sc[SC.EVALS] = len(graphs)
+        self._set_current(self.members[0][0])
+        self._track_best()
 
-    # -- one generation ---------------------------------------------------------------------
-    def generation(self) -> bool:
-        """Make one child (module docstring); True when it entered the population."""
-        self.generations += 1
-        rng, pop = self.rng, self.members
-        a = min(rng.choice(len(pop), TOURNAMENT), key=lambda k: pop[k][0])
+    # -- the annealer's interface -------------------------------------------------------------
+    def auto_temperatures(self, count=200):
+        return 1.0, 1.0, "none (a memetic search climbs: no temperature)"
+
+    def set_temperatures(self, t0, t1):
+        self.fl[FL.T0], self.fl[FL.T1], self.fl[FL.T] = t0, t1, 0.0
+
+    @property
+    def stop_reason(self) -> StopReason:
+        return StopReason(int(self.sc[SC.STOP]))
+
+    @property
+    def best(self):
+        """``(score, graph)`` of the best member."""
+        return min(self.members, key=lambda m: m[0][:2])
+
+    @property
+    def best_adj(self):
+        return self.best[1].adj
+
+    def best_graph(self):
+        return self.best[1]
+
+    def best_graphs(self, k: int) -> list:
+        """Up to ``k`` members, best first."""
+        return [g for _, g in sorted(self.members, key=lambda m: m[0][:2])[:k]]
+
+    def scores(self) -> list:
+        """The members' ``(diameter, total)``."""
+        return [s[:2] for s, _ in self.members]
+
+    def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
+        """Up to ``nsteps`` steps (module docstring); a trace row after each. The stop
+        reason is set as soon as the budget or the bounds are reached."""
+        rows = []
+        sc = self.sc
+        for _ in range(int(nsteps)):
+            if reached_limit(sc, self.params):
+                break
+            self._step()
+            rows.append([sc[SC.STEP], 0.0, sc[SC.CUR_D], sc[SC.CUR_TOTAL], sc[SC.BEST_D],
+                         sc[SC.BEST_TOTAL], sc[SC.ACCEPTED], sc[SC.EVALS]])
+            if reached_limit(sc, self.params):
+                break
+        return np.array(rows, dtype=np.float64).reshape(-1, len(TRACE_COLUMNS) - 1)
+
+    # -- one step -----------------------------------------------------------------------------
+    def _step(self) -> None:
+        rng = np.random.default_rng([self.seed, int(self.sc[SC.STEP])])
+        pop = self.members
+        if self.climbed < len(pop):
+            at = range(self.climbed, min(len(pop), self.climbed + self.brood))
+            done = self._climb([pop[k] for k in at], rng)
+            for k, member in zip(at, done):
+                pop[k] = member
+            self.climbed += len(at)
+        else:
+            children = []
+            for _ in range(self.brood):
+                child = self._child(rng)
+                s = self.evaluator.evaluate(child)
+                self.sc[SC.EVALS] += 1
+                if s.connected:
+                    children.append(((s.diameter, s.total, s.peripheral), child))
+                else:
+                    self.sc[SC.FAILED] += 1
+            done = self._climb(children, rng) if children else []
+            for member in done:
+                self._offer(*member)
+        if done:
+            self._set_current(min(s for s, _ in done))
+        self.sc[SC.STEP] += 1
+        self._track_best()
+
+    def _child(self, rng):
+        """A crossover child of two parents (module docstring)."""
+        pop = self.members
+        a = min(rng.choice(len(pop), TOURNAMENT), key=lambda k: pop[k][0][:2])
         others = [k for k in rng.choice(len(pop), TOURNAMENT) if k != a] or [
             (a + 1) % len(pop)]
         b = max(others, key=lambda k: (distance(pop[a][1], pop[k][1]), -k))
         ga = pop[a][1]
         keep = ball(ga, int(rng.integers(ga.m)), max(1, ga.m // 2))
-        child = crossover(ga, pop[b][1], keep, rng)
-        if not self.evaluator.evaluate(child).connected:
-            return False
-        score, graph = self._climb(child, int(rng.integers(2**62)))
-        worst = max(range(len(pop)), key=lambda k: pop[k][0])
-        if score >= pop[worst][0] or any(score == s and graph == g for s, g in pop):
+        return crossover(ga, pop[b][1], keep, rng)
+
+    def _climb(self, members, rng) -> list:
+        """``(score, graph)`` of the best graph of a hill climb of ``local_steps`` from each
+        of ``members``, climbed together."""
+        from golf.engine.population import BatchAnnealer
+        from golf.graph import sort_rows
+
+        K = len(members)
+        ba = BatchAnnealer(members[0][1], self.evaluator, K, population="none",
+                           population_every=self.local_steps, exchange_every=0,
+                           restart_fraction=0.0, steps=self.local_steps,
+                           seed=int(rng.integers(2**62)), bounds=self.bounds,
+                           trace_every=self.local_steps, **self.options)
+        self.sc[SC.EVALS] += 1  # the batch's first graph, scored as it is built
+        ba.set_temperatures(1.0, 1.0)  # unused by a hill climb
+        for k, (score, graph) in enumerate(members):
+            ba.adjs[k] = graph.adj
+            ba.bests[k] = graph.adj
+            for slots, value in zip(((SC.CUR_D, SC.BEST_D), (SC.CUR_TOTAL, SC.BEST_TOTAL),
+                                     (SC.CUR_PER, SC.BEST_PER)), score):
+                ba.scs[k, list(slots)] = value
+        while not (ba.scs[:, SC.STOP] > 0).all():
+            ba.run(self.local_steps)
+        self.sc[SC.EVALS] += int(ba.scs[:, SC.EVALS].sum())
+        return [((int(ba.scs[k, SC.BEST_D]), int(ba.scs[k, SC.BEST_TOTAL]),
+                  int(ba.scs[k, SC.BEST_PER])), self.graph.with_rows(sort_rows(ba.bests[k])))
+                for k in range(K)]
+
+    def _offer(self, score, graph) -> bool:
+        """``graph`` takes the worst member's place when it scores better and is not one of
+        them; True when it entered."""
+        pop = self.members
+        worst = max(range(len(pop)), key=lambda k: pop[k][0][:2])
+        if score[:2] >= pop[worst][0][:2] or any(np.array_equal(graph.adj, g.adj)
+                                                 for _, g in pop):
             return False
         pop[worst] = (score, graph)
-        self.entered += 1
+        self.sc[SC.ACCEPTED] += 1
         return True
 
-    def _climb(self, graph, seed: int):
-        """The best graph of a hill climb of ``local_steps`` from ``graph``, and its score."""
-        from golf.engine.annealer import Annealer
+    def _set_current(self, score) -> None:
+        self.sc[SC.CUR_D], self.sc[SC.CUR_TOTAL], self.sc[SC.CUR_PER] = score
 
-        ann = Annealer(graph, self.evaluator, steps=self.local_steps, method="hill",
-                       seed=seed, **self.moves)
-        ann.set_temperatures(1.0, 1.0)  # unused by a hill climb
-        while int(ann.stop_reason) == 0:
-            ann.run(self.local_steps)
-        best = ann.best_graph()
-        s = self.evaluator.evaluate(best)
-        return (s.diameter, s.total), best
+    def _track_best(self) -> None:
+        score = self.best[0]
+        sc = self.sc
+        if sc[SC.STEP] == 0 or score[:2] < (sc[SC.BEST_D], sc[SC.BEST_TOTAL]):
+            sc[SC.BEST_D], sc[SC.BEST_TOTAL], sc[SC.BEST_PER] = score
+            sc[SC.BEST_STEP] = sc[SC.STEP]
 
-    # -- what it holds ----------------------------------------------------------------------
-    @property
-    def best(self):
-        """``(score, graph)`` of the best member."""
-        return min(self.members, key=lambda m: m[0])
+    # -- islands (MPI chains) -----------------------------------------------------------------
+    def offer_best(self, rows, per) -> None:
+        """The best graph of all ranks (its rows and ``(diameter, total, peripheral)``) takes
+        the place of the worst member here when it is better and not one of them."""
+        from golf.graph import sort_rows
 
-    def scores(self) -> list:
-        return [s for s, _ in self.members]
+        self.took = self._offer(tuple(int(x) for x in per),
+                                self.graph.with_rows(sort_rows(rows)))
+        if self.took:
+            self._track_best()
 
+    def restart_worst(self, rows=None, per=None) -> list:
+        """Nothing restarts in a population: ``[0]`` where the last :meth:`offer_best` took
+        its graph in (the exchange's log names the ranks that did), else ``[]``."""
+        return [0] if getattr(self, "took", False) else []
+
+    # -- checkpoints --------------------------------------------------------------------------
     def state(self) -> dict:
-        """The population, the counters and the generator, for a checkpoint."""
-        return {"adjs": np.stack([g.adj for _, g in self.members]),
-                "scores": np.array([s for s, _ in self.members], dtype=np.int64),
-                "generations": self.generations, "entered": self.entered,
-                "rng": self.rng.bit_generator.state}
+        """The members (``adj`` and ``best_adj``: their stacked rows), their scores, the
+        climbed count (``rng``: a step's generator derives from the seed and the step), the
+        counters."""
+        adjs = np.stack([g.adj for _, g in self.members])
+        return {"adj": adjs, "best_adj": adjs.copy(),
+                "rng": np.array([self.seed, self.climbed], dtype=np.int64),
+                "sc": self.sc.copy(), "fl": self.fl.copy(),
+                "scores": np.array([s for s, _ in self.members], dtype=np.int64)}
 
     def load_state(self, state: dict) -> None:
         """Take a population of the same form and size from :meth:`state`."""
-        adjs = np.asarray(state["adjs"])
-        if adjs.shape != (len(self.members), *self.members[0][1].adj.shape):
-            raise GolfError(f"a memetic state of shape {adjs.shape} for a population of "
-                            f"{len(self.members)} graphs of rows {self.members[0][1].adj.shape}")
-        like = self.members[0][1]
-        self.members = [((int(s[0]), int(s[1])), like.with_rows(adj.copy()))
+        adjs = np.asarray(state["adj"])
+        if adjs.shape != (len(self.members), *self.graph.adj.shape):
+            raise GolfError(f"the checkpoint holds a population of shape {adjs.shape}, this "
+                            f"run {(len(self.members), *self.graph.adj.shape)}; resume with "
+                            f"search.members={adjs.shape[0]}")
+        self.members = [(tuple(int(x) for x in s), self.graph.with_rows(adj.copy()))
                         for s, adj in zip(state["scores"], adjs)]
-        self.generations, self.entered = int(state["generations"]), int(state["entered"])
-        self.rng.bit_generator.state = state["rng"]
+        self.climbed = int(state["rng"][1])
+        self.sc[:] = state["sc"]
+        self.sc[SC.STOP] = 0
+        self.fl[:] = state["fl"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from golf.problems import problem_of
 
-__all__ = ["cfg_at", "form_config", "build_evaluator", "build_annealer"]
+__all__ = ["cfg_at", "form_config", "build_evaluator", "build_annealer", "build_memetic"]
 
 
 def cfg_at(cfg: dict, g=None) -> dict:
@@ -59,9 +59,24 @@ def build_evaluator(cfg: dict, comm=None):
 def build_annealer(cfg: dict, problem, graph, evaluator, *, steps: int, seed: int,
                    trace_every: int):
     """The annealer of a run config for ``problem`` (its bounds and its moves' length limit)
-    from ``graph``: :func:`golf.engine.population.annealer_for`."""
+    from ``graph``: :func:`golf.engine.population.annealer_for` (the trials of a memetic run
+    anneal too)."""
     from golf.engine.population import annealer_for
 
     return annealer_for(cfg, graph, evaluator, steps=steps, seed=seed, trace_every=trace_every,
                         bounds=problem.bounds(), reach=problem.reach(),
                         host_moves=problem.host_moves)
+
+
+def build_memetic(cfg: dict, problem, graph, evaluator, *, steps: int, seed: int):
+    """The memetic search of a run config (``search.method: memetic``,
+    :class:`golf.engine.memetic.Memetic`): ``graph`` and ``search.members - 1`` random graphs
+    of ``problem``'s form (seeds ``seed + 1``, ...), ``search.batch`` children a generation,
+    the climbs' moves those of the config."""
+    from golf.engine.annealer import search_options
+    from golf.engine.memetic import Memetic
+
+    s = cfg["search"]
+    members = [graph] + [problem.random_graph(seed + k) for k in range(1, s["members"])]
+    return Memetic(members, evaluator, steps=steps, seed=seed, local_steps=s["local_steps"],
+                   brood=s["batch"], bounds=problem.bounds(), options=search_options(s))

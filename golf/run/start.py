@@ -20,7 +20,7 @@ from golf.errors import GolfError, Interrupted
 from golf.problems import Form, problem_of
 from golf.run.coordinate import collective
 from golf.run.report import fmt_seconds
-from golf.run.setup import build_annealer, build_evaluator, cfg_at, form_config
+from golf.run.setup import build_annealer, build_evaluator, build_memetic, cfg_at, form_config
 
 __all__ = ["RunState", "Starter"]
 
@@ -106,7 +106,7 @@ class Starter:
 
         s, record = self.cfg["search"], choice.record
         if (not s["min_steps"] or s["steps"] or not s["time_limit"] or s["batch"] <= 1
-                or s["method"] == "tabu"):
+                or s["method"] in ("tabu", "memetic")):
             return
         won = record.get("winner") or {}
         if won.get("chains") == "device":  # the chains run side by side on the device
@@ -152,6 +152,9 @@ class Starter:
         if s["method"] == "tabu":
             return self.phases.tabu(graph, ev, seed, reach=problem.reach(),
                                     bounds=problem.bounds())
+        if s["method"] == "memetic":
+            return build_memetic(self.cfg, problem, graph, ev,
+                                 steps=self.phases.annealer_steps(), seed=seed)
         return build_annealer(self.cfg, problem, graph, ev, steps=self.phases.annealer_steps(),
                               seed=seed, trace_every=self.cfg["output"]["trace_every"])
 
