@@ -109,3 +109,21 @@ def test_refused_populations():
     ev = make_evaluator("bitset", 97, 3, 3, threads=1, centres=1)
     with pytest.raises(GolfError, match="centre vertices"):
         Memetic([centred.random_graph(1), centred.random_graph(2)], ev)
+
+
+@pytest.mark.parametrize("problem,pattern", [
+    ("{grid: [6, 6], d: 4, r: 2}", r"c\.yaml:3: search.method: memetic searches general "
+                                   r"graphs \(problem: n, d\), not a grid problem"),
+    ("{hosts: 32, radix: 6}", r"c\.yaml:3: search.method: .* not a host-switch problem"),
+    ("{n: 97, d: 3, g: 3, centres: 1}", r"c\.yaml:3: search.method: memetic takes no centre "
+                                        r"vertices \(problem.centres: 1\)"),
+    ("{n: 64, d: 4, g: 2}", r"c\.yaml:3: search.members: expected an integer from 2"),
+])
+def test_config_refuses_what_the_memetic_search_cannot_take(tmp_path, problem, pattern):
+    from golf.config import load_config
+
+    p = tmp_path / "c.yaml"
+    members = ", members: 1" if "n: 64" in problem else ""
+    p.write_text(f"name: t\nproblem: {problem}\nsearch: {{steps: 5, method: memetic{members}}}\n")
+    with pytest.raises(GolfError, match=pattern):
+        load_config(p)

@@ -243,6 +243,10 @@ class Starter:
         t0, t1, how = schedule(s, lambda: won or ann.auto_temperatures(count))
         if self.comm is not None:  # rank 0's samples for every chain
             t0, t1, how = self.comm.bcast((t0, t1, how), root=0)
+        if s["method"] == "memetic":
+            log(f"memetic: {s['members']} members (the start graph and {s['members'] - 1} "
+                f"random graphs of the form, each climbed first), {s['batch']} children a "
+                f"generation, {s['local_steps']:,} hill-climbing steps each")
         log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
             f"temperatures: T0={t0:.4g}, T1={t1:.4g}" + (f" ({how})" if how else ""))
         if won and s["t0"] == "auto" and s["reheat"] < 1.0:  # not melting the winner again
