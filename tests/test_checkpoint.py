@@ -214,6 +214,28 @@ def test_first_checkpoint_before_the_first_step_and_resume_from_it(tmp_path, sea
     assert same(got, run_config(p2, quiet=True)[0])
 
 
+def test_method_auto_writes_the_duel_winner_and_a_resume_keeps_it(tmp_path,
+                                                                  kill_at_first_step):
+    """search.method: auto: the duel's winner is in run.yaml once the first checkpoint is
+    written; a run.yaml still saying auto beside a checkpoint (a kill between the two
+    writes) is resumed with the checkpoint's winner."""
+    p, rd = cfg(tmp_path / "cut", steps=0, search=", method: auto, time_limit: 4, members: 4, "
+                                                  "local_steps: 300, batch: 2")
+    with pytest.raises(Killed):
+        run_config(p, quiet=True)
+    ck = load_checkpoint(rd / "checkpoint.npz")
+    won = ck["meta"]["duel"]["won"]
+    assert won in ("sa", "memetic") and kill_at_first_step["meta"]["steps"] > 0
+    assert f"method: {won}\n" in (rd / "run.yaml").read_text()
+    assert ("scores" in ck["states"][0]) == (won == "memetic")
+    (rd / "run.yaml").write_text((rd / "run.yaml").read_text().replace(f"method: {won}\n",
+                                                                       "method: auto\n"))
+    got = resume_run(rd, quiet=True)
+    assert got["method"] == won and got["duel"]["won"] == won
+    assert f"method: {won}\n" in (rd / "run.yaml").read_text()
+    assert (rd / "log.txt").read_text().count("won the duel") == 1  # no new duel
+
+
 def test_g_auto_writes_the_chosen_g_after_the_first_checkpoint(tmp_path, kill_at_first_step):
     p, rd = cfg(tmp_path / "cut", steps=20000, search=", auto_g_budget: 0.2")
     p.write_text(p.read_text().replace("g: 2}", "g: auto}"))

@@ -47,8 +47,8 @@ SCHEMA = {
                    "file named like one of those is given as ./NAME); null: random"),
     },
     "search": {
-        "method": S("choice", "sa", ("sa", "hill", "tabu", "memetic"),
-                    "'sa', 'hill', 'tabu' or 'memetic'"),
+        "method": S("choice", "sa", ("sa", "hill", "tabu", "memetic", "auto"),
+                    "'sa', 'hill', 'tabu', 'memetic' or 'auto'"),
         "steps": S("int", 0, (0, INF), "an integer >= 0 (0: no step limit)"),
         "time_limit": S("float?", None, POSITIVE, "seconds > 0, or null"),
         "seed": S("int", 0, (0, 2**63 - 1), "an integer >= 0"),
@@ -173,7 +173,9 @@ DOCS = {
                      "(the best of ``neighbourhood`` candidates a step) or ``memetic`` (a "
                      "population of ``members`` graphs: crossover of two, ``local_steps`` of "
                      "hill climbing for each of ``batch`` children a generation; a step is a "
-                     "generation; general graphs without centre vertices). ``sa`` is the one "
+                     "generation; general graphs without centre vertices) or ``auto`` (``sa`` "
+                     "and ``memetic`` each run 5% of the time limit from the same graphs, "
+                     "then the better goes on: :mod:`golf.run.duel`). ``sa`` is the one "
                      "to use; ``tabu`` pays as a polish (``polish``).",
     "search.members": "The graphs of a memetic population: the start graph and random graphs "
                       "of the form, each climbed first.",

@@ -181,6 +181,8 @@ class Search:
                 again = (f"'golf resume {rd.path}' starts the run again, trials included"
                          if rd is not None else "no run folder")
                 auto_g = starter.choose_form(sigs, resume, self.records.resumed_from, again)
+                if starter.resumed_method(resume):  # the method the duel chose
+                    chose = True
                 if resume is not None and chose:  # killed between the first checkpoint and
                     self.records.run_yaml()       # run.yaml: the form chosen in it now
                 built = time.perf_counter()
@@ -192,6 +194,7 @@ class Search:
                     # the engine's set-up (the start graph, its first evaluations, the
                     # temperature samples) is on the run's clock
                     state.elapsed0 += time.perf_counter() - built
+                    starter.duel(state, lambda: sigs.caught is not None)  # method: auto
                 loop = Loop(self.cfg, state, self.co, self.log, self.phases, self.records)
                 stop, elapsed = loop.drive(sigs, fresh=resume is None)
                 if stop == StopReason.INTERRUPTED:

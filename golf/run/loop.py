@@ -51,7 +51,7 @@ class Loop:
         chunk = 1
         rec.best_written, rec.dirty = None, False
         if fresh:
-            rec.first(st, st.meta.get("auto_g") is not None)
+            rec.first(st, st.meta.get("auto_g") is not None or "duel" in st.meta)
         elif rec.rundir is not None:
             rec.match_files(st)
         t_start = time.perf_counter() - st.elapsed0

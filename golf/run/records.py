@@ -172,8 +172,9 @@ class Records:
         score = Score(problem.order, best_d, best_total, best_per)
         summary = self._summary(state, stop, elapsed, evals, (best_d, best_total), best_rank,
                                 recheck)
-        if "auto_g" in state.meta:
-            summary["auto_g"] = state.meta["auto_g"]
+        for key in ("auto_g", "duel"):  # the trials' record, the duel's (method: auto)
+            if key in state.meta:
+                summary[key] = state.meta[key]
         if self.comm is not None:
             summary["mpi"] = {"ranks": self.comm.size, "mode": self.cfg["parallel"]["mode"]}
             if any(x is not None for x in gpus):  # each rank's GPU

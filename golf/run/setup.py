@@ -68,15 +68,17 @@ def build_annealer(cfg: dict, problem, graph, evaluator, *, steps: int, seed: in
                         host_moves=problem.host_moves)
 
 
-def build_memetic(cfg: dict, problem, graph, evaluator, *, steps: int, seed: int):
+def build_memetic(cfg: dict, problem, graphs, evaluator, *, steps: int, seed: int):
     """The memetic search of a run config (``search.method: memetic``,
-    :class:`golf.engine.memetic.Memetic`): ``graph`` and ``search.members - 1`` random graphs
-    of ``problem``'s form (seeds ``seed + 1``, ...), ``search.batch`` children a generation,
-    the climbs' moves those of the config."""
+    :class:`golf.engine.memetic.Memetic`): the first ``search.members`` of ``graphs`` (the
+    first is the start graph), then random graphs of ``problem``'s form (seeds ``seed + k``
+    for member ``k``), ``search.batch`` children a generation, the climbs' moves those of the
+    config."""
     from golf.engine.annealer import search_options
     from golf.engine.memetic import Memetic
 
     s = cfg["search"]
-    members = [graph] + [problem.random_graph(seed + k) for k in range(1, s["members"])]
+    members = list(graphs)[:s["members"]]
+    members += [problem.random_graph(seed + k) for k in range(len(members), s["members"])]
     return Memetic(members, evaluator, steps=steps, seed=seed, local_steps=s["local_steps"],
                    brood=s["batch"], bounds=problem.bounds(), options=search_options(s))

@@ -153,7 +153,7 @@ class Starter:
             return self.phases.tabu(graph, ev, seed, reach=problem.reach(),
                                     bounds=problem.bounds())
         if s["method"] == "memetic":
-            return build_memetic(self.cfg, problem, graph, ev,
+            return build_memetic(self.cfg, problem, [graph], ev,
                                  steps=self.phases.annealer_steps(), seed=seed)
         return build_annealer(self.cfg, problem, graph, ev, steps=self.phases.annealer_steps(),
                               seed=seed, trace_every=self.cfg["output"]["trace_every"])
@@ -263,3 +263,36 @@ class Starter:
         state.trace_rows, state.elapsed0 = [], 0.0
         if auto_g is not None:
             state.meta["auto_g"], state.elapsed0 = auto_g.record, auto_g.seconds
+
+    def duel(self, state: RunState, stopped) -> None:
+        """``search.method: auto`` on a fresh run: the duel of :mod:`golf.run.duel` where it
+        applies (else annealing, and the log says why); ``stopped()``: a signal came."""
+        s = self.cfg["search"]
+        if s["method"] != "auto":
+            return
+        from golf.run.duel import duel, duel_applies
+
+        why = duel_applies(self.cfg, state.problem)
+        if why is not None:
+            s["method"] = "sa"
+            state.meta["duel"] = {"won": "sa", "why": why}
+            self.log(f"method: sa, without a duel: {why}")
+            return
+
+        def memetic(graphs):
+            return collective(self.comm, lambda: build_memetic(
+                self.cfg, state.problem, graphs, state.ev, steps=self.phases.annealer_steps(),
+                seed=state.seed))
+
+        duel(self.cfg, state, self.co, self.log, stopped, memetic, self.phases.time_frac)
+
+    def resumed_method(self, resume) -> bool:
+        """``search.method: auto`` in a resumed run's config: the method its duel chose, from
+        the checkpoint (a run killed between its first checkpoint and run.yaml). True when
+        the config changed."""
+        s = self.cfg["search"]
+        won = (resume["meta"].get("duel") or {}).get("won") if resume is not None else None
+        if s["method"] != "auto" or won is None:
+            return False
+        s["method"] = won
+        return True

@@ -1,0 +1,44 @@
+"""search.method: auto (golf.run.duel): annealing and the memetic search run the same share of
+the clock from the same graphs, the better goes on; where the memetic search does not apply
+the run anneals and says why."""
+
+import pytest
+
+import golf
+from golf.run.duel import DUEL_SHARE
+
+
+def test_the_duel_runs_both_engines_on_the_clock_and_the_better_goes_on(tmp_path):
+    seconds = 6.0
+    r = golf.search(96, 3, g=6, seconds=seconds, seed=5, method="auto", members=6,
+                    local_steps=500, batch=2, backend="bitset", threads=1,
+                    output=tmp_path / "r", progress=False)
+    s, duel = r.summary, r.summary["duel"]
+    won = duel["won"]
+    assert won in ("sa", "memetic") and s["method"] == won
+    for name in ("sa", "memetic"):
+        assert duel[name]["evaluations"] > 0 and duel[name]["steps"] > 0
+        # its share of the clock, plus a chunk of steps (~0.2 s) at most, and no less
+        assert DUEL_SHARE * seconds <= duel[name]["seconds"] + 0.05
+        assert duel[name]["seconds"] <= DUEL_SHARE * seconds + 1.0
+    other = "sa" if won == "memetic" else "memetic"
+    assert (tuple(duel[won]["best"]) < tuple(duel[other]["best"])
+            or (won == "sa" and duel["sa"]["best"] == duel["memetic"]["best"]))
+    # the run ends at least as low as the winner's best, within its clock
+    assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(duel[won]["best"])
+    assert s["seconds"] <= seconds * 1.05 + 0.5
+    log = (tmp_path / "r" / "log.txt").read_text()
+    assert f"method: {won} won the duel of {DUEL_SHARE * seconds:.1f} s each" in log
+    assert f"the run goes on with {won}" in log
+
+
+@pytest.mark.parametrize("kw,why", [
+    ({"steps": 2000}, "no time limit (the duel is on the clock)"),
+    ({"seconds": 1, "grid": (6, 6), "r": 2}, "the memetic search takes general graphs"),
+])
+def test_no_duel_where_the_memetic_search_does_not_apply(tmp_path, kw, why):
+    n, d = (None, 4) if "grid" in kw else (64, 4)
+    r = golf.search(n, d, g=1, method="auto", backend="bitset", threads=1,
+                    output=tmp_path / "r", progress=False, **kw)
+    assert r.summary["method"] == "sa" and r.summary["duel"] == {"won": "sa", "why": why}
+    assert f"method: sa, without a duel: {why}" in (tmp_path / "r" / "log.txt").read_text()
