@@ -10,12 +10,14 @@ from golf.errors import GolfError
 from golf.evaluators import make_evaluator
 from golf.problems import problem_of
 
+from conftest import gpu_skip_reason
+
 SECTION = {"n": 96, "d": 3, "g": 6}
 
 
-def population(seed=1, size=6, steps=1000, brood=1, budget=0, first=1):
+def population(seed=1, size=6, steps=1000, brood=1, budget=0, first=1, ev=None):
     p = problem_of(SECTION)
-    ev = make_evaluator("bitset", 96, 3, 6, threads=1)
+    ev = ev or make_evaluator("bitset", 96, 3, 6, threads=1)
     return Memetic([p.random_graph(s) for s in range(first, first + size)], ev, seed=seed,
                    local_steps=steps, brood=brood, steps=budget, bounds=p.bounds(),
                    options={"near_moves": 0.5, "voltage_moves": 0.3})
@@ -127,3 +129,21 @@ def test_config_refuses_what_the_memetic_search_cannot_take(tmp_path, problem, p
     p.write_text(f"name: t\nproblem: {problem}\nsearch: {{steps: 5, method: memetic{members}}}\n")
     with pytest.raises(GolfError, match=pattern):
         load_config(p)
+
+
+REASON = gpu_skip_reason()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+@pytest.mark.parametrize("chains", ["device", "host"])
+def test_on_the_gpu_the_search_walks_the_cpu_one(chains):
+    """gpu-bitset climbs a generation's children together (device chains, or host chains
+    scored in one launch a step): the same members, scores and counters as on the CPU."""
+    ev = make_evaluator("gpu-bitset", 96, 3, 6, chains=chains, batch=3)
+    gpu, cpu = population(brood=3, steps=300, ev=ev), population(brood=3, steps=300)
+    gpu.run(8)
+    cpu.run(8)
+    assert gpu.scores() == cpu.scores() and np.array_equal(gpu.sc, cpu.sc)
+    assert all(a[1] == b[1] for a, b in zip(gpu.members, cpu.members))
+    assert int(cpu.sc[SC.ACCEPTED]) > 0
