@@ -114,9 +114,8 @@ def test_refused_populations():
 
 
 @pytest.mark.parametrize("problem,pattern", [
-    ("{grid: [6, 6], d: 4, r: 2}", r"c\.yaml:3: search.method: memetic searches general "
-                                   r"graphs \(problem: n, d\), not a grid problem"),
-    ("{hosts: 32, radix: 6}", r"c\.yaml:3: search.method: .* not a host-switch problem"),
+    ("{hosts: 32, radix: 6}", r"c\.yaml:3: search.method: memetic searches general graphs "
+                              r"and grids, not a host-switch problem"),
     ("{n: 97, d: 3, g: 3, centres: 1}", r"c\.yaml:3: search.method: memetic takes no centre "
                                         r"vertices \(problem.centres: 1\)"),
     ("{n: 64, d: 4, g: 2}", r"c\.yaml:3: search.members: expected an integer from 2"),
@@ -147,3 +146,29 @@ def test_on_the_gpu_the_search_walks_the_cpu_one(chains):
     assert gpu.scores() == cpu.scores() and np.array_equal(gpu.sc, cpu.sc)
     assert all(a[1] == b[1] for a, b in zip(gpu.members, cpu.members))
     assert int(cpu.sc[SC.ACCEPTED]) > 0
+
+
+def test_on_a_grid_the_children_keep_the_length_limit_and_the_search_its_rules(tmp_path):
+    """A grid problem: blocks of the lattice, repairs within reach, climbs with the grid's
+    moves; every member a graph of the problem (lengths, degrees, the rotation)."""
+    import golf
+    from golf.engine.crossover import block, crossover
+
+    p = problem_of({"grid": [10, 10], "n": 100, "d": 4, "r": 3, "g": 4})
+    reach, rng = p.reach(), np.random.default_rng(3)
+    a, b = p.random_graph(1), p.random_graph(2)
+    for _ in range(20):
+        keep = block(a, reach, int(rng.integers(100)), a.m // 2)
+        assert len(keep) >= a.m // 2
+        child = crossover(a, b, keep, rng, reach)
+        child.check()
+        p.check_graph(child)
+        assert p.grid.lengths(child.edges()).max() <= 3
+    r = golf.search(None, 4, g=4, grid=(10, 10), r=3, steps=10, seed=2, method="memetic",
+                    members=4, local_steps=300, batch=2, backend="bitset", threads=1,
+                    output=tmp_path / "g", progress=False)
+    assert r.summary["method"] == "memetic" and r.summary["steps"] == 10
+    assert r.summary["best"]["total"] < r.summary["start"]["total"]
+    best = p.read(tmp_path / "g" / "best.edges")
+    p.check_graph(best)
+    assert p.grid.lengths(best.edges()).max() <= 3

@@ -173,7 +173,7 @@ DOCS = {
                      "(the best of ``neighbourhood`` candidates a step) or ``memetic`` (a "
                      "population of ``members`` graphs: crossover of two, ``local_steps`` of "
                      "hill climbing for each of ``batch`` children a generation; a step is a "
-                     "generation; general graphs without centre vertices) or ``auto`` (``sa`` "
+                     "generation; general graphs and grids without centre vertices) or ``auto`` (``sa`` "
                      "and ``memetic`` each run 5% of the time limit from the same graphs, "
                      "then the better goes on: :mod:`golf.run.duel`). ``sa`` is the one "
                      "to use; ``tabu`` pays as a polish (``polish``).",
@@ -401,15 +401,14 @@ def _check_search(out: dict, where) -> None:
 
 
 def _check_memetic(p: dict, where) -> None:
-    """``search.method: memetic`` takes general graphs without centre vertices (the crossover,
-    :mod:`golf.engine.crossover`, keeps no edge-length limit of a grid nor the hosts of a
-    host-switch problem)."""
+    """``search.method: memetic`` takes general graphs and grids without centre vertices (the
+    crossover, :mod:`golf.engine.crossover`, keeps no hosts of a host-switch problem)."""
     from golf.problems import kind_of
 
     kind = kind_of(p).kind
-    if kind != "general":
+    if kind == "host-switch":
         raise GolfError(f"{where('search.method')}: search.method: memetic searches general "
-                        f"graphs (problem: n, d), not a {kind} problem")
+                        f"graphs and grids, not a {kind} problem")
     if p.get("centres"):
         raise GolfError(f"{where('search.method')}: search.method: memetic takes no centre "
                         f"vertices (problem.centres: {p['centres']})")

@@ -13,6 +13,13 @@ the degrees: random orbits between rows with free slots, as a random start lays 
 (:func:`repair`). The child is a graph of the same form with degree at most ``d``; it may be
 disconnected (its score says so). The same generator state gives the same child.
 
+On a grid problem (``reach``: :meth:`golf.grid.Grid.reach`, every edge at most ``limit``
+long in Manhattan distance) the kept part is a **block** of the lattice (:func:`block`): the
+base vertices of the cells in a square around a random cell, so that the child takes ``a``'s
+orbits there and at the square's rotations (an orbit's edges are rotations of one another);
+the repair draws each new orbit among the cells within reach of a free port, so that the
+child keeps the limit.
+
 Forms with centre vertices are not handled (a GolfError says so).
 """
 
@@ -23,7 +30,7 @@ import numpy as np
 from golf.errors import GolfError
 from golf.graph import Graph
 
-__all__ = ["orbits", "ball", "crossover", "repair"]
+__all__ = ["orbits", "ball", "block", "crossover", "repair"]
 
 # random orbits drawn per free slot before the repair gives up on a graph
 REPAIR_TRIES = 64
@@ -70,6 +77,28 @@ def ball(graph: Graph, root: int, size: int) -> set:
     return seen
 
 
+def _cells(reach) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+    """``(limit, w, h, cell of each vertex, vertex of each cell)`` of a grid's ``reach``."""
+    limit, w, h = (int(x) for x in reach[:3])
+    n = (len(reach) - 3 - w * h) // 2
+    return limit, w, h, reach[3:3 + 2 * n].reshape(n, 2), reach[3 + 2 * n:].reshape(h, w)
+
+
+def block(graph: Graph, reach, root: int, size: int) -> set:
+    """At least ``size`` base vertices (all ``m`` at most) of the cells in the smallest square
+    around the cell of vertex ``root`` whose cells' base vertices are that many."""
+    _, w, h, cell, vertex = _cells(reach)
+    m = graph.m
+    size = max(1, min(int(size), m))
+    x, y = (int(c) for c in cell[int(root) % len(cell)])
+    for radius in range(max(w, h) + 1):
+        square = vertex[max(0, y - radius):y + radius + 1, max(0, x - radius):x + radius + 1]
+        keep = {int(v) % m for v in square.ravel() if v >= 0}
+        if len(keep) >= size:
+            return keep
+    return set(range(m))
+
+
 class _Rows:
     """The child's rows as sets of neighbours, with the capacity ``d``."""
 
@@ -96,10 +125,10 @@ class _Rows:
         return like.with_rows(adj)
 
 
-def crossover(a: Graph, b: Graph, keep: set, rng: np.random.Generator) -> Graph:
+def crossover(a: Graph, b: Graph, keep: set, rng: np.random.Generator, reach=None) -> Graph:
     """The child of ``a`` and ``b`` (one form): the orbits of ``a`` that touch the base
     vertices ``keep``, the orbits of ``b`` that fit (in an order drawn from ``rng``), then
-    :func:`repair` (module docstring)."""
+    :func:`repair` (within a grid's ``reach``; module docstring)."""
     if a.form != b.form or a.d != b.d:
         raise GolfError(f"crossover: parents of different forms ({a!r}, {b!r})")
     _no_centres(a)
@@ -111,22 +140,31 @@ def crossover(a: Graph, b: Graph, keep: set, rng: np.random.Generator) -> Graph:
     for k in rng.permutation(len(others)).tolist():
         if rows.fits(others[k]):
             rows.put(others[k])
-    repair(rows, a, rng)
+    repair(rows, a, rng, reach)
     return rows.graph(a)
 
 
-def repair(rows: _Rows, like: Graph, rng: np.random.Generator) -> None:
+def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> None:
     """Fill free slots of ``rows`` with random orbits of the form of ``like``: a row with a
     free slot, another (or the same, with two free, or one where the element is an
-    involution) and a random group element, until :data:`REPAIR_TRIES` draws a row with free
-    slots in a row place nothing."""
+    involution) and a random group element -- on a grid (``reach``), a vertex of a cell within
+    reach of the row's cell whose row has a free slot -- until :data:`REPAIR_TRIES` draws a
+    row with free slots in a row place nothing."""
     m, g = like.m, like.g
+    grid = _cells(reach) if reach is not None else None
     open_ = [r for r in range(m) if len(rows.sets[r]) < rows.d]
     fails = 0
     while open_ and fails < REPAIR_TRIES * len(open_):
         x = open_[int(rng.integers(len(open_)))]
-        y = open_[int(rng.integers(len(open_)))]
-        v = int(like.moved(y, int(rng.integers(g))))
+        if grid is None:
+            y = open_[int(rng.integers(len(open_)))]
+            v = int(like.moved(y, int(rng.integers(g))))
+        else:
+            near = _within_reach(grid, x, open_, m)
+            if not near:
+                fails += 1
+                continue
+            v = near[int(rng.integers(len(near)))]
         orbit = tuple(sorted({(x, v), _partner(like, x, v)}))
         if x == v or not rows.fits(orbit):  # a self-loop, a repeat or no room
             fails += 1
@@ -134,6 +172,21 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator) -> None:
         rows.put(orbit)
         fails = 0
         open_ = [r for r in open_ if len(rows.sets[r]) < rows.d]
+
+
+def _within_reach(grid, x: int, rows: list, m: int) -> list:
+    """The vertices within reach of base vertex ``x``'s cell whose base row (of ``m``) is one
+    of ``rows``, ``x`` itself left out."""
+    limit, w, h, cell, vertex = grid
+    cx, cy = (int(c) for c in cell[x])
+    rows = set(rows)
+    out = []
+    for y in range(max(0, cy - limit), min(h, cy + limit + 1)):
+        span = limit - abs(y - cy)
+        for v in vertex[y, max(0, cx - span):min(w, cx + span + 1)].tolist():
+            if v >= 0 and v != x and v % m in rows:
+                out.append(int(v))
+    return out
 
 
 def _no_centres(graph: Graph) -> None:

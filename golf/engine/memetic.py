@@ -13,8 +13,10 @@ The population holds ``members`` graphs of one form, each with its exact score
      farthest from ``a`` (the orbits one has and the other has not, :func:`distance`), so
      that the children mix graphs that differ.
   2. **Crossover** (:func:`golf.engine.crossover.crossover`): ``a``'s orbits at a ball of
-     half the base vertices around a random root, ``b``'s orbits that fit, a repair. A
-     disconnected child is dropped (counted in ``sc[SC.FAILED]``).
+     half the base vertices around a random root (on a grid, a block of the lattice: the
+     cells of a square and its rotations), ``b``'s orbits that fit, a repair (on a grid
+     within the length limit). A disconnected child is dropped (counted in
+     ``sc[SC.FAILED]``).
   3. **Local search**: the children climb together, ``local_steps`` hill-climbing steps each
      (:class:`golf.engine.population.BatchAnnealer` of ``method='hill'``, golf's
      incremental scoring: one compiled loop on a CPU backend, one launch a step for all
@@ -42,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from golf.engine.annealer import FL, P, SC, TRACE_COLUMNS, StopReason, reached_limit
-from golf.engine.crossover import ball, crossover, orbits
+from golf.engine.crossover import ball, block, crossover, orbits
 from golf.errors import GolfError
 
 __all__ = ["Memetic", "distance", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS"]
@@ -65,12 +67,14 @@ class Memetic:
 
     ``steps``: the step budget (0: none); ``seed``; ``local_steps``: hill-climbing steps a
     child; ``brood``: children a generation (and start graphs a step), climbed together;
-    ``bounds``: the problem's lower bounds (the search stops there); ``options``: the climbs'
-    :class:`golf.engine.annealer.Annealer` keywords (moves, tie-break; the method is
-    ``hill``)."""
+    ``bounds``: the problem's lower bounds (the search stops there); ``reach``: a grid
+    problem's length limit (:meth:`golf.grid.Grid.reach`), kept by the crossover and the
+    climbs; ``options``: the climbs' :class:`golf.engine.annealer.Annealer` keywords (moves,
+    tie-break; the method is ``hill``)."""
 
     def __init__(self, graphs, evaluator, *, steps: int = 0, seed: int = 0,
-                 local_steps: int = LOCAL_STEPS, brood: int = 1, bounds=None, options=None):
+                 local_steps: int = LOCAL_STEPS, brood: int = 1, bounds=None, reach=None,
+                 options=None):
         from golf.graph import sort_rows
         from golf.lower_bounds import moore_bounds
 
@@ -85,7 +89,8 @@ class Memetic:
         self.local_steps = int(local_steps)
         self.brood = max(1, int(brood))
         self.bounds = bounds or moore_bounds(self.graph.n, self.graph.d)
-        self.options = dict(options or {}, method="hill")
+        self.reach = None if reach is None else np.ascontiguousarray(reach, dtype=np.int64)
+        self.options = dict(options or {}, method="hill", reach=self.reach)
         if self.graph.g == 1:
             self.options["voltage_moves"] = 0.0
         self.members = []
@@ -194,8 +199,11 @@ class Memetic:
             (a + 1) % len(pop)]
         b = max(others, key=lambda k: (distance(pop[a][1], pop[k][1]), -k))
         ga = pop[a][1]
-        keep = ball(ga, int(rng.integers(ga.m)), max(1, ga.m // 2))
-        return crossover(ga, pop[b][1], keep, rng)
+        if self.reach is None:
+            keep = ball(ga, int(rng.integers(ga.m)), max(1, ga.m // 2))
+        else:
+            keep = block(ga, self.reach, int(rng.integers(ga.n)), max(1, ga.m // 2))
+        return crossover(ga, pop[b][1], keep, rng, self.reach)
 
     def _climb(self, members, rng) -> list:
         """``(score, graph)`` of the best graph of a hill climb of ``local_steps`` from each

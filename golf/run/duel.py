@@ -1,7 +1,7 @@
 """``search.method: auto``: annealing or the memetic search, chosen by a duel on the run's clock.
 
-Where the run's problem is one the memetic search takes (a general graph without centre
-vertices, :class:`golf.engine.memetic.Memetic`) and it has a time limit, the two engines
+Where the run's problem is one the memetic search takes (a general graph or a grid without
+centre vertices, :class:`golf.engine.memetic.Memetic`) and it has a time limit, the two engines
 start from the same place once the run's annealer is set up (after the trials of
 ``g: auto``, its temperatures set):
 
@@ -40,8 +40,8 @@ def duel_applies(cfg: dict, problem) -> str | None:
     s = cfg["search"]
     if not s["time_limit"]:
         return "no time limit (the duel is on the clock)"
-    if kind_of(cfg["problem"]).kind != "general":
-        return "the memetic search takes general graphs"
+    if kind_of(cfg["problem"]).kind == "host-switch":
+        return "the memetic search takes general graphs and grids"
     if problem.centres:
         return "the memetic search takes no centre vertices"
     return None
