@@ -101,6 +101,9 @@ def row_of(run, s, rd, ranks, folder) -> dict:
             "target": run.name in TARGETS,
             "target_met": best["diameter"] == b.diameter and gap <= 3.0,
             "ranks": ranks, "evaluator": s["evaluator"], "search": s["config"]["search"],
+            "method": s["method"], "steps": s["steps"],
+            "best_found_at_seconds": s.get("best_found_at_seconds"),
+            "memetic": s.get("memetic"), "duel": s.get("duel"),
             "file": export_best(rd, folder, s)}
 
 

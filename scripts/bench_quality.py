@@ -120,6 +120,8 @@ def row_of(name, s, rd, target, folder):
             "search": c["search"], "polish": s.get("polish"), "steps": s["steps"],
             # None where another MPI rank found the best graph (its steps are not in the summary)
             "best_found_at_step": s["best"]["found_at_step"],
+            "best_found_at_seconds": s.get("best_found_at_seconds"),
+            "method": s["method"], "memetic": s.get("memetic"), "duel": s.get("duel"),
             "file": os.path.join("results", "quality", target, os.path.basename(file))}
 
 

@@ -114,7 +114,7 @@ def test_search_in_memory_is_the_engine_of_golf_run(tmp_path, capsys):
 def test_search_settings_are_checked():
     with pytest.raises(GolfError, match="unknown setting 'temperature'"):
         golf.search(40, 3, steps=10, temperature=3)
-    with pytest.raises(GolfError, match="search.method: expected 'sa', 'hill' or 'tabu'"):
+    with pytest.raises(GolfError, match="search.method: expected 'sa', 'hill', 'tabu', 'memetic' or 'auto'"):
         golf.search(40, 3, steps=10, method="taboo")
     with pytest.raises(GolfError, match="give seconds or steps"):
         golf.search(40, 3)

@@ -46,7 +46,7 @@ def test_defaults_filled(tmp_path):
      r"search.time_limit: expected seconds > 0, or null, got -3"),
     ("name: t\nproblem: {n: 64, d: 4}\nsearch: {seed: 1}\n", r"set steps \(> 0\) or time_limit"),
     ("name: t\nproblem: {n: 64, d: 4}\nsearch: {steps: 5, method: anneal}\n",
-     r"search.method: expected 'sa', 'hill' or 'tabu', got 'anneal'"),
+     r"search.method: expected 'sa', 'hill', 'tabu', 'memetic' or 'auto', got 'anneal'"),
     ("name: t\nproblem: {n: 64, d: 4}\nsearch: {steps: 5, t0: 1, t1: 2}\n",
      r"search.t1: expected t1 <= t0"),
     ("name: t\nproblem: {n: 64}\nsearch: {steps: 5}\n", r"missing problem.d"),

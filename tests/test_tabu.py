@@ -489,7 +489,7 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
     ("search:\n  steps: 5\n  neighbourhood: 0\n",
      r"c\.yaml:6: search.neighbourhood: expected an integer from 1 to 65536"),
     ("search:\n  steps: 5\n  tenure: -1\n", r"c\.yaml:6: search.tenure: expected an integer from 0"),
-    ("search: {steps: 5, method: taboo}\n", r"expected 'sa', 'hill', 'tabu' or 'memetic', got 'taboo'"),
+    ("search: {steps: 5, method: taboo}\n", r"expected 'sa', 'hill', 'tabu', 'memetic' or 'auto', got 'taboo'"),
     ("search: {steps: 5, polish_g: 1}\n",
      r"c\.yaml:4: search.polish_g: sets the polish phase's symmetry, which needs "
      r"search.polish > 0"),

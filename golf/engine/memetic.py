@@ -103,6 +103,7 @@ class Memetic:
                                  graph.with_rows(sort_rows(graph.adj))))
         self.start_score = evaluator.evaluate(graphs[0])
         self.climbed = 0  # start graphs climbed so far
+        self.lead = 0  # the best member (it stays the best until one scores lower)
         self.sc = np.zeros(len(SC), dtype=np.int64)
         self.fl = np.zeros(len(FL), dtype=np.float64)
         self.params = np.zeros(len(P), dtype=np.int64)
@@ -130,8 +131,10 @@ class Memetic:
 
     @property
     def best(self):
-        """``(score, graph)`` of the best member."""
-        return min(self.members, key=lambda m: m[0][:2])
+        """``(score, graph)`` of the best member: the first to reach the lowest score (a
+        member of the same score that comes later does not take its place, so that the best
+        graph changes only with the best score)."""
+        return self.members[self.lead]
 
     @property
     def best_adj(self):
@@ -141,8 +144,10 @@ class Memetic:
         return self.best[1]
 
     def best_graphs(self, k: int) -> list:
-        """Up to ``k`` members, best first."""
-        return [g for _, g in sorted(self.members, key=lambda m: m[0][:2])[:k]]
+        """Up to ``k`` members, best first (the first is :meth:`best_graph`)."""
+        order = sorted(range(len(self.members)),
+                       key=lambda j: (j != self.lead, self.members[j][0][:2], j))
+        return [self.members[j][1] for j in order[:k]]
 
     def scores(self) -> list:
         """The members' ``(diameter, total)``."""
@@ -248,6 +253,9 @@ class Memetic:
         self.sc[SC.CUR_D], self.sc[SC.CUR_TOTAL], self.sc[SC.CUR_PER] = score
 
     def _track_best(self) -> None:
+        lowest = min(s[:2] for s, _ in self.members)
+        if self.members[self.lead][0][:2] != lowest:
+            self.lead = next(k for k, (s, _) in enumerate(self.members) if s[:2] == lowest)
         score = self.best[0]
         sc = self.sc
         if sc[SC.STEP] == 0 or score[:2] < (sc[SC.BEST_D], sc[SC.BEST_TOTAL]):
@@ -273,11 +281,11 @@ class Memetic:
     # -- checkpoints --------------------------------------------------------------------------
     def state(self) -> dict:
         """The members (``adj`` and ``best_adj``: their stacked rows), their scores, the
-        climbed count (``rng``: a step's generator derives from the seed and the step), the
-        counters."""
+        climbed count and the best member (``rng``: a step's generator derives from the seed
+        and the step), the counters."""
         adjs = np.stack([g.adj for _, g in self.members])
         return {"adj": adjs, "best_adj": adjs.copy(),
-                "rng": np.array([self.seed, self.climbed], dtype=np.int64),
+                "rng": np.array([self.seed, self.climbed, self.lead], dtype=np.int64),
                 "sc": self.sc.copy(), "fl": self.fl.copy(),
                 "scores": np.array([s for s, _ in self.members], dtype=np.int64)}
 
@@ -290,7 +298,7 @@ class Memetic:
                             f"search.members={adjs.shape[0]}")
         self.members = [(tuple(int(x) for x in s), self.graph.with_rows(adj.copy()))
                         for s, adj in zip(state["scores"], adjs)]
-        self.climbed = int(state["rng"][1])
+        self.climbed, self.lead = int(state["rng"][1]), int(state["rng"][2])
         self.sc[:] = state["sc"]
         self.sc[SC.STOP] = 0
         self.fl[:] = state["fl"]

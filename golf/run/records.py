@@ -216,6 +216,10 @@ class Records:
             "best": {"diameter": best_d, "total": best_total, "aspl": best_total / pairs,
                      "found_at_step": int(ann.sc[SC.BEST_STEP]) if best_rank == 0 else None,
                      "found_by_rank": best_rank},
+            # the run's clock when the best graph was found (None: another rank's)
+            "best_found_at_seconds": (found_at(state.trace_rows, best) if best_rank == 0
+                                      else None),
+            "memetic": memetic_record(cfg["search"], int(ann.sc[SC.STEP]), elapsed),
             "bounds": {"diameter": b.diameter, "aspl": float(b.aspl),
                        "aspl_fraction": str(b.aspl), "total": b.total},
             "gaps": {"diameter": best_d - b.diameter,
@@ -241,6 +245,29 @@ class Records:
                  f"{fmt_seconds(s['seconds'])} ({s['evaluations_per_s'] or 0:,.0f}/s){where}")
         if s.get("plot", "written") != "written":
             self.log(f"convergence plot skipped: {s['plot']}")
+
+
+def found_at(rows, best) -> float | None:
+    """The run's clock at the first trace row that holds the best graph's ``(diameter,
+    total)`` (None where no row does: a run of fewer steps than a trace row's)."""
+    for row in rows:
+        if (int(row[4]), int(row[5])) == tuple(best):
+            return round(float(row[-1]), 3)
+    return None
+
+
+def memetic_record(search: dict, steps: int, seconds: float) -> dict | None:
+    """A memetic run's population in summary.json: its members, children a generation, climb,
+    and how many generations and children it made (the first steps climb the start graphs,
+    ``batch`` at a time), children a second; None for another method."""
+    if search["method"] != "memetic":
+        return None
+    batch, members = search["batch"], search["members"]
+    generations = max(0, steps - -(-members // batch))
+    return {"members": members, "children_a_generation": batch,
+            "local_steps": search["local_steps"], "generations": generations,
+            "children": generations * batch,
+            "children_per_s": generations * batch / seconds if seconds > 0 else None}
 
 
 def problem_record(section: dict) -> dict:
