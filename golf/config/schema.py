@@ -80,7 +80,7 @@ SCHEMA = {
                            "budget (seconds, or steps) for the trials of g: auto"),
         "reheat": S("float", 1.0, (0, 1, False), "a fraction > 0 and <= 1 (of the trials' "
                     "sampled T0 at which the run after the g: auto trials starts)"),
-        "members": S("int", 16, (2, 4096), "an integer from 2 to 4096 (graphs of a memetic "
+        "members": S("int", 32, (2, 4096), "an integer from 2 to 4096 (graphs of a memetic "
                      "population)"),
         "local_steps": S("int", 5000, (1, INF), "an integer >= 1 (hill-climbing steps of each "
                          "child of a memetic search)"),

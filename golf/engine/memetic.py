@@ -22,16 +22,21 @@ The population holds ``members`` graphs of one form, each with its exact score
      incremental scoring: one compiled loop on a CPU backend, one launch a step for all
      children on a GPU, the chains on the device where the evaluator runs them there); a
      child ends at the best graph of its climb.
-  4. **Replacement**: each climbed child, in turn, takes the place of the worst member when
-     it scores better and no member has its rows (no copies).
+  4. **Replacement** by crowding: each climbed child, in turn, takes the place of the member
+     nearest it (:func:`distance`) among those that score worse, where no member has its rows
+     (no copies). A child replaces a graph like itself rather than the worst one, so that the
+     population keeps graphs that differ: with the worst replaced, a (96, 3) population at
+     ``g = 1`` (32 members, 4 children a generation, 5000 steps a climb, one core) stopped
+     improving after 8 s at total 19597; with crowding it reached 19520 after 140 s, where
+     annealing (16 tempering chains) ended at 19532 in 180 s.
 
 The search offers the interface of :class:`golf.engine.annealer.Annealer` to the run's loop:
 ``sc`` (``STEP``: the steps above; ``CUR_*``: the best child of the last step; ``BEST_*``: the
 best member; ``ACCEPTED``: children that entered; ``EVALS``: every evaluation, the climbs'
 included), ``run(nsteps)``, the best graphs, ``state``/``load_state``. It takes no temperature.
 Under MPI (``parallel.mode: chains``) every rank holds a population, an island, and the
-exchange offers each the best graph of all (:meth:`offer_best`), which takes a worst member's
-place.
+exchange offers each the best graph of all (:meth:`offer_best`), which enters as a child
+does.
 
 Each step draws from its own generator, seeded by the run's seed and the step's number, and
 the climbs' chains from seeds drawn there: the same seed, start graphs, evaluator and brood
@@ -53,7 +58,7 @@ __all__ = ["Memetic", "distance", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS"]
 TOURNAMENT = 3
 # the defaults of search.local_steps and search.members
 LOCAL_STEPS = 5000
-MEMBERS = 16
+MEMBERS = 32
 
 
 def distance(a, b) -> int:
@@ -238,14 +243,14 @@ class Memetic:
                 for k in range(K)]
 
     def _offer(self, score, graph) -> bool:
-        """``graph`` takes the worst member's place when it scores better and is not one of
-        them; True when it entered."""
+        """``graph`` takes the place of the member nearest it among those that score worse,
+        where it is not one of them (module docstring); True when it entered."""
         pop = self.members
-        worst = max(range(len(pop)), key=lambda k: pop[k][0][:2])
-        if score[:2] >= pop[worst][0][:2] or any(np.array_equal(graph.adj, g.adj)
-                                                 for _, g in pop):
+        worse = [k for k in range(len(pop)) if pop[k][0][:2] > score[:2]]
+        if not worse or any(np.array_equal(graph.adj, g.adj) for _, g in pop):
             return False
-        pop[worst] = (score, graph)
+        near = min(worse, key=lambda k: (distance(graph, pop[k][1]), k))
+        pop[near] = (score, graph)
         self.sc[SC.ACCEPTED] += 1
         return True
 
@@ -264,8 +269,8 @@ class Memetic:
 
     # -- islands (MPI chains) -----------------------------------------------------------------
     def offer_best(self, rows, per) -> None:
-        """The best graph of all ranks (its rows and ``(diameter, total, peripheral)``) takes
-        the place of the worst member here when it is better and not one of them."""
+        """The best graph of all ranks (its rows and ``(diameter, total, peripheral)``) enters
+        the population as a child does (:meth:`_offer`)."""
         from golf.graph import sort_rows
 
         self.took = self._offer(tuple(int(x) for x in per),
