@@ -163,10 +163,13 @@ def save_experiment(out: str, name: str, exp: dict, markdown, shows: str | None 
         exp["shows"] = shows
     exp.setdefault("shows", None)
     record = load(out)
-    if record is None:
+    if record is None or "rows" not in record:  # none yet, or one of experiments alone
+        record = record or {}
+        record.setdefault("experiments", {})[name] = exp
         os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-        atomic_write(out + ".json", json.dumps({"experiments": {name: exp}}, indent=1) + "\n")
-        print(f"wrote {out}.json (the experiment {name} alone)", flush=True)
+        atomic_write(out + ".json", json.dumps(record, indent=1) + "\n")
+        print(f"wrote {out}.json (experiments alone: {', '.join(record['experiments'])})",
+              flush=True)
         return
     record.setdefault("experiments", {})[name] = exp
     save(out, record, markdown(record))

@@ -371,6 +371,12 @@ def test_an_experiment_goes_into_the_record_and_its_line_onto_the_page(tmp_path)
     assert json.loads((tmp_path / "apart.json").read_text())["experiments"]["trial"]["rows"] \
         == [2]
     assert not (tmp_path / "apart.md").exists()
+    # a second problem of the same run (or another experiment) goes into that record too
+    benchlib.save_experiment(apart, "trial", dict(exp, rows=[2, 3]), markdown)
+    benchlib.save_experiment(apart, "other", dict(exp), markdown)
+    rec = json.loads((tmp_path / "apart.json").read_text())
+    assert rec["experiments"]["trial"]["rows"] == [2, 3] and "other" in rec["experiments"]
+    assert "rows" not in rec and not (tmp_path / "apart.md").exists()
 
 
 def test_bench_hostswitch_merges_an_experiment_and_keeps_the_page_rows(tmp_path):
