@@ -172,3 +172,18 @@ def test_on_a_grid_the_children_keep_the_length_limit_and_the_search_its_rules(t
     best = p.read(tmp_path / "g" / "best.edges")
     p.check_graph(best)
     assert p.grid.lengths(best.edges()).max() <= 3
+
+
+def test_a_memetic_run_ends_in_a_polish_from_its_members(tmp_path):
+    """search.polish after a memetic search: tabu search at g = 1 from the best members (the
+    chase's polish of a small pair), the best graph valid and at least as low."""
+    import golf
+
+    r = golf.search(64, 4, g=2, seconds=3, seed=4, method="memetic", members=4, local_steps=300,
+                    batch=2, polish=0.5, polish_g=1, polish_starts=3, neighbourhood=16,
+                    backend="bitset", threads=1, output=tmp_path / "p", progress=False)
+    s = r.summary
+    assert s["method"] == "memetic" and s["polish"]["g"] == 1 and s["polish"]["starts"] == 3
+    assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(s["polish"]["annealer_best"])
+    score = golf.evaluate(golf.read_edges(tmp_path / "p" / "best.edges").edges, "bitset")
+    assert (score.diameter, score.total) == (s["best"]["diameter"], s["best"]["total"])
