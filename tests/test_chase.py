@@ -105,6 +105,21 @@ def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
                         sets=["search.reheat=0.5"])["search"]["reheat"] == 0.5
 
 
+def test_a_memetic_chase_exchanges_between_its_islands_every_few_generations():
+    """--set search.method=memetic: the ranks' populations share their best graph every
+    MEMETIC_EXCHANGE generations (an annealing chase: every 200,000 steps); an exchange_every
+    asked for is kept."""
+    from golf.run.chase import MEMETIC_EXCHANGE, chase_config
+
+    every = chase_config(64, 4, backend="bitset")["parallel"]["exchange_every"]
+    assert every == 200_000
+    memetic = ["search.method=memetic"]
+    cfg = chase_config(64, 4, backend="bitset", sets=memetic)
+    assert cfg["parallel"]["exchange_every"] == MEMETIC_EXCHANGE < every
+    cfg = chase_config(64, 4, backend="bitset", sets=memetic + ["parallel.exchange_every=7"])
+    assert cfg["parallel"]["exchange_every"] == 7
+
+
 def test_chase_in_process_writes_the_run_and_the_submission(tmp_path, capsys):
     """The command's own code in this process (the fast tier's chase): a run folder that holds
     the form chosen by the trials, the submission file under the competition's name."""

@@ -52,7 +52,8 @@ from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
-           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT", "POLISH", "POLISH_STARTS",
+           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
+           "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
            "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
@@ -99,6 +100,9 @@ GRID_REHEAT = 0.1
 # and ended level with it (4.330632 after 6.3 minutes)
 LARGE_N = 100_000
 LARGE_REHEAT = 0.1
+# generations between the exchanges of the islands of a memetic chase (--set
+# search.method=memetic) on several ranks: each offers the best graph of all to the others
+MEMETIC_EXCHANGE = 20
 # the polish phase of a chase (module docstring): its share of the time, its start graphs, and
 # the largest n that has one
 POLISH = 0.5
@@ -167,6 +171,9 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
             kw.setdefault("reheat", GRID_REHEAT)
     if kind == "general" and n >= LARGE_N:
         kw.setdefault("reheat", LARGE_REHEAT)
+    if asked.get("method") == "memetic" and "exchange_every" not in {
+            **(settings or {}), **overrides.get("parallel", {})}:
+        kw["exchange_every"] = MEMETIC_EXCHANGE  # generations: the islands share their best
     if "batch" in asked and "min_steps" not in asked:  # the population asked for is kept
         kw.pop("min_steps", None)
     if comm is not None and comm.size > 1:
