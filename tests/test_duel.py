@@ -9,6 +9,11 @@ from golf.run.duel import DUEL_SHARE
 
 
 def test_the_duel_runs_both_engines_on_the_clock_and_the_better_goes_on(tmp_path):
+    # both engines compiled first (a first compilation is not on the duel's clock in a chase,
+    # whose trials compile what they run)
+    for method in ("memetic", "sa"):
+        golf.search(96, 3, g=6, steps=2, method=method, members=2, local_steps=10, batch=2,
+                    backend="bitset", threads=1, progress=False)
     seconds = 6.0
     r = golf.search(96, 3, g=6, seconds=seconds, seed=5, method="auto", members=6,
                     local_steps=500, batch=2, backend="bitset", threads=1,
@@ -20,13 +25,13 @@ def test_the_duel_runs_both_engines_on_the_clock_and_the_better_goes_on(tmp_path
         assert duel[name]["evaluations"] > 0 and duel[name]["steps"] > 0
         # its share of the clock, plus a chunk of steps (~0.2 s) at most, and no less
         assert DUEL_SHARE * seconds <= duel[name]["seconds"] + 0.05
-        assert duel[name]["seconds"] <= DUEL_SHARE * seconds + 1.0
+        assert duel[name]["seconds"] <= DUEL_SHARE * seconds + 2.0
     other = "sa" if won == "memetic" else "memetic"
     assert (tuple(duel[won]["best"]) < tuple(duel[other]["best"])
             or (won == "sa" and duel["sa"]["best"] == duel["memetic"]["best"]))
     # the run ends at least as low as the winner's best, within its clock
     assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(duel[won]["best"])
-    assert s["seconds"] <= seconds * 1.05 + 0.5
+    assert s["seconds"] <= seconds * 1.05 + 2.0
     log = (tmp_path / "r" / "log.txt").read_text()
     assert f"method: {won} won the duel of {DUEL_SHARE * seconds:.1f} s each" in log
     assert f"the run goes on with {won}" in log
@@ -43,3 +48,12 @@ def test_no_duel_where_the_memetic_search_does_not_apply(tmp_path, kw, why):
                     output=tmp_path / "r", progress=False, **kw)
     assert r.summary["method"] == "sa" and r.summary["duel"] == {"won": "sa", "why": why}
     assert f"method: sa, without a duel: {why}" in (tmp_path / "r" / "log.txt").read_text()
+
+
+def test_no_duel_where_a_memetic_step_would_not_fit_its_slice(tmp_path):
+    """The clock is read between steps: a step of the memetic search longer than the duel's
+    slice (at the backend's estimate of an evaluation) means no duel."""
+    r = golf.search(64, 4, g=2, seconds=1, method="auto", local_steps=10**8, backend="bitset",
+                    threads=1, output=tmp_path / "r", progress=False)
+    assert r.summary["method"] == "sa"
+    assert "would not fit the duel's 0.05 s" in r.summary["duel"]["why"]

@@ -32,9 +32,11 @@ __all__ = ["DUEL_SHARE", "duel_applies", "duel"]
 DUEL_SHARE = 0.05
 
 
-def duel_applies(cfg: dict, problem) -> str | None:
+def duel_applies(cfg: dict, problem, ev=None) -> str | None:
     """None where a duel is run for ``cfg`` (``search.method: auto``) at ``problem``'s form,
-    else why not."""
+    scored by ``ev``, else why not: also where a step of the memetic search (``batch``
+    climbs of ``local_steps`` evaluations, at the backend's estimate of one) would not fit
+    the duel's slice, since the clock is read between steps."""
     from golf.problems import kind_of
 
     s = cfg["search"]
@@ -44,6 +46,11 @@ def duel_applies(cfg: dict, problem) -> str | None:
         return "the memetic search takes general graphs and grids"
     if problem.centres:
         return "the memetic search takes no centre vertices"
+    per = getattr(ev, "estimate_seconds", None)
+    step = per * s["batch"] * s["local_steps"] if per else 0.0
+    if step > DUEL_SHARE * s["time_limit"]:
+        return (f"a step of the memetic search (~{step:.3g} s at the backend's estimate) "
+                f"would not fit the duel's {DUEL_SHARE * s['time_limit']:.3g} s")
     return None
 
 

@@ -272,7 +272,7 @@ class Starter:
             return
         from golf.run.duel import duel, duel_applies
 
-        why = duel_applies(self.cfg, state.problem)
+        why = duel_applies(self.cfg, state.problem, state.ev)
         if why is not None:
             s["method"] = "sa"
             state.meta["duel"] = {"won": "sa", "why": why}
