@@ -40,7 +40,7 @@ def test_the_duel_runs_both_engines_on_the_clock_and_the_better_goes_on(tmp_path
 @pytest.mark.parametrize("kw,why", [
     ({"steps": 2000}, "no time limit (the duel is on the clock)"),
     ({"seconds": 1, "hosts": 32, "radix": 6, "switches": 12},
-     "the memetic search takes general graphs and grids"),
+     "the memetic search takes general graphs and grids, not a host-switch problem"),
 ])
 def test_no_duel_where_the_memetic_search_does_not_apply(tmp_path, kw, why):
     n, d = (None, None) if "hosts" in kw else (64, 4)

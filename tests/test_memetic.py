@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from golf.engine.annealer import SC, StopReason
+from golf.engine.crossover import orbits
 from golf.engine.memetic import Memetic, distance
 from golf.errors import GolfError
 from golf.evaluators import make_evaluator
@@ -42,7 +43,8 @@ def test_steps_are_deterministic_never_worse_and_improve_the_start(brood):
     assert one.scores() == two.scores() and one.best[1] == two.best[1]
     assert int(one.sc[SC.ACCEPTED]) > 0 and one.best[0] < start
     assert int(one.sc[SC.EVALS]) > 20 * 1000  # a step proposes no valid swap at times
-    for score, graph in one.members:  # every member's score is its graph's
+    for score, graph, mine in one.members:  # every member's score and orbits are its graph's
+        assert mine == frozenset(orbits(graph))
         graph.check()
         s = one.evaluator.evaluate(graph)
         assert (s.diameter, s.total) == score[:2]
@@ -114,10 +116,11 @@ def test_refused_populations():
 
 
 @pytest.mark.parametrize("problem,pattern", [
-    ("{hosts: 32, radix: 6}", r"c\.yaml:3: search.method: memetic searches general graphs "
-                              r"and grids, not a host-switch problem"),
-    ("{n: 97, d: 3, g: 3, centres: 1}", r"c\.yaml:3: search.method: memetic takes no centre "
-                                        r"vertices \(problem.centres: 1\)"),
+    ("{hosts: 32, radix: 6}", r"c\.yaml:3: search.method: memetic: the memetic search takes "
+                              r"general graphs and grids, not a host-switch problem"),
+    ("{n: 97, d: 3, g: 3, centres: 1}", r"c\.yaml:3: search.method: memetic: the memetic "
+                                        r"search takes no centre vertices \(problem.centres: "
+                                        r"1\)"),
     ("{n: 64, d: 4, g: 2}", r"c\.yaml:3: search.members: expected an integer from 2"),
 ])
 def test_config_refuses_what_the_memetic_search_cannot_take(tmp_path, problem, pattern):

@@ -170,13 +170,13 @@ DOCS = {
                      "for dense pairs, with ``g: 1``), or an edge-list file in golf's numbering "
                      "(a run's ``best.edges``) to continue from a known graph.",
     "search.method": "``sa`` (simulated annealing), ``hill`` (no uphill move), ``tabu`` "
-                     "(the best of ``neighbourhood`` candidates a step) or ``memetic`` (a "
+                     "(the best of ``neighbourhood`` candidates a step), ``memetic`` (a "
                      "population of ``members`` graphs: crossover of two, ``local_steps`` of "
                      "hill climbing for each of ``batch`` children a generation; a step is a "
-                     "generation; general graphs and grids without centre vertices) or ``auto`` (``sa`` "
-                     "and ``memetic`` each run 5% of the time limit from the same graphs, "
-                     "then the better goes on: :mod:`golf.run.duel`). ``sa`` is the one "
-                     "to use; ``tabu`` pays as a polish (``polish``).",
+                     "generation; general graphs and grids without centre vertices) or "
+                     "``auto`` (``sa`` and ``memetic`` each run 5% of the time limit from the "
+                     "same graphs, then the better goes on: :mod:`golf.run.duel`). ``sa`` is "
+                     "the one to use; ``tabu`` pays as a polish (``polish``).",
     "search.members": "The graphs of a memetic population: the start graph and random graphs "
                       "of the form, each climbed first.",
     "search.local_steps": "Hill-climbing steps of each child of a memetic search (and of each "
@@ -401,17 +401,14 @@ def _check_search(out: dict, where) -> None:
 
 
 def _check_memetic(p: dict, where) -> None:
-    """``search.method: memetic`` takes general graphs and grids without centre vertices (the
-    crossover, :mod:`golf.engine.crossover`, keeps no hosts of a host-switch problem)."""
+    """``search.method: memetic`` takes what :func:`golf.engine.memetic.refused` does not
+    refuse."""
+    from golf.engine.memetic import refused
     from golf.problems import kind_of
 
-    kind = kind_of(p).kind
-    if kind == "host-switch":
-        raise GolfError(f"{where('search.method')}: search.method: memetic searches general "
-                        f"graphs and grids, not a {kind} problem")
-    if p.get("centres"):
-        raise GolfError(f"{where('search.method')}: search.method: memetic takes no centre "
-                        f"vertices (problem.centres: {p['centres']})")
+    why = refused(kind_of(p).kind, p.get("centres") or 0)
+    if why is not None:
+        raise GolfError(f"{where('search.method')}: search.method: memetic: {why}")
 
 
 def _check_polish_g(p: dict, s: dict, where) -> None:

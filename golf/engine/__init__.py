@@ -9,7 +9,7 @@
 ``crossover``      a child of two graphs of one form: a ball of one, the orbits of the other
                    that fit, a repair of the degrees
 ``memetic``        a population of one form: parents by score and distance, crossover,
-                   hill climbing, the worst replaced
+                   hill climbing, replacement by crowding
 
 The engine scores graphs through an evaluator's compiled kernel (:mod:`golf.evaluators`,
 :mod:`golf.kernels.dispatch`) and knows nothing of runs, folders or MPI (:mod:`golf.run`).

@@ -46,15 +46,18 @@ def orbits(graph: Graph) -> list[tuple]:
     """The edge orbits of ``graph`` as sorted tuples of base slots ``(row, value)``, each
     orbit once, in row order."""
     _no_centres(graph)
+    m, d = graph.adj.shape
+    i = np.repeat(np.arange(m, dtype=np.int64), d)
+    w = graph.adj.ravel().astype(np.int64)
+    i, w = i[w >= 0], w[w >= 0]
+    i2, w2 = graph.reverse_slots(i, w)  # every slot's partner at once
     seen: set = set()
     out = []
-    for i in range(graph.m):
-        for w in graph.adj[i].tolist():
-            if w < 0 or (i, w) in seen:
-                continue
-            other = _partner(graph, i, w)
-            seen.update(((i, w), other))
-            out.append(tuple(sorted({(i, w), other})))
+    for slot, other in zip(zip(i.tolist(), w.tolist()), zip(i2.tolist(), w2.tolist())):
+        if slot in seen:
+            continue
+        seen.update((slot, other))
+        out.append(tuple(sorted({slot, other})))
     return out
 
 

@@ -52,7 +52,7 @@ from golf.engine.annealer import FL, P, SC, TRACE_COLUMNS, StopReason, reached_l
 from golf.engine.crossover import ball, block, crossover, orbits
 from golf.errors import GolfError
 
-__all__ = ["Memetic", "distance", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS"]
+__all__ = ["Memetic", "distance", "refused", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS"]
 
 # members drawn for each parent
 TOURNAMENT = 3
@@ -61,9 +61,26 @@ LOCAL_STEPS = 5000
 MEMBERS = 32
 
 
+def refused(kind: str, centres: int) -> str | None:
+    """Why the memetic search cannot take a problem of ``kind`` (:mod:`golf.problems`) at a
+    form with ``centres`` centre vertices (the crossover keeps no hosts of a host-switch
+    problem, and no centres), or None."""
+    if kind == "host-switch":
+        return "the memetic search takes general graphs and grids, not a host-switch problem"
+    if centres:
+        return f"the memetic search takes no centre vertices (problem.centres: {centres})"
+    return None
+
+
 def distance(a, b) -> int:
     """The edge orbits that one of two graphs of one form has and the other has not."""
     return len(set(orbits(a)) ^ set(orbits(b)))
+
+
+def _member(score, graph) -> tuple:
+    """A member: its score, its graph and the set of its edge orbits (for :func:`distance`
+    to the others without taking the graph apart again)."""
+    return score, graph, frozenset(orbits(graph))
 
 
 class Memetic:
@@ -104,10 +121,12 @@ class Memetic:
             if not s.connected:
                 raise GolfError("a start graph of the memetic population is disconnected; "
                                 "the search needs connected ones")
-            self.members.append(((s.diameter, s.total, s.peripheral),
-                                 graph.with_rows(sort_rows(graph.adj))))
-        self.start_score = evaluator.evaluate(graphs[0])
+            if not self.members:
+                self.start_score = s
+            self.members.append(_member((s.diameter, s.total, s.peripheral),
+                                        graph.with_rows(sort_rows(graph.adj))))
         self.climbed = 0  # start graphs climbed so far
+        self.took = False  # the last graph offered by the exchange entered
         self.lead = 0  # the best member (it stays the best until one scores lower)
         self.sc = np.zeros(len(SC), dtype=np.int64)
         self.fl = np.zeros(len(FL), dtype=np.float64)
@@ -139,7 +158,7 @@ class Memetic:
         """``(score, graph)`` of the best member: the first to reach the lowest score (a
         member of the same score that comes later does not take its place, so that the best
         graph changes only with the best score)."""
-        return self.members[self.lead]
+        return self.members[self.lead][:2]
 
     @property
     def best_adj(self):
@@ -156,7 +175,7 @@ class Memetic:
 
     def scores(self) -> list:
         """The members' ``(diameter, total)``."""
-        return [s[:2] for s, _ in self.members]
+        return [m[0][:2] for m in self.members]
 
     def run(self, nsteps: int, time_frac: float = 0.0) -> np.ndarray:
         """Up to ``nsteps`` steps (module docstring); a trace row after each. The stop
@@ -195,9 +214,9 @@ class Memetic:
                     self.sc[SC.FAILED] += 1
             done = self._climb(children, rng) if children else []
             for member in done:
-                self._offer(*member)
+                self._offer(member)
         if done:
-            self._set_current(min(s for s, _ in done))
+            self._set_current(min(m[0] for m in done))
         self.sc[SC.STEP] += 1
         self._track_best()
 
@@ -207,7 +226,7 @@ class Memetic:
         a = min(rng.choice(len(pop), TOURNAMENT), key=lambda k: pop[k][0][:2])
         others = [k for k in rng.choice(len(pop), TOURNAMENT) if k != a] or [
             (a + 1) % len(pop)]
-        b = max(others, key=lambda k: (distance(pop[a][1], pop[k][1]), -k))
+        b = max(others, key=lambda k: (len(pop[a][2] ^ pop[k][2]), -k))
         ga = pop[a][1]
         if self.reach is None:
             keep = ball(ga, int(rng.integers(ga.m)), max(1, ga.m // 2))
@@ -229,7 +248,7 @@ class Memetic:
                            trace_every=self.local_steps, **self.options)
         self.sc[SC.EVALS] += 1  # the batch's first graph, scored as it is built
         ba.set_temperatures(1.0, 1.0)  # unused by a hill climb
-        for k, (score, graph) in enumerate(members):
+        for k, (score, graph) in enumerate(m[:2] for m in members):
             ba.adjs[k] = graph.adj
             ba.bests[k] = graph.adj
             for slots, value in zip(((SC.CUR_D, SC.BEST_D), (SC.CUR_TOTAL, SC.BEST_TOTAL),
@@ -238,19 +257,21 @@ class Memetic:
         while not (ba.scs[:, SC.STOP] > 0).all():
             ba.run(self.local_steps)
         self.sc[SC.EVALS] += int(ba.scs[:, SC.EVALS].sum())
-        return [((int(ba.scs[k, SC.BEST_D]), int(ba.scs[k, SC.BEST_TOTAL]),
-                  int(ba.scs[k, SC.BEST_PER])), self.graph.with_rows(sort_rows(ba.bests[k])))
+        return [_member((int(ba.scs[k, SC.BEST_D]), int(ba.scs[k, SC.BEST_TOTAL]),
+                         int(ba.scs[k, SC.BEST_PER])),
+                        self.graph.with_rows(sort_rows(ba.bests[k])))
                 for k in range(K)]
 
-    def _offer(self, score, graph) -> bool:
-        """``graph`` takes the place of the member nearest it among those that score worse,
-        where it is not one of them (module docstring); True when it entered."""
-        pop = self.members
+    def _offer(self, member) -> bool:
+        """The ``member`` (:func:`_member`) takes the place of the member nearest it among
+        those that score worse, where it is not one of them (module docstring); True when it
+        entered."""
+        pop, (score, graph, mine) = self.members, member
         worse = [k for k in range(len(pop)) if pop[k][0][:2] > score[:2]]
-        if not worse or any(np.array_equal(graph.adj, g.adj) for _, g in pop):
+        if not worse or any(np.array_equal(graph.adj, m[1].adj) for m in pop):
             return False
-        near = min(worse, key=lambda k: (distance(graph, pop[k][1]), k))
-        pop[near] = (score, graph)
+        near = min(worse, key=lambda k: (len(mine ^ pop[k][2]), k))
+        pop[near] = member
         self.sc[SC.ACCEPTED] += 1
         return True
 
@@ -258,9 +279,9 @@ class Memetic:
         self.sc[SC.CUR_D], self.sc[SC.CUR_TOTAL], self.sc[SC.CUR_PER] = score
 
     def _track_best(self) -> None:
-        lowest = min(s[:2] for s, _ in self.members)
+        lowest = min(self.scores())
         if self.members[self.lead][0][:2] != lowest:
-            self.lead = next(k for k, (s, _) in enumerate(self.members) if s[:2] == lowest)
+            self.lead = self.scores().index(lowest)
         score = self.best[0]
         sc = self.sc
         if sc[SC.STEP] == 0 or score[:2] < (sc[SC.BEST_D], sc[SC.BEST_TOTAL]):
@@ -273,26 +294,26 @@ class Memetic:
         the population as a child does (:meth:`_offer`)."""
         from golf.graph import sort_rows
 
-        self.took = self._offer(tuple(int(x) for x in per),
-                                self.graph.with_rows(sort_rows(rows)))
+        self.took = self._offer(_member(tuple(int(x) for x in per),
+                                        self.graph.with_rows(sort_rows(rows))))
         if self.took:
             self._track_best()
 
     def restart_worst(self, rows=None, per=None) -> list:
         """Nothing restarts in a population: ``[0]`` where the last :meth:`offer_best` took
         its graph in (the exchange's log names the ranks that did), else ``[]``."""
-        return [0] if getattr(self, "took", False) else []
+        return [0] if self.took else []
 
     # -- checkpoints --------------------------------------------------------------------------
     def state(self) -> dict:
         """The members (``adj`` and ``best_adj``: their stacked rows), their scores, the
         climbed count and the best member (``rng``: a step's generator derives from the seed
         and the step), the counters."""
-        adjs = np.stack([g.adj for _, g in self.members])
+        adjs = np.stack([m[1].adj for m in self.members])
         return {"adj": adjs, "best_adj": adjs.copy(),
                 "rng": np.array([self.seed, self.climbed, self.lead], dtype=np.int64),
                 "sc": self.sc.copy(), "fl": self.fl.copy(),
-                "scores": np.array([s for s, _ in self.members], dtype=np.int64)}
+                "scores": np.array([m[0] for m in self.members], dtype=np.int64)}
 
     def load_state(self, state: dict) -> None:
         """Take a population of the same form and size from :meth:`state`."""
@@ -301,7 +322,7 @@ class Memetic:
             raise GolfError(f"the checkpoint holds a population of shape {adjs.shape}, this "
                             f"run {(len(self.members), *self.graph.adj.shape)}; resume with "
                             f"search.members={adjs.shape[0]}")
-        self.members = [(tuple(int(x) for x in s), self.graph.with_rows(adj.copy()))
+        self.members = [_member(tuple(int(x) for x in s), self.graph.with_rows(adj.copy()))
                         for s, adj in zip(state["scores"], adjs)]
         self.climbed, self.lead = int(state["rng"][1]), int(state["rng"][2])
         self.sc[:] = state["sc"]

@@ -96,8 +96,8 @@ GRID_REHEAT = 0.1
 # on one H200, a 9-minute chase (58ed991): after the trials (4.332427) the run started at the
 # sampled T0 = 837; its leading chain stayed above the winner's score for 77 s of the 407 s
 # left and improved only below T ~ 110 (4.330584 at the end, still going down); at a tenth of
-# it (e615cb5) the run was at 4.330877 2.2 minutes after the trials (the full T0's at 4.3315)
-# and ended level with it (4.330632 after 6.3 minutes)
+# it (e615cb5) the run was at 4.330877 2.1 minutes after the trials (the full T0's between
+# 4.332387 and 4.331402 then) and ended level with it (4.330632 after 6.3 minutes)
 LARGE_N = 100_000
 LARGE_REHEAT = 0.1
 # generations between the exchanges of the islands of a memetic chase (--set

@@ -37,15 +37,15 @@ def duel_applies(cfg: dict, problem, ev=None) -> str | None:
     scored by ``ev``, else why not: also where a step of the memetic search (``batch``
     climbs of ``local_steps`` evaluations, at the backend's estimate of one) would not fit
     the duel's slice, since the clock is read between steps."""
+    from golf.engine.memetic import refused
     from golf.problems import kind_of
 
     s = cfg["search"]
     if not s["time_limit"]:
         return "no time limit (the duel is on the clock)"
-    if kind_of(cfg["problem"]).kind == "host-switch":
-        return "the memetic search takes general graphs and grids"
-    if problem.centres:
-        return "the memetic search takes no centre vertices"
+    why = refused(kind_of(cfg["problem"]).kind, problem.centres)
+    if why is not None:
+        return why
     per = getattr(ev, "estimate_seconds", None)
     step = per * s["batch"] * s["local_steps"] if per else 0.0
     if step > DUEL_SHARE * s["time_limit"]:
