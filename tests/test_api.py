@@ -18,7 +18,7 @@ from conftest import ROOT
 from naive import apsp_score
 
 DOC_MODULES = ["golf", "golf.api", "golf.graph", "golf.io", "golf.evaluators",
-               "golf.starts.circulant"]
+               "golf.starts.circulant", "golf.run.duel"]
 
 
 @pytest.mark.parametrize("module", DOC_MODULES)

@@ -65,11 +65,15 @@ def test_a_stopped_chase_resumes(tmp_path):
 
 @pytest.mark.slow
 def test_chase_on_a_grid(tmp_path):
-    run_golf("chase", "--grid", "6x6", 4, 2, "--minutes", 0.1, "--out", tmp_path, "--ranks", 1,
+    run_golf("chase", "--grid", "6x6", 4, 2, "--minutes", 0.2, "--out", tmp_path, "--ranks", 1,
              "--quiet", check=True)
     rd = tmp_path / "w6h6d4r2"
     s = json.loads((rd / "summary.json").read_text())
     assert s["problem"]["grid"] == [6, 6] and s["auto_g"]["g"] in (1, 2, 4)
+    # the method: a duel of annealing and the memetic search after the trials
+    won = s["duel"]["won"]
+    assert s["method"] == won and {"sa", "memetic"} <= set(s["duel"])
+    assert f"method: {won} won the duel" in (rd / "log.txt").read_text()
     assert submission(rd).name.startswith("w6h6d4r2k")
 
 
@@ -109,8 +113,11 @@ def test_a_memetic_chase_exchanges_between_its_islands_every_few_generations():
     """--set search.method=memetic: the ranks' populations share their best graph every
     MEMETIC_EXCHANGE generations (an annealing chase: every 200,000 steps); an exchange_every
     asked for is kept."""
-    from golf.run.chase import MEMETIC_EXCHANGE, chase_config
+    from golf.run.chase import GRID_METHOD, MEMETIC_EXCHANGE, chase_config
 
+    grid = chase_config(None, 4, grid=(6, 6), r=2, backend="bitset")["search"]["method"]
+    assert grid == GRID_METHOD == "auto"  # a grid chase duels (test_chase_on_a_grid)
+    assert chase_config(64, 4, backend="bitset")["search"]["method"] == "sa"
     every = chase_config(64, 4, backend="bitset")["parallel"]["exchange_every"]
     assert every == 200_000
     memetic = ["search.method=memetic"]

@@ -57,3 +57,14 @@ def test_no_duel_where_a_memetic_step_would_not_fit_its_slice(tmp_path):
                     threads=1, output=tmp_path / "r", progress=False)
     assert r.summary["method"] == "sa"
     assert "would not fit the duel's 0.05 s" in r.summary["duel"]["why"]
+
+
+def test_a_memetic_winner_exchanges_as_often_in_time_as_the_annealer_would():
+    """Among MPI chains the winner's islands exchange every as many generations as it makes
+    in the seconds the annealer takes for parallel.exchange_every steps."""
+    from golf.run.duel import memetic_exchange
+
+    rates = {"sa": {"steps": 40_000, "seconds": 2.0}, "memetic": {"steps": 50, "seconds": 2.0}}
+    assert memetic_exchange(200_000, rates) == 250  # 10 s of annealing, 25 generations a s
+    assert memetic_exchange(20, rates) == 1  # at least one generation
+    assert memetic_exchange(200_000, dict(rates, memetic={"steps": 0, "seconds": 2.0})) == 5

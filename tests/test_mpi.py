@@ -147,6 +147,31 @@ def test_memetic_islands_share_their_best_graph(tmp_path):
     assert "exchange 1: best on rank" in log
 
 
+def test_a_memetic_duel_winner_exchanges_at_the_duel_rate(tmp_path):
+    """search.method: auto among MPI chains: where the memetic search wins the duel (here
+    against an annealer too hot to go down) its islands exchange every as many generations
+    as the annealer's exchange_every steps took, the same on both ranks."""
+    p = config(tmp_path, "chains", steps=0, name="duel")
+    text = p.read_text().replace("seed: 11}", "seed: 11, time_limit: 8, method: auto, "
+                                              "members: 4, local_steps: 300, batch: 2, "
+                                              "t0: 1000000000, t1: 1000000000}")
+    p.write_text(text)
+    proc = golf(2, "run", p, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    rd = tmp_path / "out" / "duel"
+    s = json.loads((rd / "summary.json").read_text())
+    duel = s["duel"]
+    assert s["method"] == duel["won"] == "memetic" and s["mpi"]["ranks"] == 2
+    sa, mem = duel["sa"], duel["memetic"]
+    every = max(1, round(2000 * sa["seconds"] / sa["steps"] * mem["steps"] / mem["seconds"]))
+    assert abs(duel["exchange_every"] - every) <= max(1, every // 2)  # rank 0's rates
+    assert f"exchange_every: {duel['exchange_every']}" in (rd / "run.yaml").read_text()
+    log = (rd / "log.txt").read_text()
+    assert f"every {duel['exchange_every']:,} generations" in log
+    e = read_edges(rd / "best.edges").edges
+    assert apsp_score(240, e)[:2] == (s["best"]["diameter"], s["best"]["total"])
+
+
 def test_chains_and_populations_on_a_grid_problem(tmp_path):
     """A grid problem (golf.grid) under mpiexec: two chains a rank, tempering within each rank,
     the best graph exchanged; the result keeps the lattice's rules."""

@@ -30,6 +30,9 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   1.617 and 1.152 with a quarter (beside them on the same host). A tabu step scores
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check;
+* a grid problem: ``search.method: auto`` (:data:`GRID_METHOD`): after the trials annealing and
+  the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the time from the
+  trials' graphs and the better goes on (:mod:`golf.run.duel`; the log says which won, and why);
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
   ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
 * at the end the best graph is exported beside the run, under the competition's file name.
@@ -53,7 +56,7 @@ from golf.errors import GolfError
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
            "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
-           "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
+           "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
            "POLISH_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
@@ -100,6 +103,11 @@ GRID_REHEAT = 0.1
 # 4.332387 and 4.331402 then) and ended level with it (4.330632 after 6.3 minutes)
 LARGE_N = 100_000
 LARGE_REHEAT = 0.1
+# search.method of a grid chase: the duel of golf.run.duel. Side by side for 5 minutes on one
+# core each (results/grid/chase.md, experiment memetic) the memetic search ended lower on
+# (5x10, 4, 2), (10x10, 4, 2) and (10x10, 8, 4), annealing on (10x10, 6, 3) and the 20x20
+# problems; in 3-minute chases the duel chose memetic on (10x10, 8, 4) and sa on (20x20, 4, 2)
+GRID_METHOD = "auto"
 # generations between the exchanges of the islands of a memetic chase (--set
 # search.method=memetic) on several ranks: each offers the best graph of all to the others
 MEMETIC_EXCHANGE = 20
@@ -166,6 +174,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     asked = {**(settings or {}), **overrides.get("search", {})}  # settings and --set
     if kind == "grid":
         kw.update(grid=list(grid), r=r)
+        kw.setdefault("method", GRID_METHOD)
         if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)

@@ -12,6 +12,9 @@ start from the same place once the run's annealer is set up (after the trials of
    run's clock);
 3. the engine with the better best graph ``(diameter, total)`` goes on as the run's (a tie:
    annealing), and ``search.method`` becomes its method (run.yaml and a resume say so).
+   A memetic search that won among MPI chains exchanges every as many generations as it
+   makes in the seconds the annealer took for ``parallel.exchange_every`` steps
+   (:func:`memetic_exchange`).
 
 Both slices count in the run's clock. The log says what each reached, in how many
 evaluations, and which won; summary.json and the checkpoints keep it under ``duel``. Under
@@ -26,7 +29,7 @@ import time
 
 from golf.engine.annealer import SC
 
-__all__ = ["DUEL_SHARE", "duel_applies", "duel"]
+__all__ = ["DUEL_SHARE", "duel_applies", "duel", "memetic_exchange"]
 
 # the share of the time limit each engine of the duel runs
 DUEL_SHARE = 0.05
@@ -70,6 +73,7 @@ def duel(cfg: dict, state, co, log, stopped, memetic, time_frac) -> None:
     results = {}
     for name, engine in (("memetic", pop), ("sa", ann)):
         rows, evals0, tic = [], int(engine.sc[SC.EVALS]), time.perf_counter()
+        steps0 = int(engine.sc[SC.STEP])
         if name == "memetic":
             tic = t0  # its set-up (scoring the members) in its slice
         _slice(engine, seconds - (time.perf_counter() - tic), state, co, stopped, rows, t0,
@@ -77,7 +81,7 @@ def duel(cfg: dict, state, co, log, stopped, memetic, time_frac) -> None:
         best = co.comm.allgather(_best(engine)) if co.comm is not None else [_best(engine)]
         results[name] = {"best": list(min(best)), "seconds": round(time.perf_counter() - tic, 3),
                          "evaluations": int(engine.sc[SC.EVALS]) - evals0,
-                         "steps": int(engine.sc[SC.STEP]), "rows": rows}
+                         "steps": int(engine.sc[SC.STEP]) - steps0, "rows": rows}
     won = "memetic" if tuple(results["memetic"]["best"]) < tuple(results["sa"]["best"]) else "sa"
     n = state.problem.order
     pairs = n * (n - 1) / 2
@@ -91,16 +95,39 @@ def duel(cfg: dict, state, co, log, stopped, memetic, time_frac) -> None:
            "its best graph scored lower or the same")
     log(f"method: {won} won the duel of {seconds:.1f} s each ({said('memetic')}; "
         f"{said('sa')}) because {why}; the run goes on with {won}")
+    exchange = {}
     if won == "memetic":
         state.ann = pop
         s["method"] = "memetic"
+        if state.exchange is not None:
+            every = memetic_exchange(cfg["parallel"]["exchange_every"], results)
+            if co.comm is not None:  # the ranks exchange at the same generations
+                every = co.comm.bcast(every, root=0)
+            log(f"the islands exchange their best graphs every {every:,} generations (the "
+                f"annealer's {cfg['parallel']['exchange_every']:,} steps at the duel's rates)")
+            cfg["parallel"]["exchange_every"] = exchange["exchange_every"] = every
     else:
         s["method"] = "sa"
     state.trace_rows.extend(results[won].pop("rows"))
     results["memetic" if won == "sa" else "sa"].pop("rows")
     state.meta["duel"] = {"seconds_each": round(seconds, 3), "won": won, "why": why,
-                          **results}
+                          **exchange, **results}
     state.elapsed0 += time.perf_counter() - t0
+
+
+def memetic_exchange(every: int, results: dict) -> int:
+    """The generations between the exchanges of a memetic search that won a duel: as many as
+    it made (at the duel's rate) in the seconds the annealer took for ``every`` steps, so the
+    ranks share their best graphs as often as the run asked for in time (the steps of the two
+    engines differ: a step of the memetic search is a generation of ``batch`` climbs).
+
+    >>> memetic_exchange(1000, {"sa": {"steps": 5000, "seconds": 1.0},
+    ...                         "memetic": {"steps": 30, "seconds": 1.5}})
+    4
+    """
+    sa, mem = results["sa"], results["memetic"]
+    seconds = every * sa["seconds"] / max(1, sa["steps"])
+    return max(1, round(seconds * max(1, mem["steps"]) / max(mem["seconds"], 1e-9)))
 
 
 def _best(engine) -> tuple[int, int]:

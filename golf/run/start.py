@@ -291,8 +291,11 @@ class Starter:
         the checkpoint (a run killed between its first checkpoint and run.yaml). True when
         the config changed."""
         s = self.cfg["search"]
-        won = (resume["meta"].get("duel") or {}).get("won") if resume is not None else None
+        duel = (resume["meta"].get("duel") or {}) if resume is not None else {}
+        won = duel.get("won")
         if s["method"] != "auto" or won is None:
             return False
         s["method"] = won
+        if "exchange_every" in duel:  # the islands' interval a winning memetic search took
+            self.cfg["parallel"]["exchange_every"] = int(duel["exchange_every"])
         return True
