@@ -190,3 +190,25 @@ def test_a_memetic_run_ends_in_a_polish_from_its_members(tmp_path):
     assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(s["polish"]["annealer_best"])
     score = golf.evaluate(golf.read_edges(tmp_path / "p" / "best.edges").edges, "bitset")
     assert (score.diameter, score.total) == (s["best"]["diameter"], s["best"]["total"])
+
+
+def test_a_memetic_run_after_the_trials_starts_from_the_winners_chains(tmp_path):
+    """g: auto then search.method: memetic: the population starts from the graphs of the
+    winning trial's chains (their best graphs, then their current ones), not from one graph
+    and random ones."""
+    import re
+
+    import golf
+
+    r = golf.search(64, 4, g="auto", seconds=8, auto_g_budget=0.5, seed=3, method="memetic",
+                    members=6, local_steps=200, batch=3, backend="bitset", threads=1,
+                    output=tmp_path / "m", progress=False)
+    s = r.summary
+    log = (tmp_path / "m" / "log.txt").read_text()
+    got = re.search(r"memetic: 6 members \((\d+) graphs of the trials' winner's chains and "
+                    r"(\d+) random graphs", log)
+    assert got and 2 <= int(got[1]) <= 6 and int(got[1]) + int(got[2]) == 6
+    # the run starts at the winner's trial's best score, and ends no higher
+    won = [t for t in s["auto_g"]["trials"] if t["label"] == s["auto_g"]["form"]["label"]][0]
+    assert [s["start"]["diameter"], s["start"]["total"]] == won["best"]
+    assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(won["best"])

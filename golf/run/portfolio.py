@@ -123,8 +123,10 @@ def halving_plan(k: int) -> list[int]:
 class Choice:
     """What :func:`choose_form` decided: the ``form`` (None when stopped by a signal), the
     winner's best graph (None without trials), the record for summary.json, the seconds it
-    took, ``interrupted`` when a signal stopped the trials, and the temperatures the winner
-    sampled (the answer of :meth:`golf.engine.annealer.Annealer.auto_temperatures`, or None)."""
+    took, ``interrupted`` when a signal stopped the trials, the temperatures the winner
+    sampled (the answer of :meth:`golf.engine.annealer.Annealer.auto_temperatures`, or None),
+    and for ``search.method: memetic`` the graphs of the winner's chains (``graphs``, best
+    first; None otherwise), the memetic population's start."""
 
     form: Form | None
     graph: object = None
@@ -132,6 +134,7 @@ class Choice:
     seconds: float = 0.0
     interrupted: bool = False
     sampled: tuple | None = None
+    graphs: list | None = None
 
 
 class _Trial:
@@ -502,9 +505,12 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     mine = win % size == rank
     best_rows = trials[win].ann.best_adj.copy() if mine else None
     sampled = trials[win].sampled if mine else None
+    pool = None  # a memetic run's start graphs: the winner's chains' graphs, best first
+    if mine and cfg["search"]["method"] == "memetic":
+        pool = [gr.adj.copy() for gr in trials[win].ann.best_graphs(cfg["search"]["members"])]
     if co.chains and co.comm is not None:
-        best_rows, sampled = co.comm.bcast((best_rows, sampled), root=win % size)
-    won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds, on_starts)
+        best_rows, sampled, pool = co.comm.bcast((best_rows, sampled, pool), root=win % size)
+    won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds, on_starts, pool)
     return _decided(record, won, cfg, log)
 
 
@@ -556,8 +562,9 @@ def _reason(final: list, win: dict, plan: list) -> str:
 class _Won:
     """The end of the trials: the winning ``form``, every trial's report (``final``), the
     rounds' ``plan``, the winner's best rows and sampled temperatures, the trials'
-    ``seconds``, and why the forms were compared on their start graphs (None: they were
-    ranked by their trials' progress)."""
+    ``seconds``, why the forms were compared on their start graphs (None: they were
+    ranked by their trials' progress), and for a memetic run the base rows of the winner's
+    chains' graphs (``pool``, best first)."""
 
     form: Form
     final: list
@@ -566,6 +573,7 @@ class _Won:
     sampled: tuple | None
     seconds: float
     on_starts: str | None = None
+    pool: list | None = None
 
 
 def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
@@ -587,7 +595,8 @@ def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
     graph = problem.at_form(form).graph(sort_rows(won.best_rows))
-    return Choice(form, graph, record, seconds, sampled=sampled)
+    graphs = [graph.with_rows(rows) for rows in won.pool] if won.pool else None
+    return Choice(form, graph, record, seconds, sampled=sampled, graphs=graphs)
 
 
 def _single(record: dict, form: Form, why: str, log, n: int, trials=(),

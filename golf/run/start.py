@@ -147,13 +147,15 @@ class Starter:
             self.form_notes[repr(form)] = self.note
         return graph
 
-    def _annealer(self, problem, graph, ev, seed):
+    def _annealer(self, problem, graph, ev, seed, pool=None):
+        """The run's engine from ``graph``; a memetic population from ``pool`` where given
+        (the graphs of the trials' winner, :attr:`golf.run.portfolio.Choice.graphs`)."""
         s = self.cfg["search"]
         if s["method"] == "tabu":
             return self.phases.tabu(graph, ev, seed, reach=problem.reach(),
                                     bounds=problem.bounds())
         if s["method"] == "memetic":
-            return build_memetic(self.cfg, problem, [graph], ev,
+            return build_memetic(self.cfg, problem, pool or [graph], ev,
                                  steps=self.phases.annealer_steps(), seed=seed)
         return build_annealer(self.cfg, problem, graph, ev, steps=self.phases.annealer_steps(),
                               seed=seed, trace_every=self.cfg["output"]["trace_every"])
@@ -175,8 +177,9 @@ class Starter:
                 note = self.form_notes.get(repr(auto_g.form))
                 self.note = (f"{note}; the run goes on from its trial's best graph"
                              if note else None)
+            pool = auto_g.graphs if auto_g is not None else None
             ann = self._annealer(problem, won if won is not None else self.start_graph(at_g),
-                                 ev, seed)
+                                 ev, seed, pool)
             if resume is not None:
                 ann = self.phases.resumed(ann, ev, seed, resume["meta"])
                 ann.load_state(co.my_state(resume["states"], resumed_from))
@@ -244,7 +247,10 @@ class Starter:
         if self.comm is not None:  # rank 0's samples for every chain
             t0, t1, how = self.comm.bcast((t0, t1, how), root=0)
         if s["method"] == "memetic":
-            log(f"memetic: {s['members']} members (the start graph and {s['members'] - 1} "
+            pool = len(auto_g.graphs or ()) if auto_g is not None else 0
+            whence = (f"{pool} graphs of the trials' winner's chains" if pool else
+                      "the start graph")
+            log(f"memetic: {s['members']} members ({whence} and {s['members'] - max(1, pool)} "
                 f"random graphs of the form, each climbed first), {s['batch']} children a "
                 f"generation, {s['local_steps']:,} hill-climbing steps each")
         log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
