@@ -158,9 +158,11 @@ def test_pick_checkpoint_rules(tmp_path):
 
 # -- runs ---------------------------------------------------------------------------------
 MEMETIC = ", method: memetic, members: 4, local_steps: 400, batch: 2"
+MEMETIC_POLISH = (", polish: 0.5, polish_g: 1, polish_method: memetic, members: 4, "
+                  "local_steps: 400, batch: 2")
 
 
-@pytest.mark.parametrize("search,steps", [("", 30000), (MEMETIC, 60)])
+@pytest.mark.parametrize("search,steps", [("", 30000), (MEMETIC, 60), (MEMETIC_POLISH, 60000)])
 def test_resume_falls_back_to_the_previous_checkpoint_and_ends_as_uninterrupted(tmp_path,
                                                                                 search, steps):
     p, rd = cfg(tmp_path / "a", steps=steps, search=search)
@@ -169,6 +171,9 @@ def test_resume_falls_back_to_the_previous_checkpoint_and_ends_as_uninterrupted(
     prev = load_checkpoint(rd / "checkpoint.prev.npz")
     steps = prev["meta"]["steps"]
     assert steps < want["steps"]
+    if search == MEMETIC_POLISH:  # a resume within the memetic polish, at g = 1
+        assert prev["meta"]["polish"]["method"] == "memetic"
+        assert prev["states"][0]["adj"].shape == (4, 64, 4)
     (rd / "summary.json").unlink()
     ck = (rd / "checkpoint.npz").read_bytes()
     (rd / "checkpoint.npz").write_bytes(ck[:len(ck) // 3])  # cut short

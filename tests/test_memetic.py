@@ -212,3 +212,47 @@ def test_a_memetic_run_after_the_trials_starts_from_the_winners_chains(tmp_path)
     won = [t for t in s["auto_g"]["trials"] if t["label"] == s["auto_g"]["form"]["label"]][0]
     assert [s["start"]["diameter"], s["start"]["total"]] == won["best"]
     assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(won["best"])
+
+
+def test_a_memetic_polish_at_g1_continues_the_annealer(tmp_path):
+    """search.polish_method: memetic: the polish phase at polish_g is a memetic population
+    from the chains' graphs (then random graphs), its counts going on from the annealer's;
+    the run's best graph is exact."""
+    import re
+
+    import golf
+    from golf.run import load_checkpoint
+
+    kw = dict(steps=3000, seed=4, batch=2, members=4, local_steps=100, polish=0.5,
+              polish_g=1, polish_starts=3, polish_method="memetic", backend="bitset",
+              threads=1, progress=False)
+    r = golf.search(64, 4, g=4, output=tmp_path / "p", **kw)
+    s = r.summary
+    assert s["polish"]["g"] == 1 and s["polish"]["method"] == "memetic"
+    assert s["steps"] > s["polish"]["from_step"]
+    assert (s["best"]["diameter"], s["best"]["total"]) <= tuple(s["polish"]["annealer_best"])
+    score = golf.evaluate(golf.read_edges(tmp_path / "p" / "best.edges").edges, "bitset")
+    assert (score.diameter, score.total) == (s["best"]["diameter"], s["best"]["total"])
+    log = (tmp_path / "p" / "log.txt").read_text()
+    assert "polish: a memetic search from the best graph" in log
+    assert re.search(r"4 members \([23] graphs of the chains, then random graphs of the "
+                     r"form\)", log)
+    ck = load_checkpoint(tmp_path / "p" / "checkpoint.npz")
+    assert ck["states"][0]["adj"].shape == (4, 64, 4)  # the population at g = 1
+    # a resume within the polish: test_checkpoint (MEMETIC_POLISH)
+
+
+@pytest.mark.parametrize("extra,message", [
+    ("polish_method: memetic", r"search.polish_method: sets the polish phase's search, which "
+                               r"needs search.polish > 0"),
+    ("polish: 0.5, polish_method: memetic",
+     r"search.polish_method: memetic: the memetic search takes no centre vertices"),
+])
+def test_a_memetic_polish_is_refused_where_it_cannot_run(tmp_path, extra, message):
+    from golf.config import load_config
+
+    p = tmp_path / "c.yaml"
+    p.write_text("name: t\nproblem: {n: 97, d: 3, g: 3, centres: 1}\n"
+                 f"search: {{steps: 5, {extra}}}\n")
+    with pytest.raises(GolfError, match=r"c\.yaml:3: " + message):
+        load_config(p)

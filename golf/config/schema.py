@@ -98,6 +98,7 @@ SCHEMA = {
                              "before it takes the next one)"),
         "polish_kick": S("int", 5, (0, 10**6), "an integer >= 0 (tabu steps that take a random "
                          "admissible swap after each return to the best graph)"),
+        "polish_method": S("choice", "tabu", ("tabu", "memetic"), "'tabu' or 'memetic'"),
     },
     "evaluator": {
         "backend": None,  # filled from the registry by evaluator_schema()
@@ -244,6 +245,10 @@ DOCS = {
     "search.polish_patience": "Tabu steps without going below the best graph since the current "
                               "start before the polish moves to its next start graph (after "
                               "the last: its best graph, then the first again).",
+    "search.polish_method": "The search of the polish phase: ``tabu`` (from the start graphs "
+                            "in turn) or ``memetic`` (a population of ``members`` graphs at "
+                            "``polish_g``: the start graphs, then random graphs of the form; "
+                            "``batch`` children a generation, ``local_steps`` each).",
     "search.polish_kick": "Back at its best graph, the polish takes this many random admissible "
                           "swaps (the first candidate drawn that qualifies) before it descends "
                           "again: it leaves the best graph's basin. On (64, 8) from a graph at "
@@ -382,13 +387,16 @@ def _check_search(out: dict, where) -> None:
                         f"none), got {s['polish']}")
     if s["method"] == "memetic":
         _check_memetic(p, where)
+    if s["polish_method"] == "memetic" and s["polish"] > 0:
+        _check_memetic(p, where, "search.polish_method")
     if s["method"] == "tabu" and (s["polish"] > 0 or s["batch"] > 1):
         key = "polish" if s["polish"] > 0 else "batch"
         raise GolfError(f"{where('search.' + key)}: search.{key}: method tabu takes no "
                         f"{key} (a tabu step scores search.neighbourhood candidates of one "
                         f"graph; polish is the tabu phase of an sa or hill run)")
     for key, what, used in (("polish_g", "symmetry", s["polish_g"] is not None),
-                            ("polish_starts", "start graphs", s["polish_starts"] > 1)):
+                            ("polish_starts", "start graphs", s["polish_starts"] > 1),
+                            ("polish_method", "search", s["polish_method"] != "tabu")):
         if used and s["polish"] <= 0:
             raise GolfError(f"{where('search.' + key)}: search.{key}: sets the polish phase's "
                             f"{what}, which needs search.polish > 0 (the fraction of the "
@@ -400,15 +408,15 @@ def _check_search(out: dict, where) -> None:
                         f"got {s['t1']}")
 
 
-def _check_memetic(p: dict, where) -> None:
-    """``search.method: memetic`` takes what :func:`golf.engine.memetic.refused` does not
-    refuse."""
+def _check_memetic(p: dict, where, key: str = "search.method") -> None:
+    """``search.method: memetic`` (or ``key: memetic``) takes what
+    :func:`golf.engine.memetic.refused` does not refuse."""
     from golf.engine.memetic import refused
     from golf.problems import kind_of
 
     why = refused(kind_of(p).kind, p.get("centres") or 0)
     if why is not None:
-        raise GolfError(f"{where('search.method')}: search.method: memetic: {why}")
+        raise GolfError(f"{where(key)}: {key}: memetic: {why}")
 
 
 def _check_polish_g(p: dict, s: dict, where) -> None:

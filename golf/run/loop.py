@@ -132,9 +132,18 @@ class Loop:
             starts = before.renumber(starts, pg)
             graph = starts[0]
         st.ann = self.phases.switch(st.ann, st.ev, st.seed, st.meta, graph=graph,
-                                    pool=starts[1:], reach=st.problem.reach())
+                                    pool=starts[1:], reach=st.problem.reach(),
+                                    problem=st.problem)
         sc = st.ann.sc
         pairs = st.problem.order * (st.problem.order - 1) // 2
+        if s["polish_method"] == "memetic":
+            self.log(f"polish: a memetic search from the best graph (diameter {sc[SC.BEST_D]}, "
+                     f"ASPL {sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}: "
+                     f"{s['members']} members ({len(starts)} graphs of the chains, then random "
+                     f"graphs of the form), {s['batch']} children a generation, "
+                     f"{s['local_steps']:,} hill-climbing steps each"
+                     + (f", at g={pg}: {st.ev.describe()}" if graph is not None else ""))
+            return
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "
                  f"{sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}, "
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
@@ -159,8 +168,9 @@ class Loop:
 
         st = self.state
         ann, ev = st.ann, st.ev
-        if not ev.supports.gpu or self.cfg["parallel"]["mode"] == "evaluator":
-            return
+        if (not ev.supports.gpu or self.cfg["parallel"]["mode"] == "evaluator"
+                or self.cfg["search"]["polish_method"] != "tabu"):  # a memetic polish's
+            return  # climbs run on the device where its chains fit a block
         cfg = cfg_at(self.cfg, ann.graph.g)
         other = cpu_alternative(problem_of(cfg["problem"]).shape, ann.neighbourhood)
         if other is None:

@@ -29,6 +29,13 @@ pool again (with one start graph: to the best graph each time). Which graph lead
 from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to 3972), 500 tabu steps at ``g = 1``
 reached 3885 and 3889 from two of 3936 and nothing better from seven.
 
+``search.polish_method: memetic`` makes the polish phase a memetic search
+(:class:`golf.engine.memetic.Memetic`) at ``polish_g`` instead: its population the start
+graphs (the best graph, then the pool), then random graphs of the form up to
+``search.members``, each climbed first; its step count goes on from the annealer's, and with a
+step budget it gets the tabu phase's evaluations (generations of ``batch`` climbs of
+``local_steps``).
+
 The switch is recorded in the run's meta data (``polish``: the step, the annealer's best,
 with ``polish_g`` the new ``g`` and with more than one start graph their number,
 ``starts``), which the checkpoint keeps, so that a resumed run continues
@@ -37,7 +44,7 @@ in the phase it was in (at its symmetry).
 
 from __future__ import annotations
 
-from golf.engine.annealer import SC, StopReason
+from golf.engine.annealer import FL, SC, StopReason
 
 __all__ = ["Phases"]
 
@@ -89,10 +96,12 @@ class Phases:
             return False
         return stop == StopReason.STEPS or (stop == 0 and frac >= 1.0 - self.fraction)
 
-    def switch(self, ann, ev, seed: int, meta: dict, graph=None, pool=(), reach=None):
+    def switch(self, ann, ev, seed: int, meta: dict, graph=None, pool=(), reach=None,
+               problem=None):
         """The tabu search that continues ``ann`` from its best graph (``graph``: that graph
         at ``search.polish_g``, ``ev`` its evaluator), then from the graphs of ``pool`` in
-        turn (``search.polish_starts``); records the switch in ``meta``."""
+        turn (``search.polish_starts``); records the switch in ``meta``. ``problem``: the
+        problem at the polish's symmetry (the random members of a memetic polish)."""
         step = int(ann.sc[SC.STEP])
         meta["polish"] = {"from_step": step,
                           "annealer_best": [int(ann.sc[SC.BEST_D]), int(ann.sc[SC.BEST_TOTAL])]}
@@ -100,19 +109,42 @@ class Phases:
             meta["polish"]["starts"] = 1 + len(pool)
         if graph is not None:
             meta["polish"]["g"] = graph.g
-        return self._after(ann, ev, seed, step, graph, pool, reach)
+        if self.s["polish_method"] != "tabu":
+            meta["polish"]["method"] = self.s["polish_method"]
+        return self._after(ann, ev, seed, step, graph, pool, reach, problem)
 
-    def resumed(self, ann, ev, seed: int, meta: dict):
-        """``ann``, or the tabu search of the polish phase where ``meta`` says that the run
-        had switched (its state is then loaded by the caller)."""
+    def resumed(self, ann, ev, seed: int, meta: dict, problem=None):
+        """``ann``, or the search of the polish phase where ``meta`` says that the run had
+        switched (its state is then loaded by the caller)."""
         if "polish" not in meta:
             return ann
-        return self._after(ann, ev, seed, meta["polish"]["from_step"])
+        return self._after(ann, ev, seed, meta["polish"]["from_step"], problem=problem)
 
-    def _after(self, ann, ev, seed, step, graph=None, pool=(), reach=None):
+    def _after(self, ann, ev, seed, step, graph=None, pool=(), reach=None, problem=None):
         from golf.engine.tabu import TabuSearch
 
         self.polishing = True
         tabu_steps = self._budget()[1]
+        if self.s["polish_method"] == "memetic":
+            return self._memetic(ann, ev, seed, step, tabu_steps, graph, pool, reach, problem)
         return TabuSearch.after(ann, ev, steps=step + tabu_steps if tabu_steps else 0,
                                 graph=graph, pool=pool, reach=reach, **self._tabu_kw(seed))
+
+    def _memetic(self, ann, ev, seed, step, tabu_steps, graph, pool, reach, problem):
+        """The memetic polish (module docstring): its counts go on from ``ann``'s."""
+        from golf.engine.annealer import search_options
+        from golf.engine.memetic import Memetic
+
+        s = self.s
+        starts = [ann.best_graph() if graph is None else graph, *pool][:s["members"]]
+        starts += [problem.random_graph(seed + k) for k in range(len(starts), s["members"])]
+        climb = s["batch"] * s["local_steps"]  # evaluations of a generation
+        steps = -(-tabu_steps * s["neighbourhood"] // climb) if tabu_steps else 0
+        mem = Memetic(starts, ev, steps=step + steps if steps else 0, seed=seed,
+                      local_steps=s["local_steps"], brood=s["batch"], bounds=ann.bounds,
+                      reach=ann.reach if reach is None else reach, options=search_options(s))
+        for k in (SC.STEP, SC.ACCEPTED, SC.BEST_STEP):
+            mem.sc[k] = ann.sc[k]
+        mem.sc[SC.EVALS] += ann.sc[SC.EVALS]
+        mem.set_temperatures(ann.fl[FL.T0], ann.fl[FL.T1])
+        return mem

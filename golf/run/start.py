@@ -181,7 +181,7 @@ class Starter:
             ann = self._annealer(problem, won if won is not None else self.start_graph(at_g),
                                  ev, seed, pool)
             if resume is not None:
-                ann = self.phases.resumed(ann, ev, seed, resume["meta"])
+                ann = self.phases.resumed(ann, ev, seed, resume["meta"], problem)
                 ann.load_state(co.my_state(resume["states"], resumed_from))
             return ann, ev
 
