@@ -172,6 +172,17 @@ def runs_of(rows) -> list[str]:
                                     for (commit, cmd, cpu), names in calls.items()]
 
 
+def method_text(row) -> str:
+    """The search a row's run made: ``sa`` or ``memetic``, with ``(duel)`` where a duel of
+    ``search.method: auto`` chose it."""
+    duel = (row.get("duel") or {}).get("seconds_each")
+    return (row.get("method") or "sa") + (" (duel)" if duel else "")
+
+
+def _number(x) -> str:
+    return "" if x is None else f"{x:,.0f}"
+
+
 def machines(record, rows) -> str:
     """The machines of the rows (each row's own where it has one, else the record's)."""
     seen = [describe_machine(r.get("machine") or record["machine"]) for r in rows]
@@ -194,13 +205,16 @@ def markdown(record) -> str:
                       "with search.time_limit set by --seconds, under `mpiexec -n RANKS` (one "
                       "chain a core)"]),
                    "`at once` problems ran side by side, each on its own RANKS cores")
-    cols = ["problem", "g", "seconds", "D (bound)", "ASPL", "ASPL bound", "gap", "best-known",
-            "vs best-known", "evaluations/s", "ranks", "at once", "date"]
-    lines += table(cols, [[f"({r['w']}x{r['h']}, {r['d']}, {r['r']})", r["g"],
-                           f"{r['seconds']:.0f}", f"{r['diameter']} ({r['diameter_bound']})",
-                           f"{r['aspl']:.6f}", f"{r['aspl_bound']:.6f}",
-                           f"{r['aspl_gap_percent']:.2f}%", known_text(r), versus(r),
-                           f"{r['evaluations_per_s']:,.0f}",
+    cols = ["problem", "g", "method", "seconds", "best at", "D (bound)", "ASPL", "gap",
+            "best-known", "vs best-known", "evaluations/s", "generations", "children/s",
+            "ranks", "at once", "date"]
+    lines += table(cols, [[f"({r['w']}x{r['h']}, {r['d']}, {r['r']})", r["g"], method_text(r),
+                           f"{r['seconds']:.0f}", _number(r.get("best_found_at_seconds")),
+                           f"{r['diameter']} ({r['diameter_bound']})",
+                           f"{r['aspl']:.6f}", f"{r['aspl_gap_percent']:.2f}%", known_text(r),
+                           versus(r), f"{r['evaluations_per_s']:,.0f}",
+                           _number((r.get("memetic") or {}).get("generations")),
+                           _number((r.get("memetic") or {}).get("children_per_s")),
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
     lines += ["", f"Machine: {machines(record, rows)}; each row's commit and machine are in "
                   f"the JSON (`commit`, `machine`).", *runs_of(rows), "", verdict(rows, chase), "",
