@@ -106,7 +106,8 @@ LARGE_REHEAT = 0.1
 # search.method of a grid chase: the duel of golf.run.duel. Side by side for 5 minutes on one
 # core each (results/grid/chase.md, experiment memetic) the memetic search ended lower on
 # (5x10, 4, 2), (10x10, 4, 2) and (10x10, 8, 4), annealing on (10x10, 6, 3) and the 20x20
-# problems; in 3-minute chases the duel chose memetic on (10x10, 8, 4) and sa on (20x20, 4, 2)
+# problems; in the 10-minute chases of results/grid/chase.md (2 cores) the duel chose memetic
+# on (5x5, 4, 2) and the 10x10 problems, annealing on the others
 GRID_METHOD = "auto"
 # generations between the exchanges of the islands of a memetic chase (--set
 # search.method=memetic) on several ranks: each offers the best graph of all to the others
