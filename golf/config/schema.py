@@ -178,8 +178,9 @@ DOCS = {
                      "``auto`` (``sa`` and ``memetic`` each run 5% of the time limit from the "
                      "same graphs, then the better goes on: :mod:`golf.run.duel`). ``sa`` is "
                      "the one to use; ``tabu`` pays as a polish (``polish``).",
-    "search.members": "The graphs of a memetic population: the start graph and random graphs "
-                      "of the form, each climbed first.",
+    "search.members": "The graphs of a memetic population: the start graph (after the trials "
+                      "of ``g: auto`` the graphs of the winning trial's chains) and random "
+                      "graphs of the form, each climbed first.",
     "search.local_steps": "Hill-climbing steps of each child of a memetic search (and of each "
                           "start graph). More climb deeper and make fewer generations.",
     "search.steps": "The step budget (0: none). With a step budget the same seed and backend "
