@@ -200,7 +200,8 @@ def markdown(record) -> str:
                    "vs best-known = ASPL / best-known ASPL - 1",
                    *([f"each problem: `golf chase --grid WxH D R --minutes {chase:g} --ranks "
                       "RANKS` (the form chosen by its trials, nothing set per problem); "
-                      "`seconds` is the run's wall time"] if chase else
+                      "`seconds` is the run's wall time, `best at` when it found its best "
+                      "graph; generations, children/s: a memetic run's"] if chase else
                      ["each problem: `golf run configs/graphgolf2019_grid.yaml --only NAME` "
                       "with search.time_limit set by --seconds, under `mpiexec -n RANKS` (one "
                       "chain a core)"]),

@@ -54,7 +54,7 @@ class Phases:
     on where the config asks for a polish phase."""
 
     def __init__(self, cfg: dict):
-        self.s = cfg["search"]
+        self.cfg, self.s = cfg, cfg["search"]
         self.trace_every = cfg["output"]["trace_every"]
         self.fraction = self.s["polish"] if self.s["method"] != "tabu" else 0.0
         self.polishing = False
@@ -126,23 +126,21 @@ class Phases:
         self.polishing = True
         tabu_steps = self._budget()[1]
         if self.s["polish_method"] == "memetic":
-            return self._memetic(ann, ev, seed, step, tabu_steps, graph, pool, reach, problem)
+            return self._memetic(ann, ev, seed, step, tabu_steps, graph, pool, problem)
         return TabuSearch.after(ann, ev, steps=step + tabu_steps if tabu_steps else 0,
                                 graph=graph, pool=pool, reach=reach, **self._tabu_kw(seed))
 
-    def _memetic(self, ann, ev, seed, step, tabu_steps, graph, pool, reach, problem):
-        """The memetic polish (module docstring): its counts go on from ``ann``'s."""
-        from golf.engine.annealer import search_options
-        from golf.engine.memetic import Memetic
+    def _memetic(self, ann, ev, seed, step, tabu_steps, graph, pool, problem):
+        """The memetic polish (module docstring), :func:`golf.run.setup.build_memetic` at the
+        polish's ``problem``: its counts go on from ``ann``'s."""
+        from golf.run.setup import build_memetic
 
         s = self.s
-        starts = [ann.best_graph() if graph is None else graph, *pool][:s["members"]]
-        starts += [problem.random_graph(seed + k) for k in range(len(starts), s["members"])]
         climb = s["batch"] * s["local_steps"]  # evaluations of a generation
         steps = -(-tabu_steps * s["neighbourhood"] // climb) if tabu_steps else 0
-        mem = Memetic(starts, ev, steps=step + steps if steps else 0, seed=seed,
-                      local_steps=s["local_steps"], brood=s["batch"], bounds=ann.bounds,
-                      reach=ann.reach if reach is None else reach, options=search_options(s))
+        mem = build_memetic(self.cfg, problem, [ann.best_graph() if graph is None else graph,
+                                                *pool], ev,
+                            steps=step + steps if steps else 0, seed=seed)
         for k in (SC.STEP, SC.ACCEPTED, SC.BEST_STEP):
             mem.sc[k] = ann.sc[k]
         mem.sc[SC.EVALS] += ann.sc[SC.EVALS]
