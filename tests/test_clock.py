@@ -27,6 +27,16 @@ def test_the_samples_fit_the_slice():
     assert sample_count(200, 1.0, None) == 200  # no estimate: as asked
 
 
+def test_a_chunk_ends_with_the_clock():
+    from golf.run.coordinate import next_chunk
+
+    assert next_chunk(100, 0.01) == 200  # fast: doubles
+    assert next_chunk(100, 0.4) == 50  # aimed at 0.2 s
+    assert next_chunk(100, 0.4, left=10.0) == 50  # the clock far: as before
+    assert next_chunk(100, 0.01, left=0.0025) == 25  # 25 steps of 0.1 ms fill the 2.5 ms left
+    assert next_chunk(100, 0.4, left=0.0) == 1  # past the clock: one step (the loop stops)
+
+
 @pytest.mark.slow
 def test_the_trials_leave_out_a_form_that_cannot_set_up_in_its_slice(monkeypatch):
     """The first form of (64, 4)'s portfolio (cyclic g=16) made to cost 100 s an evaluation by

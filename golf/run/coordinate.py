@@ -130,10 +130,13 @@ class Coordinator:
         return per_chain, comm.allreduce(evaluations)
 
 
-def next_chunk(chunk: int, seconds: float) -> int:
+def next_chunk(chunk: int, seconds: float, left: float | None = None) -> int:
     """The next chunk of steps after ``chunk`` steps took ``seconds``: aimed at ~0.2 s
-    (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s."""
+    (responsive to signals, cheap to leave compiled code), doubling while under 0.1 s, and
+    no longer, at that rate, than the ``left`` seconds of the clock (at least one step)."""
     grown = chunk * 2 if seconds < 0.1 else chunk * 0.2 / max(seconds, 1e-9)
+    if left is not None:
+        grown = min(grown, left * chunk / max(seconds, 1e-9))
     return int(min(max(1, grown), 1_000_000))
 
 

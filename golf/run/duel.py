@@ -153,4 +153,5 @@ def _slice(engine, seconds: float, state, co, stopped, rows: list, t0: float,
         out = engine.run(chunk, time_frac=time_frac(state.elapsed0 + now - t0))
         stamp = state.elapsed0 + time.perf_counter() - t0
         rows.extend(r + [stamp] for r in out.tolist())
-        chunk = next_chunk(chunk, time.perf_counter() - now)
+        toc = time.perf_counter()
+        chunk = next_chunk(chunk, toc - now, seconds - (toc - tic))

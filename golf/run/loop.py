@@ -105,7 +105,8 @@ class Loop:
         stamp = time.perf_counter() - t_start
         st.meta.setdefault("first_step_seconds", round(stamp, 3))  # the run's first step ended
         st.trace_rows.extend(r + [stamp] for r in rows.tolist())
-        chunk = next_chunk(chunk, dt)
+        tlimit = self.cfg["search"]["time_limit"]
+        chunk = next_chunk(chunk, dt, None if tlimit is None else tlimit - stamp)
         done = self.co.stop_reason(int(ann.stop_reason))
         if exchange is not None and (int(ann.sc[SC.STEP]) % every == 0 or done):
             info = exchange(ann)

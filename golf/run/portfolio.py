@@ -301,10 +301,13 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
             tic = time.perf_counter()
             evals = int(ann.sc[SC.EVALS])
             ann.run(chunk, time_frac=frac)
-            took = time.perf_counter() - tic
+            toc = time.perf_counter()
+            took = toc - tic
             trial.stepping += took
             trial.stepped += int(ann.sc[SC.EVALS]) - evals
-            trial.chunk = next_chunk(chunk, took)
+            left = [deadline - toc] if deadline is not None else []
+            trial.chunk = next_chunk(chunk, took, min([amount - (toc - t)] + left) if timed
+                                     else None)
             ran = True
         trial.spent += used if not timed else time.perf_counter() - t
         return reason
