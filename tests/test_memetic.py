@@ -16,17 +16,20 @@ from conftest import gpu_skip_reason
 SECTION = {"n": 96, "d": 3, "g": 6}
 
 
-def population(seed=1, size=6, steps=1000, brood=1, budget=0, first=1, ev=None):
+def population(seed=1, size=6, steps=1000, brood=1, budget=0, first=1, ev=None,
+               local_search="hill"):
     p = problem_of(SECTION)
     ev = ev or make_evaluator("bitset", 96, 3, 6, threads=1)
     return Memetic([p.random_graph(s) for s in range(first, first + size)], ev, seed=seed,
                    local_steps=steps, brood=brood, steps=budget, bounds=p.bounds(),
-                   options={"near_moves": 0.5, "voltage_moves": 0.3})
+                   options={"near_moves": 0.5, "voltage_moves": 0.3},
+                   local_search=local_search)
 
 
-@pytest.mark.parametrize("brood", [1, 3])
-def test_steps_are_deterministic_never_worse_and_improve_the_start(brood):
-    one, two = population(brood=brood), population(brood=brood)
+@pytest.mark.parametrize("brood,local_search", [(1, "hill"), (3, "hill"), (3, "descent")])
+def test_steps_are_deterministic_never_worse_and_improve_the_start(brood, local_search):
+    one = population(brood=brood, local_search=local_search)
+    two = population(brood=brood, local_search=local_search)
     start = one.best[0]
     worst = max(one.scores())
     for _ in range(30):
@@ -54,11 +57,13 @@ def test_steps_are_deterministic_never_worse_and_improve_the_start(brood):
         one.evaluator.evaluate(g).total for g in best)
 
 
-def test_a_population_resumes_from_its_state():
-    one = population(seed=4)
+@pytest.mark.parametrize("local_search", ["hill", "descent"])
+def test_a_population_resumes_from_its_state(local_search):
+    one = population(seed=4, local_search=local_search)
     one.run(10)
     state = one.state()
-    two = population(seed=4, first=20)  # other start graphs, replaced by the state's
+    two = population(seed=4, first=20, local_search=local_search)  # other start graphs,
+    # replaced by the state's
     two.load_state(state)
     for _ in range(15):
         one.run(1)
@@ -138,12 +143,15 @@ REASON = gpu_skip_reason()
 
 @pytest.mark.gpu
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
-@pytest.mark.parametrize("chains", ["device", "host"])
-def test_on_the_gpu_the_search_walks_the_cpu_one(chains):
+@pytest.mark.parametrize("chains,local_search", [("device", "hill"), ("host", "hill"),
+                                                 ("host", "descent")])
+def test_on_the_gpu_the_search_walks_the_cpu_one(chains, local_search):
     """gpu-bitset climbs a generation's children together (device chains, or host chains
-    scored in one launch a step): the same members, scores and counters as on the CPU."""
+    scored in one launch a step), or descends from each with its tries scored in batches of
+    3: the same members, scores and counters as on the CPU."""
     ev = make_evaluator("gpu-bitset", 96, 3, 6, chains=chains, batch=3)
-    gpu, cpu = population(brood=3, steps=300, ev=ev), population(brood=3, steps=300)
+    gpu = population(brood=3, steps=300, ev=ev, local_search=local_search)
+    cpu = population(brood=3, steps=300, local_search=local_search)
     gpu.run(8)
     cpu.run(8)
     assert gpu.scores() == cpu.scores() and np.array_equal(gpu.sc, cpu.sc)

@@ -84,6 +84,7 @@ SCHEMA = {
                      "population)"),
         "local_steps": S("int", 5000, (1, INF), "an integer >= 1 (hill-climbing steps of each "
                          "child of a memetic search)"),
+        "local_search": S("choice", "hill", ("hill", "descent"), "'hill' or 'descent'"),
         "neighbourhood": S("int", 4096, (1, 65536), "an integer from 1 to 65536 (candidate "
                            "swaps a tabu step scores)"),
         "tenure": S("int", 16, (0, 100000), "an integer from 0 to 100000 (tabu steps)"),
@@ -183,6 +184,11 @@ DOCS = {
                       "graphs of the form, each climbed first.",
     "search.local_steps": "Hill-climbing steps of each child of a memetic search (and of each "
                           "start graph). More climb deeper and make fewer generations.",
+    "search.local_search": "The local search of each child of a memetic search (and of each "
+                           "start graph): ``hill`` (``local_steps`` random swaps, each taken "
+                           "where it scores no worse) or ``descent`` (every swap in turn until "
+                           "none improves the graph: exhaustive first-improvement 2-opt, "
+                           ":mod:`golf.engine.descent`).",
     "search.steps": "The step budget (0: none). With a step budget the same seed and backend "
                     "give the same graph on any machine; the cooling runs over the steps.",
     "search.time_limit": "The wall-time budget in seconds (null: none). Without a step "

@@ -17,11 +17,16 @@ The population holds ``members`` graphs of one form, each with its exact score
      cells of a square and its rotations), ``b``'s orbits that fit, a repair (on a grid
      within the length limit). A disconnected child is dropped (counted in
      ``sc[SC.FAILED]``).
-  3. **Local search**: the children climb together, ``local_steps`` hill-climbing steps each
-     (:class:`golf.engine.population.BatchAnnealer` of ``method='hill'``, golf's
-     incremental scoring: one compiled loop on a CPU backend, one launch a step for all
-     children on a GPU, the chains on the device where the evaluator runs them there); a
-     child ends at the best graph of its climb.
+  3. **Local search** (``local_search``):
+
+     * ``hill``: the children climb together, ``local_steps`` hill-climbing steps each
+       (:class:`golf.engine.population.BatchAnnealer` of ``method='hill'``, golf's
+       incremental scoring: one compiled loop on a CPU backend, one launch a step for all
+       children on a GPU, the chains on the device where the evaluator runs them there); a
+       child ends at the best graph of its climb;
+     * ``descent``: each child descends until no swap improves it
+       (:class:`golf.engine.descent.Descent`, exhaustive first-improvement 2-opt: one
+       compiled loop on a CPU backend, the tries scored in batches on a GPU).
   4. **Replacement** by crowding: each climbed child, in turn, takes the place of the member
      nearest it (:func:`distance`) among those that score worse, where no member has its rows
      (no copies). A child replaces a graph like itself rather than the worst one, so that the
@@ -52,13 +57,16 @@ from golf.engine.annealer import FL, P, SC, TRACE_COLUMNS, StopReason, reached_l
 from golf.engine.crossover import ball, block, crossover, orbits
 from golf.errors import GolfError
 
-__all__ = ["Memetic", "distance", "refused", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS"]
+__all__ = ["Memetic", "distance", "refused", "TOURNAMENT", "LOCAL_STEPS", "MEMBERS",
+           "LOCAL_SEARCHES", "climb_label"]
 
 # members drawn for each parent
 TOURNAMENT = 3
 # the defaults of search.local_steps and search.members
 LOCAL_STEPS = 5000
 MEMBERS = 32
+# the values of search.local_search
+LOCAL_SEARCHES = ("hill", "descent")
 
 
 def refused(kind: str, centres: int) -> str | None:
@@ -70,6 +78,13 @@ def refused(kind: str, centres: int) -> str | None:
     if centres:
         return f"the memetic search takes no centre vertices (problem.centres: {centres})"
     return None
+
+
+def climb_label(local_search: str, local_steps: int) -> str:
+    """The local search of each child, in words (the run's log)."""
+    if local_search == "descent":
+        return "a descent until no swap improves it"
+    return f"{local_steps:,} hill-climbing steps"
 
 
 def distance(a, b) -> int:
@@ -87,8 +102,8 @@ class Memetic:
     """The memetic search over the population ``graphs`` (module docstring), scored by
     ``evaluator``.
 
-    ``steps``: the step budget (0: none); ``seed``; ``local_steps``: hill-climbing steps a
-    child; ``brood``: children a generation (and start graphs a step), climbed together;
+    ``steps``: the step budget (0: none); ``seed``; ``local_search``: ``hill`` or ``descent``
+    (module docstring); ``local_steps``: hill-climbing steps a child; ``brood``: children a generation (and start graphs a step), climbed together;
     ``bounds``: the problem's lower bounds (the search stops there); ``reach``: a grid
     problem's length limit (:meth:`golf.grid.Grid.reach`), kept by the crossover and the
     climbs; ``options``: the climbs' :class:`golf.engine.annealer.Annealer` keywords (moves,
@@ -96,7 +111,7 @@ class Memetic:
 
     def __init__(self, graphs, evaluator, *, steps: int = 0, seed: int = 0,
                  local_steps: int = LOCAL_STEPS, brood: int = 1, bounds=None, reach=None,
-                 options=None):
+                 options=None, local_search: str = "hill"):
         from golf.graph import sort_rows
         from golf.lower_bounds import moore_bounds
 
@@ -109,6 +124,10 @@ class Memetic:
         self.evaluator = evaluator
         self.seed = int(seed)
         self.local_steps = int(local_steps)
+        if local_search not in LOCAL_SEARCHES:
+            raise GolfError(f"local_search must be one of {LOCAL_SEARCHES}, got "
+                            f"{local_search!r}")
+        self.local_search = local_search
         self.brood = max(1, int(brood))
         self.bounds = bounds or moore_bounds(self.graph.n, self.graph.d)
         self.reach = None if reach is None else np.ascontiguousarray(reach, dtype=np.int64)
@@ -139,6 +158,14 @@ class Memetic:
         self.params[P.TOTAL_BOUND] = (self.bounds.total if self.bounds.total is not None
                                       else -1)
         self.sc[SC.EVALS] = len(graphs)
+        self._descent = None
+        if local_search == "descent":  # its annealer scores its graph as it is built
+            from golf.engine.annealer import Annealer
+            from golf.engine.descent import Descent
+
+            self._descent = Descent(Annealer(self.graph, evaluator, bounds=self.bounds,
+                                             **self.options))
+            self.sc[SC.EVALS] += 1
         self._set_current(self.members[0][0])
         self._track_best()
 
@@ -236,10 +263,12 @@ class Memetic:
 
     def _climb(self, members, rng) -> list:
         """``(score, graph)`` of the best graph of a hill climb of ``local_steps`` from each
-        of ``members``, climbed together."""
+        of ``members``, climbed together, or of a descent from each in turn."""
         from golf.engine.population import BatchAnnealer
         from golf.graph import sort_rows
 
+        if self.local_search == "descent":
+            return [self._descend(m[:2], rng) for m in members]
         K = len(members)
         ba = BatchAnnealer(members[0][1], self.evaluator, K, population="none",
                            population_every=self.local_steps, exchange_every=0,
@@ -261,6 +290,21 @@ class Memetic:
                          int(ba.scs[k, SC.BEST_PER])),
                         self.graph.with_rows(sort_rows(ba.bests[k])))
                 for k in range(K)]
+
+    def _descend(self, member, rng) -> tuple:
+        """The member (:func:`_member`) at the end of a descent from ``member``'s graph."""
+        from golf.graph import sort_rows
+
+        desc = self._descent
+        ann = desc.ann
+        score, graph = member
+        desc.start(graph.adj, score)
+        evals = int(ann.sc[SC.EVALS])
+        desc.climb(rng)
+        self.sc[SC.EVALS] += int(ann.sc[SC.EVALS]) - evals
+        sc = ann.sc
+        return _member((int(sc[SC.CUR_D]), int(sc[SC.CUR_TOTAL]), int(sc[SC.CUR_PER])),
+                       self.graph.with_rows(sort_rows(ann.graph.adj)))
 
     def _offer(self, member) -> bool:
         """The ``member`` (:func:`_member`) takes the place of the member nearest it among

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 
 from golf.engine.annealer import FL, SC, P, StopReason
+from golf.engine.memetic import climb_label
 from golf.errors import GolfError
 from golf.problems import problem_of
 from golf.run.coordinate import collective, next_chunk
@@ -142,7 +143,7 @@ class Loop:
                      f"ASPL {sc[SC.BEST_TOTAL] / pairs:.10f}) at step {sc[SC.STEP]}: "
                      f"{s['members']} members ({len(starts)} graphs of the chains, then random "
                      f"graphs of the form), {s['batch']} children a generation, "
-                     f"{s['local_steps']:,} hill-climbing steps each"
+                     f"{climb_label(s['local_search'], s['local_steps'])} each"
                      + (f", at g={pg}: {st.ev.describe()}" if graph is not None else ""))
             return
         self.log(f"polish: tabu search from the best graph (diameter {sc[SC.BEST_D]}, ASPL "

@@ -265,7 +265,8 @@ def memetic_record(search: dict, steps: int, seconds: float) -> dict | None:
     batch, members = search["batch"], search["members"]
     generations = max(0, steps - -(-members // batch))
     return {"members": members, "children_a_generation": batch,
-            "local_steps": search["local_steps"], "generations": generations,
+            "local_search": search["local_search"], "local_steps": search["local_steps"],
+            "generations": generations,
             "children": generations * batch,
             "children_per_s": generations * batch / seconds if seconds > 0 else None}
 

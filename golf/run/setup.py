@@ -82,4 +82,4 @@ def build_memetic(cfg: dict, problem, graphs, evaluator, *, steps: int, seed: in
     members += [problem.random_graph(seed + k) for k in range(len(members), s["members"])]
     return Memetic(members, evaluator, steps=steps, seed=seed, local_steps=s["local_steps"],
                    brood=s["batch"], bounds=problem.bounds(), reach=problem.reach(),
-                   options=search_options(s))
+                   options=search_options(s), local_search=s["local_search"])

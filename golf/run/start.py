@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from golf.engine.annealer import SC, schedule
+from golf.engine.memetic import climb_label
 from golf.errors import GolfError, Interrupted
 from golf.problems import Form, problem_of
 from golf.run.coordinate import collective
@@ -252,7 +253,7 @@ class Starter:
                       "the start graph")
             log(f"memetic: {s['members']} members ({whence} and {s['members'] - max(1, pool)} "
                 f"random graphs of the form, each climbed first), {s['batch']} children a "
-                f"generation, {s['local_steps']:,} hill-climbing steps each")
+                f"generation, {climb_label(s['local_search'], s['local_steps'])} each")
         log(f"temperatures {how}" if how and s["t0"] == s["t1"] == "auto" else
             f"temperatures: T0={t0:.4g}, T1={t1:.4g}" + (f" ({how})" if how else ""))
         if won and s["t0"] == "auto" and s["reheat"] < 1.0:  # not melting the winner again
