@@ -33,8 +33,8 @@ from numba import njit
 
 from golf.engine.annealer import P, SC, take_move
 from golf.engine.moves import swap_at, undo_swap
-from golf.engine.neighbourhood import (MOVE_SIZE, _hash, _new, _record, apply_move,
-                                       moves_applied)
+from golf.engine.neighbourhood import (MOVE_SIZE, apply_move, enter_new, moves_applied,
+                                       orbits_hash, record_swap)
 from golf.kernels.dispatch import call_kernel
 from golf.kernels.merge import OK
 
@@ -86,11 +86,11 @@ def next_swap(adj, n, g, perm, cur, undo, move, seen, table, reach=None, grp=Non
             continue
         k = cur[CU.SEEN]
         row = k if k < cap else cap
-        if not _record(adj, undo, move, seen[row], n, grp):
+        if not record_swap(adj, undo, move, seen[row], n, grp):
             undo_swap(adj, undo)  # the graph as it was
             continue
         if k < cap:
-            if not _new(table, seen, k):
+            if not enter_new(table, seen, k):
                 undo_swap(adj, undo)  # tried since the last improvement
                 continue
             cur[CU.SEEN] = k + 1
@@ -106,7 +106,7 @@ def _forget(seen, table, count):
         return
     mask = np.uint64(table.shape[0] - 1)
     for j in range(count):
-        i = _hash(seen[j]) & mask
+        i = orbits_hash(seen[j]) & mask
         while table[i] != j + 1:
             i = (i + np.uint64(1)) & mask
         table[i] = 0

@@ -103,8 +103,8 @@ class Memetic:
     ``evaluator``.
 
     ``steps``: the step budget (0: none); ``seed``; ``local_search``: ``hill`` or ``descent``
-    (module docstring); ``local_steps``: hill-climbing steps a child; ``brood``: children a generation (and start graphs a step), climbed together;
-    ``bounds``: the problem's lower bounds (the search stops there); ``reach``: a grid
+    (module docstring); ``local_steps``: hill-climbing steps a child; ``brood``: children a
+    generation (and start graphs a step), climbed together; ``bounds``: the problem's lower bounds (the search stops there); ``reach``: a grid
     problem's length limit (:meth:`golf.grid.Grid.reach`), kept by the crossover and the
     climbs; ``options``: the climbs' :class:`golf.engine.annealer.Annealer` keywords (moves,
     tie-break; the method is ``hill``)."""

@@ -32,7 +32,8 @@ from golf.kernels.symmetry import act_inv
 from golf.engine.moves import propose_near, propose_swap, swap_at, undo_swap
 
 __all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "orbit_key", "draw_moves", "apply_move",
-           "revert_move", "moves_applied", "Neighbourhood"]
+           "revert_move", "moves_applied", "record_swap", "enter_new", "orbits_hash",
+           "Neighbourhood"]
 
 MOVE_SIZE = 17
 ENUMERATE = 8
@@ -64,7 +65,7 @@ def _put(orbits, at, key):
 
 
 @njit(cache=True)
-def _record(adj, undo, move, orbits, n, grp):
+def record_swap(adj, undo, move, orbits, n, grp):
     """Record the swap just applied (``undo`` holds its old slots): its slots and orbits.
     Returns False when it leaves the graph as it was."""
     m = adj.shape[0]
@@ -84,7 +85,7 @@ def _record(adj, undo, move, orbits, n, grp):
 
 
 @njit(cache=True)
-def _hash(o):
+def orbits_hash(o):
     h = np.uint64(0x9E3779B97F4A7C15)
     for i in range(4):
         h = (h ^ np.uint64(o[i] + 1)) * np.uint64(0xBF58476D1CE4E5B9)
@@ -93,11 +94,11 @@ def _hash(o):
 
 
 @njit(cache=True)
-def _new(table, orbits, k):
+def enter_new(table, orbits, k):
     """True if candidate ``k``'s orbits are not among the candidates in ``table`` (an open
     addressing table of candidate index + 1); then ``k`` is entered."""
     mask = np.uint64(table.shape[0] - 1)
-    i = _hash(orbits[k]) & mask
+    i = orbits_hash(orbits[k]) & mask
     while table[i]:
         j = table[i] - 1
         if (orbits[j, 0] == orbits[k, 0] and orbits[j, 1] == orbits[k, 1]
@@ -112,7 +113,7 @@ def _new(table, orbits, k):
 def _keep(adj, n, undo, moves, orbits, table, k, grp):
     """Record the applied swap as candidate ``k`` and undo it; returns the new count (``k``
     again when the swap changes nothing or is already a candidate)."""
-    if _record(adj, undo, moves[k], orbits[k], n, grp) and _new(table, orbits, k):
+    if record_swap(adj, undo, moves[k], orbits[k], n, grp) and enter_new(table, orbits, k):
         k += 1
     undo_swap(adj, undo)
     return k
