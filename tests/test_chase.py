@@ -113,11 +113,15 @@ def test_a_memetic_chase_exchanges_between_its_islands_every_few_generations():
     """--set search.method=memetic: the ranks' populations share their best graph every
     MEMETIC_EXCHANGE generations (an annealing chase: every 200,000 steps); an exchange_every
     asked for is kept."""
-    from golf.run.chase import GRID_METHOD, MEMETIC_EXCHANGE, chase_config
+    from golf.run.chase import GRID_METHOD, MEMETIC_EXCHANGE, POLISH_MAX_N, chase_config
 
     grid = chase_config(None, 4, grid=(6, 6), r=2, backend="bitset")["search"]["method"]
     assert grid == GRID_METHOD == "auto"  # a grid chase duels (test_chase_on_a_grid)
-    assert chase_config(64, 4, backend="bitset")["search"]["method"] == "sa"
+    # a small general graph on the CPU duels too; a larger one anneals
+    assert chase_config(64, 4, backend="bitset")["search"]["method"] == "auto"
+    assert chase_config(POLISH_MAX_N + 2, 4, backend="bitset")["search"]["method"] == "sa"
+    assert chase_config(64, 4, backend="bitset",
+                        sets=["search.method=sa"])["search"]["method"] == "sa"
     every = chase_config(64, 4, backend="bitset")["parallel"]["exchange_every"]
     assert every == 200_000
     memetic = ["search.method=memetic"]
@@ -125,6 +129,16 @@ def test_a_memetic_chase_exchanges_between_its_islands_every_few_generations():
     assert cfg["parallel"]["exchange_every"] == MEMETIC_EXCHANGE < every
     cfg = chase_config(64, 4, backend="bitset", sets=memetic + ["parallel.exchange_every=7"])
     assert cfg["parallel"]["exchange_every"] == 7
+
+
+def test_a_small_chase_that_scores_on_a_gpu_anneals(monkeypatch):
+    """A GPU chase of a small general graph: annealing, no duel (golf.run.chase.SMALL_METHOD)."""
+    import golf.run.chase as chase
+    from golf.evaluators import Decision
+
+    monkeypatch.setattr(chase, "chase_backend",
+                        lambda *a, **k: Decision("bitset", "a GPU by the test", gpu=True))
+    assert chase.chase_config(64, 4)["search"]["method"] == "sa"
 
 
 def test_chase_in_process_writes_the_run_and_the_submission(tmp_path, capsys):
@@ -141,6 +155,8 @@ def test_chase_in_process_writes_the_run_and_the_submission(tmp_path, capsys):
     assert sub.name.startswith(f"n24d3k{s['best']['diameter']}l")
     out = capsys.readouterr().out
     assert "g: auto chose" in out and f"submission file {sub}" in out
+    won = s["duel"]["won"]  # a small graph on the CPU: the duel of sa and memetic
+    assert s["method"] == won and f"method: {won} won the duel" in (rd / "log.txt").read_text()
     # the run's best.edges, re-checked at its end, under the submission's name (not written
     # again), and what golf validate reads in it is the summary's best
     assert sub.read_bytes() == (rd / "best.edges").read_bytes()

@@ -30,9 +30,11 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   1.617 and 1.152 with a quarter (beside them on the same host). A tabu step scores
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check;
-* a grid problem: ``search.method: auto`` (:data:`GRID_METHOD`): after the trials annealing and
-  the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the time from the
-  trials' graphs and the better goes on (:mod:`golf.run.duel`; the log says which won, and why);
+* a grid problem, and a general graph of ``n <=`` :data:`POLISH_MAX_N` scored on the CPU:
+  ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
+  annealing and the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the
+  time from the trials' graphs and the better goes on (:mod:`golf.run.duel`; the log says which
+  won, and why);
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
   ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
 * at the end the best graph is exported beside the run, under the competition's file name.
@@ -109,6 +111,12 @@ LARGE_REHEAT = 0.1
 # problems; in the 10-minute chases of results/grid/chase.md (2 cores) the duel chose memetic
 # on (5x5, 4, 2) and the 10x10 problems, annealing on the others
 GRID_METHOD = "auto"
+# search.method of a chase of a general graph of n <= POLISH_MAX_N that scores on the CPU: the
+# duel too (5 minutes on one core each, results/quality/quality_cpu.md, experiments duel and
+# sa: the memetic search tied annealing in its slice on (96, 3) and (384, 3), the chases ended
+# level). A GPU chase anneals: at the forms its trials chose on (96, 3), (384, 3) and
+# (1024, 3) no memetic generation went below the trials' best (quality_gpu.md, memetic)
+SMALL_METHOD = "auto"
 # generations between the exchanges of the islands of a memetic chase (--set
 # search.method=memetic) on several ranks: each offers the best graph of all to the others
 MEMETIC_EXCHANGE = 20
@@ -179,6 +187,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)
+    if kind == "general" and n <= POLISH_MAX_N and not found.gpu:
+        kw.setdefault("method", SMALL_METHOD)
     if kind == "general" and n >= LARGE_N:
         kw.setdefault("reheat", LARGE_REHEAT)
     if asked.get("method") == "memetic" and "exchange_every" not in {
