@@ -184,15 +184,23 @@ def _eval_host_switch(args) -> int:
     the Order/Radix problem."""
     from golf.hostswitch.radix_bounds import host_switch_bounds
 
-    _refuse_for_host_switch(args, ["g", "group", "n", "d", "grid", "r", "backend",
-                                   "chunk_words", "opt"])
+    _refuse_for_host_switch(args, ["group", "n", "d", "grid", "r", "backend", "chunk_words",
+                                   "opt"])
     net = load_host_switch(args.file)
     from golf.evaluators import host_switch_scorer
 
-    scorer, backend, why = host_switch_scorer(net, args.backend or "auto", threads=args.threads)
+    g = args.g
+    if g != 1:
+        scorer, backend, why, g = _rotated_scorer(args, net)
+    else:
+        scorer, backend, why = host_switch_scorer(net, args.backend or "auto",
+                                                  threads=args.threads)
     comm = args.comm
     rank0 = comm is None or comm.rank == 0
-    if args.explain and rank0:
+    if args.explain and rank0 and g != 1:
+        print(f"host-switch scorer {backend}: one BFS from each switch with hosts among the "
+              f"first {net.s // g} of {net.s}, counted {g} times; {why}", file=sys.stderr)
+    elif args.explain and rank0:
         print(f"host-switch scorer {backend}: the bit matrix over the {net.s} switches, a "
               f"column for each of the {int((net.host_counts > 0).sum())} that hold hosts, "
               f"the level sums weighted by host counts ("
@@ -223,13 +231,34 @@ def _eval_host_switch(args) -> int:
         "aspl_bound_fraction": str(b.aspl) if b.aspl is not None else None,
         "diameter_gap": score.diameter - b.diameter if connected else None,
         "aspl_gap": score.aspl - float(b.aspl) if connected else None,
-        "backend": backend, "seconds": seconds, "repeat": args.repeat,
+        "backend": backend, "g": g, "seconds": seconds, "repeat": args.repeat,
     }
     if args.json:
         print(json.dumps(out))
         return 0
     print(format_host_switch_table(out))
     return 0
+
+
+def _rotated_scorer(args, net):
+    """``(score, its name, why, g)`` of ``golf eval --g G`` on a host-switch file: the turn of
+    the switches by ``s / G`` must hold (``auto``: the largest that does), and one BFS from
+    each switch with hosts among the first ``s / G`` scores the graph
+    (:func:`golf.evaluators.h_scoring.rotated_score`); a GolfError names the file and what
+    breaks the symmetry."""
+    from golf.evaluators.h_scoring import largest_rotation, rotated_score, rotation_fault
+
+    if args.backend not in (None, "auto"):
+        raise GolfError(f"--backend {args.backend} with --g {args.g}: {args.file}'s symmetric "
+                        f"h-scores come from one BFS a switch of an orbit; leave --backend out")
+    g = largest_rotation(net) if args.g == "auto" else args.g
+    fault = rotation_fault(net, g)
+    if fault is not None:
+        raise GolfError(f"--g {g}: {args.file}: no symmetry of order {g} turns its switches "
+                        f"(switch a to a + s/g): {fault}")
+    why = (f"the switches turned by {net.s // g} (s / g) map the graph onto itself, hosts "
+           f"with their switches ({'the largest such g' if args.g == 'auto' else 'asked for'})")
+    return (lambda: rotated_score(net, g)), f"h-bfs, g={g}", why, g
 
 
 def format_host_switch_table(o: dict) -> str:

@@ -86,8 +86,72 @@ def test_eval_of_a_plain_edge_list_stays_as_it_was(tmp_path, capsys):
     assert f"{p}:1: expected the header 'hosts switches radix'" in capsys.readouterr().err
 
 
+def symmetric_net(s, k, g, h, seed=3, spare=0):
+    """A host-switch graph of ``h`` hosts on each of ``s`` switches whose links are a random
+    ``g``-symmetric Order/Degree graph ``(s, k)``, ``spare`` ports free a switch: the turn of
+    the switches by ``s / g`` (hosts with them) maps it onto itself."""
+    from golf.hostswitch.spread import Spread
+    from golf.starts.random import random_graph
+    from golf.starts.switch_wiring import spread_ports
+
+    return spread_ports(Spread(s * h, k + h + spare, s),
+                        random_graph(s, k, g, seed=seed)).net()
+
+
+@pytest.mark.parametrize("s,k,g,h", [(24, 3, 4, 2), (30, 4, 6, 3), (40, 5, 8, 1), (21, 4, 3, 2)])
+def test_eval_g_scores_a_symmetric_file_from_one_switch_an_orbit(tmp_path, capsys, s, k, g, h):
+    """--g G on a file whose switches turned by s/G (hosts with them) give the same graph:
+    the h-values of a BFS over the whole graph; --g auto finds a multiple of G."""
+    net = symmetric_net(s, k, g, h)
+    p = tmp_path / "sym.edges"
+    write_host_switch(p, net)
+    want = naive.host_switch_score(net.n, net.s, net.edges())
+    for asked in (str(g), "auto"):
+        assert main(["eval", str(p), "--json", "--g", asked]) == 0
+        o = json.loads(capsys.readouterr().out)
+        assert (o["diameter"], o["total"], o["peripheral"]) == want
+        assert o["g"] % g == 0 and o["backend"] == f"h-bfs, g={o['g']}"
+        assert o["g"] == g or asked == "auto"
+    assert main(["eval", str(p), "--json"]) == 0  # without --g: the same
+    o = json.loads(capsys.readouterr().out)
+    assert (o["diameter"], o["total"], o["peripheral"], o["g"]) == (*want, 1)
+
+
+def test_eval_g_names_what_breaks_the_symmetry(tmp_path, capsys):
+    net = symmetric_net(24, 3, 4, 2, spare=1)
+    edges = net.edges().copy()
+    host = int(np.flatnonzero(edges[:, 0] == 0)[0])  # host 0 moves to another switch
+    edges[host, 1] = net.n + (int(edges[host, 1]) - net.n + 1) % net.s
+    p = tmp_path / "broken.edges"
+    p.write_text(orp_text(net.n, net.s, net.r, edges.tolist()))
+    assert main(["eval", str(p), "--g", "4"]) == 2
+    err = capsys.readouterr().err
+    assert f"--g 4: {p}: no symmetry of order 4 turns its switches" in err and "holds" in err
+    assert main(["eval", str(p), "--g", "5"]) == 2
+    assert "g=5 does not divide the 24 switches" in capsys.readouterr().err
+    assert main(["eval", str(p), "--g", "auto", "--json"]) == 0  # none: g = 1
+    assert json.loads(capsys.readouterr().out)["g"] == 1
+    assert main(["eval", str(p), "--g", "2", "--backend", "bfs"]) == 2
+    assert "--backend bfs with --g 2" in capsys.readouterr().err
+
+
+def test_a_swap_of_two_links_breaks_the_turn():
+    from golf.evaluators.h_scoring import largest_rotation, rotation_fault
+
+    net = symmetric_net(24, 3, 4, 2)
+    assert rotation_fault(net, 4) is None and largest_rotation(net) % 4 == 0
+    edges = [tuple(e) for e in net.edges().tolist()]
+    links = [e for e in edges if min(e) >= net.n]
+    have = {frozenset(e) for e in links}
+    (a, b), (c, e) = next((x, y) for x in links for y in links
+                          if len({*x, *y}) == 4 and frozenset((x[0], y[0])) not in have
+                          and frozenset((x[1], y[1])) not in have)
+    swapped = [x for x in edges if x not in ((a, b), (c, e))] + [(a, c), (b, e)]
+    broken = HostSwitchGraph.from_edges(net.n, net.s, net.r, swapped)
+    assert "turned by 6, are not those of switch" in rotation_fault(broken, 4)
+
+
 @pytest.mark.parametrize("args,needle", [
-    (["--g", "2"], "--g: does not apply to the host-switch graph"),
     (["--n", "58"], "--n: does not apply"),
     (["--d", "4"], "--d: does not apply"),
     (["--backend", "seidel"], "--backend seidel: "),

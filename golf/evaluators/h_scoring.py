@@ -62,7 +62,7 @@ from golf.hostswitch.network import HostSwitchGraph
 from golf.kernels.bits import aligned_zeros, or_row, popcount
 
 __all__ = ["h_score", "hosts_reached", "plan_chunks", "switch_sums", "weight_runs",
-           "HostSwitchScores", "recheck"]
+           "HostSwitchScores", "recheck", "rotation_fault", "largest_rotation", "rotated_score"]
 
 # below this many row words x radix per level, one thread: starting a parallel region costs
 # more than the second thread saves
@@ -546,18 +546,61 @@ class HostSwitchScores:
                             f"{self.d}, got rows of shape {graph.adj.shape}")
 
 
-def recheck(net) -> tuple:
-    """``(h-diameter, h-total)`` of a host-switch graph by another method than the search's
-    kernel: one plain BFS over the switches from each switch with hosts
-    (:func:`switch_sums`); ``(None, None)`` when two hosts cannot
-    reach each other."""
+def rotation_fault(net, g: int) -> str | None:
+    """Why turning the switches of ``net`` by ``m = s / g`` (switch ``a`` to ``a + m mod s``,
+    its hosts with it) is not an automorphism of the host-switch graph, or None where it is:
+    then the group of order ``g`` it generates acts on the switches and their hosts, and the
+    switches ``0 .. m-1`` hold one of each orbit."""
+    s = net.s
+    if g < 1 or s % g:
+        return f"g={g} does not divide the {s} switches"
+    m = s // g
+    turn = (np.arange(s) + m) % s
+    counts = net.host_counts
+    moved = np.flatnonzero(counts[turn] != counts)
+    if len(moved):
+        a = int(moved[0])
+        return (f"switch {net.n + a} holds {counts[a]} hosts, switch {net.n + int(turn[a])} "
+                f"(its image under the turn by {m}) {counts[turn[a]]}")
+    rows = np.asarray(net.switches.adj, dtype=np.int64)
+    image = np.sort(np.where(rows >= 0, (rows + m) % s, -1), axis=1)
+    bad = np.flatnonzero((image != np.sort(rows[turn], axis=1)).any(axis=1))
+    if len(bad):
+        a = int(bad[0])
+        return (f"the links of switch {net.n + a}, turned by {m}, are not those of switch "
+                f"{net.n + int(turn[a])}")
+    return None
+
+
+def largest_rotation(net) -> int:
+    """The largest ``g`` whose turn of the switches (:func:`rotation_fault`) holds (1: none)."""
+    return next(g for g in range(net.s, 0, -1) if net.s % g == 0 and
+                rotation_fault(net, g) is None)
+
+
+def rotated_score(net, g: int = 1) -> Score:
+    """The hosts' :class:`Score` of ``net`` by one plain BFS over the switches from each
+    switch with hosts among the first ``s / g`` (:func:`switch_sums`): with ``g > 1`` the turn
+    of :func:`rotation_fault` must hold (each switch's sums are its orbit's), and the sums of
+    those switches count ``g`` times."""
     n = net.n
     counts = net.host_counts
-    sources = np.flatnonzero(counts > 0).astype(np.int64)
+    sources = np.flatnonzero(counts[:net.s // g] > 0).astype(np.int64)
     wsum, far, reached = (np.zeros(len(sources), dtype=np.int64) for _ in range(3))
     switch_sums(net.switches.adj, counts, sources, wsum, far, reached)
     if n > 1 and (reached < n).any():
-        return None, None
-    pairs = int((counts[sources] * wsum).sum())  # ordered switch pairs, weighted
-    diameter = 0 if n == 1 else 2 + int(far.max())
-    return diameter, n * (n - 1) + pairs // 2
+        return Score(n, None, None, 0, DISCONNECTED)
+    if n == 1:
+        return Score(n, 0, 0, 1, OK)
+    pairs = g * int((counts[sources] * wsum).sum())  # ordered switch pairs, weighted
+    top = int(far.max())
+    peripheral = g * int(counts[sources][far == top].sum())
+    return Score(n, 2 + top, n * (n - 1) + pairs // 2, peripheral, OK)
+
+
+def recheck(net) -> tuple:
+    """``(h-diameter, h-total)`` of a host-switch graph by another method than the search's
+    kernel: one plain BFS over the switches from each switch with hosts
+    (:func:`rotated_score`); ``(None, None)`` when two hosts cannot reach each other."""
+    score = rotated_score(net)
+    return (score.diameter, score.total) if score.connected else (None, None)
