@@ -104,10 +104,11 @@ class Memetic:
 
     ``steps``: the step budget (0: none); ``seed``; ``local_search``: ``hill`` or ``descent``
     (module docstring); ``local_steps``: hill-climbing steps a child; ``brood``: children a
-    generation (and start graphs a step), climbed together; ``bounds``: the problem's lower bounds (the search stops there); ``reach``: a grid
-    problem's length limit (:meth:`golf.grid.Grid.reach`), kept by the crossover and the
-    climbs; ``options``: the climbs' :class:`golf.engine.annealer.Annealer` keywords (moves,
-    tie-break; the method is ``hill``)."""
+    generation (and start graphs a step), climbed together; ``bounds``: the problem's lower
+    bounds (the search stops there); ``reach``: a grid problem's length limit
+    (:meth:`golf.grid.Grid.reach`), kept by the crossover and the climbs; ``options``: the
+    climbs' :class:`golf.engine.annealer.Annealer` keywords (moves, tie-break; the method is
+    ``hill``)."""
 
     def __init__(self, graphs, evaluator, *, steps: int = 0, seed: int = 0,
                  local_steps: int = LOCAL_STEPS, brood: int = 1, bounds=None, reach=None,

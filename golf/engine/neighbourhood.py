@@ -86,6 +86,8 @@ def record_swap(adj, undo, move, orbits, n, grp):
 
 @njit(cache=True)
 def orbits_hash(o):
+    """A hash of a swap's four orbit keys (:func:`record_swap`), for :func:`enter_new`'s
+    table."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for i in range(4):
         h = (h ^ np.uint64(o[i] + 1)) * np.uint64(0xBF58476D1CE4E5B9)

@@ -573,8 +573,13 @@ def rotation_fault(net, g: int) -> str | None:
 
 
 def largest_rotation(net) -> int:
-    """The largest ``g`` whose turn of the switches (:func:`rotation_fault`) holds (1: none)."""
-    return next(g for g in range(net.s, 0, -1) if net.s % g == 0 and
+    """The largest ``g`` whose turn of the switches (:func:`rotation_fault`) holds (1: none):
+    a divisor of the switch graph's own largest (:func:`golf.graph.detect_symmetry`; the turns
+    that keep the links, and those that keep the host counts, are subgroups)."""
+    from golf.graph import detect_symmetry
+
+    top = detect_symmetry(net.switches.edges(), net.s)
+    return next(g for g in range(top, 0, -1) if top % g == 0 and
                 rotation_fault(net, g) is None)
 
 
