@@ -10,21 +10,27 @@ graph, an Order/Degree graph ``(s, k)`` (:mod:`golf.hostswitch.spread`). So a ch
    bound first, at most :data:`MAX_SPREADS`), each an Order/Degree chase of ``(s, k)`` for
    its slice (:mod:`golf.run.chase`: the symmetry forms tried by its own trials, device
    chains, algebraic starts, the polish of a small graph), its best switch graph built into
-   a host-switch graph (:func:`golf.starts.switch_wiring.spread_ports`) and scored exactly; and,
-   where a slice is left for it, :data:`CLASSIC` (the host-switch chase of
-   :mod:`golf.run.chase` with ``switches: auto``), which may leave switches unevenly filled.
-   The smallest ``(h-diameter, h-total)`` wins (a tie: fewer switches, then the earlier).
+   a host-switch graph (:func:`golf.starts.switch_wiring.spread_ports`) and scored exactly;
+   after the first spread, where :func:`hub_trial` finds one, a hub spread
+   (:mod:`golf.hostswitch.hubs`): its design (:func:`golf.starts.switch_wiring.hub_ports`,
+   :data:`HUB_DESIGN` of the slice at most), then the host-switch search from it
+   (:data:`HUB_METHOD`); and, where a slice is left for it, :data:`CLASSIC` (the
+   host-switch chase of :mod:`golf.run.chase` with ``switches: auto``), which may leave
+   switches unevenly filled. The smallest ``(h-diameter, h-total)`` wins (a tie: fewer
+   switches, then the earlier).
 2. **The winner's switch graph** (until :data:`POLISH` of the time is left): a longer
    Order/Degree chase of the winning spread (another seed; none where the trial's switch
-   graph is at the Moore bounds of ``(s, k)``, or where the classic trial won); the better
+   graph is at the Moore bounds of ``(s, k)``, or where the classic or hub trial won); the better
    of its graph and the trial's goes on.
 3. **The polish**: the host-switch search (:mod:`golf.run.chase`'s host-switch settings, one
-   chain a process, host moves) from that graph for the rest of the time, in the run folder
+   chain a process, host moves; :data:`HUB_METHOD` after a hub spread's trial) from that
+   graph for the rest of the time, in the run folder
    ``<out>/h{N}r{R}`` as any host-switch chase; its ``best.edges`` is exported.
 
 A spread whose switch degree is ``s - 1`` or more has the complete graph as its switch
 graph (no search). The stages' runs are kept in ``<out>/h{N}r{R}.spreads/`` (``s{S}``: a
-trial, ``classic``: the classic trial, ``s{S}.main``: the winner's chase); the chase's
+trial, ``classic``: the classic trial, ``hubs``: the hub spread's design and search,
+``s{S}.main``: the winner's chase); the chase's
 record, ``spreads.json`` in the run folder, has each trial's spread, bound, switch-graph
 and h-scores and seconds, the winner and why. A chase started again without ``--force``
 reuses the stages that finished and resumes the one that was stopped. Each stage's length is
@@ -40,7 +46,9 @@ from pathlib import Path
 
 from golf.errors import GolfError
 
-__all__ = ["spread_chase", "TRIALS", "POLISH", "MIN_TRIAL_SECONDS", "MAX_SPREADS", "CLASSIC"]
+__all__ = ["spread_chase", "hub_trial", "TRIALS", "POLISH", "MIN_TRIAL_SECONDS", "MAX_SPREADS",
+           "CLASSIC", "HUBS", "HUB_NEAR", "HUB_DESIGN", "HUB_METHOD", "HUB_ROUND",
+           "MIN_HUB_ROUND"]
 
 # the trials' share of the chase, the polish's, the shortest trial and the most spreads tried
 TRIALS = 0.3
@@ -51,6 +59,22 @@ MAX_SPREADS = 4
 # starts, polarity graphs, host moves: golf.problems.order_radix.switch_forms), which can
 # leave switches unevenly filled
 CLASSIC = "the host-switch search over switch counts"
+# the hub spread's trial (golf.hostswitch.hubs), beside the spreads where its bound is below
+# the best spread's and a leaf can share a hub with at least HUB_NEAR of the others: its
+# folder, the share of its slice that designs it (golf.starts.switch_wiring.hub_ports), and
+# the method of its search and of the polish it wins (annealing's temperatures, set from the
+# moves of the start, undo the design: (432, 12) from one design, 300 s on one core, ended
+# at h-ASPL 4.2312 by hill climbing and at 4.3227 by annealing)
+HUBS = "hubs"
+HUB_NEAR = 0.8
+HUB_DESIGN = 0.25
+HUB_METHOD = "hill"
+# a hub spread's round (a design and a climb from it; a climb from a design of (432, 12)
+# stalls within about a minute on one core) and the shortest one started
+HUB_ROUND = 60.0
+MIN_HUB_ROUND = 15.0
+# trades of the design a second, per leaf (a trade reads two leaves' rows of shared hubs)
+PACK_RATE = 2e8
 
 
 def _run_stage(path: Path, make, comm, quiet: bool, force: bool, log, what: str):
@@ -156,6 +180,61 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         took = timed(summary, tic)
         return _report(sp, graph, summary, took) if root else None
 
+    rounds = [0]  # hub rounds started: round k designs with seed + k
+
+    def hub_round(hs, seconds):
+        k = rounds[0]
+        rounds[0] += 1
+        tic = time.perf_counter()
+        folder = stages / HUBS / f"r{k}"
+        start = folder / f"h{n}r{r}s{hs.switches}.design.edges"
+        design = None
+        if root and (force or not start.exists()):
+            design = _hub_design(hs, start, seconds * HUB_DESIGN, seed + k)
+            log(f"{hs.label}, round {k}: design with {design['covered']} of "
+                f"{design['pairs']} pairs of leaves on a common hub; "
+                + (f"h-diameter {design['h'][0]}, h-ASPL {design['h_aspl']:.6f}"
+                   if design["h"] else "disconnected"))
+        if comm is not None:  # the design is written before any rank reads the config
+            comm.bcast(None, root=0)
+        summary = _run_stage(folder / name, lambda: chase_config(
+            n, r, minutes=max(seconds - (time.perf_counter() - tic), 1.0) / 60.0,
+            seed=seed + k, backend=backend, out=folder, comm=comm, host_switch=True,
+            sets=(f"problem.switches={hs.switches}", f"problem.start={start}",
+                  f"search.method={HUB_METHOD}")), comm, quiet, force, log, hs.label)
+        took = timed(summary, tic)
+        if not root:
+            return None
+        rec = _classic_report(n, r, folder / name, summary, took)
+        b = hs.bounds()
+        rec.update(kind="hubs", label=hs.label, bound=[b[0], float(b[1])], form=None,
+                   leaf_hosts=hs.leaf_hosts, leaves=hs.leaves, hubs=hs.hubs, round=k,
+                   design=design)
+        return rec
+
+    def hub_stage(hs, seconds):
+        """Rounds of :data:`HUB_ROUND` seconds (the last takes what is left, the first at
+        least the whole of a shorter ``seconds``), each a new design and a climb from it;
+        the best round's record with every round's scores."""
+        tic, done = time.perf_counter(), []
+        while True:
+            left_now = seconds - (time.perf_counter() - tic)
+            go = not done or left_now >= MIN_HUB_ROUND
+            if comm is not None:  # every rank starts the same rounds
+                go, left_now = comm.bcast((go, left_now), root=0)
+            if not go:
+                break
+            take = left_now if left_now < HUB_ROUND + MIN_HUB_ROUND else HUB_ROUND
+            done.append(hub_round(hs, max(take, 1.0)))
+        if not root:
+            return None
+        ok = [t for t in done if t["h"] is not None]
+        best = dict(min(ok, key=lambda t: t["h"]) if ok else done[0])
+        best["rounds"] = [{"round": t["round"], "h": t["h"], "seconds": t["seconds"],
+                           "covered": (t["design"] or {}).get("covered")} for t in done]
+        best["seconds"] = round(time.perf_counter() - tic, 3)
+        return best
+
     def classic_stage(seconds):
         tic = time.perf_counter()
         folder = stages / "classic"
@@ -166,18 +245,28 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         return _classic_report(n, r, folder / name, summary, took) if root else None
 
     cands = spreads(n, r)
-    count = max(1, min(MAX_SPREADS + 1, len(cands) + 1,
+    hub = hub_trial(n, r, cands[0])
+    count = max(1, min(MAX_SPREADS + 1 + bool(hub), len(cands) + 1 + bool(hub),
                        int(TRIALS * total // MIN_TRIAL_SECONDS)))
-    tried = cands[:max(1, count - 1)]
-    classic = count > len(tried)
+    tried = cands[:max(1, count - 1 - bool(hub))]
+    plan = [("spread", sp) for sp in tried]
+    if hub is not None and count > 1:
+        plan.insert(1, ("hubs", hub))
+    classic = count > len(plan)
     log(f"{len(cands)} spreads of {n} hosts on switches of radix {r}; trials of the "
         f"{len(tried)} of the best lower bounds ({'; '.join(sp.label for sp in tried)})"
+        + (f", of the hub spread {hub.label} ({_hub_reason(hub, cands[0])})"
+           if hub is not None and count > 1 else "")
         + (f" and of {CLASSIC}" if classic else ""))
     trials = []
     for i in range(count):
         slice_ = max(1.0, (left() - (1.0 - TRIALS) * total) / (count - i))
-        trials.append(spread_stage(tried[i], _stage(tried[i]), slice_, seed)
-                      if i < len(tried) else classic_stage(slice_))
+        if i >= len(plan):
+            trials.append(classic_stage(slice_))
+        elif plan[i][0] == "hubs":
+            trials.append(hub_stage(plan[i][1], slice_))
+        else:
+            trials.append(spread_stage(plan[i][1], _stage(plan[i][1]), slice_, seed))
         if root:
             log(_line(trials[-1]))
     win = None
@@ -190,13 +279,18 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         reason = _reason(trials, win)
         log(f"chose {trials[win]['label']} because {reason}")
     win = comm.bcast(win, root=0) if comm is not None else win
-    spread = tried[win] if win < len(tried) else None
+    kind = plan[win][0] if win < len(plan) else "classic"
+    spread = plan[win][1] if kind == "spread" else None
     seconds = left() - POLISH * total
     main = None
     done = root and (spread is None or trials[win]["at_bounds"])
     done = comm.bcast(done, root=0) if comm is not None else done
     if done and spread is not None:
         log("the winner's switch graph is at the Moore bounds of its spread: no longer chase")
+    elif kind == "hubs" and seconds >= MIN_HUB_ROUND:
+        main = hub_stage(plan[win][1], seconds)
+        if root:
+            log("the hub spread's further rounds: " + _line(main))
     elif not done and seconds >= MIN_TRIAL_SECONDS:
         main = spread_stage(spread, _stage(spread) + ".main", seconds, seed + 1)
         if root:
@@ -215,15 +309,17 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         start = stages / f"h{n}r{r}s{switches}.start.edges"
         stages.mkdir(parents=True, exist_ok=True)
         write_host_switch(start, best_graph.net())
-        log(f"polish: the host-switch search from {start.name} (h-diameter {pick['h'][0]}, "
-            f"h-ASPL {pick['h_aspl']:.6f}) for the {max(left(), 0):.0f} s left")
+        how = f" ({HUB_METHOD}, as the hub spread's trial)" if kind == "hubs" else ""
+        log(f"polish: the host-switch search{how} from {start.name} (h-diameter "
+            f"{pick['h'][0]}, h-ASPL {pick['h_aspl']:.6f}) for the {max(left(), 0):.0f} s left")
     if comm is not None:  # the start file is written before any rank reads the config
         switches = comm.bcast(switches, root=0)
     start = stages / f"h{n}r{r}s{switches}.start.edges"
     run = collective(comm, lambda: chase_config(
         n, r, minutes=max(left(), 1.0) / 60.0, seed=seed, backend=backend, out=out,
         comm=comm, host_switch=True,
-        sets=(f"problem.switches={switches}", f"problem.start={start}", *sets)))
+        sets=(f"problem.switches={switches}", f"problem.start={start}",
+              *((f"search.method={HUB_METHOD}",) if kind == "hubs" else ()), *sets)))
     summary = Search(run, quiet=quiet, comm=comm).start(force=force)
     if summary is None:
         return None
@@ -235,6 +331,53 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
               "compile_seconds": round(compiled[0], 3), "log": lines}
     atomic_write(Path(run.path) / "spreads.json", json.dumps(record, indent=1) + "\n")
     return summary
+
+
+def hub_trial(n: int, r: int, best):
+    """The hub spread (:func:`golf.hostswitch.hubs.hub_spreads`, best bound first) that
+    gets a trial beside the spreads, whose best is ``best``: the first whose h-ASPL bound is
+    below ``best``'s and whose leaves can each share a hub with :data:`HUB_NEAR` of the
+    others or more; None where there is none."""
+    from golf.hostswitch.hubs import hub_spreads
+
+    found = hub_spreads(n, r)
+    if not found or best.bounds() is None:
+        return None
+    hs = found[0]
+    if hs.bounds()[1] < best.bounds()[1] and _near(hs) >= HUB_NEAR:
+        return hs
+    return None
+
+
+def _near(hs) -> float:
+    """The share of the other leaves a full leaf can have on a common hub."""
+    return min(hs.leaves - 1, hs.ports * (max(hs.capacities) - 1)) / (hs.leaves - 1)
+
+
+def _hub_reason(hs, best) -> str:
+    return (f"its h-ASPL bound {float(hs.bounds()[1]):.6f} is below the best spread's "
+            f"{float(best.bounds()[1]):.6f}, a leaf can share a hub with "
+            f"{100 * _near(hs):.0f}% of the others")
+
+
+def _hub_design(hs, path: Path, seconds: float, seed: int) -> dict:
+    """The hub spread's design (:func:`golf.starts.switch_wiring.hub_ports`, its trades
+    capped to about ``seconds``) written to ``path``; its record."""
+    from golf.evaluators.h_bitset import HostSwitchEvaluator
+    from golf.hostswitch.orp_format import write_host_switch
+    from golf.starts.switch_wiring import PACK_STEPS_PER_LINK, hub_ports
+
+    tic = time.perf_counter()
+    steps = int(min(PACK_STEPS_PER_LINK * hs.links, max(seconds, 0.0) * PACK_RATE / hs.leaves))
+    graph, cover = hub_ports(hs, seed, steps)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_host_switch(path, graph.net())
+    score = HostSwitchEvaluator(hs.hosts, hs.switches, hs.radix).evaluate(graph)
+    n = hs.hosts
+    h = [score.diameter, score.total] if score.connected else None
+    return {"steps": steps, "covered": cover, "pairs": hs.leaves * (hs.leaves - 1) // 2,
+            "h": h, "h_aspl": h[1] / (n * (n - 1) / 2) if h else float("inf"),
+            "seconds": round(time.perf_counter() - tic, 3)}
 
 
 def _classic_report(n: int, r: int, path: Path, summary, seconds: float) -> dict:
@@ -284,6 +427,12 @@ def _report(spread, graph, summary, seconds: float) -> dict:
 
 def _line(t: dict) -> str:
     head = f"{t['label']}: "
+    if t["kind"] == "hubs" and t["h"] is not None:
+        count = len(t.get("rounds") or [t])
+        return head + (f"{t['switch_count']} switches, {count} round{'s' * (count > 1)} of a "
+                       f"design and a climb ({HUB_METHOD}); best h-diameter {t['h'][0]}, "
+                       f"h-ASPL {t['h_aspl']:.6f} (round {t['round']}; design bound "
+                       f"{t['bound'][0]}, {t['bound'][1]:.6f}) in {t['seconds']:.1f} s")
     if t["kind"] == "classic" and t["h"] is not None:
         return head + (f"{t['switch_count']} switches ({t['form']}); h-diameter {t['h'][0]}, "
                        f"h-ASPL {t['h_aspl']:.6f} in {t['seconds']:.1f} s")

@@ -336,3 +336,73 @@ def spread_ports(spread, switch_graph):
     net = HostSwitchGraph(spread.hosts, s, r, Graph(s, r, 1, links),
                           np.repeat(np.arange(s, dtype=np.int32), counts))
     return PortGraph(spread.hosts, to_ports(net))
+
+
+# trades of the leaf-hub design proposed per leaf-hub link (hub_ports)
+PACK_STEPS_PER_LINK = 20000
+
+
+def hub_ports(spread, seed: int = 0, steps: int | None = None):
+    """The host-switch graph (a :class:`golf.hostswitch.ports.PortGraph`) of a hub spread
+    (:class:`golf.hostswitch.hubs.HubSpread`): leaves ``0 .. P-1`` (the short ones last),
+    hubs after them. Each leaf's links go to distinct hubs, at random for ``seed``, then
+    ``steps`` trades (:data:`PACK_STEPS_PER_LINK` a link when None) of
+    :func:`golf.kernels.packing.pack` make as many pairs of leaves share a hub as they
+    can; the hubs' ports left over are joined among hubs (:func:`_join`). Returns the graph
+    and the pairs of leaves that share a hub."""
+    from golf.hostswitch.ports import PortGraph
+    from golf.kernels.packing import common_counts, pack
+    from golf.kernels.rng import rng_seed
+
+    if not spread.possible():
+        raise GolfError(f"{spread.label}: no such design connects")
+    P, B, r, h = spread.leaves, spread.hubs, spread.radix, spread.leaf_hosts
+    own = np.full(P, spread.ports, dtype=np.int64)
+    own[P - spread.short:] += 1  # a short leaf links to one hub more
+    caps = np.asarray(spread.capacities, dtype=np.int64)
+    rng = np.random.default_rng(int(seed))
+    stubs = rng.permutation(np.repeat(np.arange(B), caps))
+    width = int(own.max())
+    hubs_of = np.full((P, width), -1, dtype=np.int32)
+    starts = np.concatenate([[0], np.cumsum(own)])
+    for a in range(P):
+        hubs_of[a, :own[a]] = stubs[starts[a]:starts[a + 1]]
+    _distinct_hubs(hubs_of, own, rng)
+    members = np.full((B, int(caps.max())), -1, dtype=np.int32)
+    fill = np.zeros(B, dtype=np.int64)
+    for a in range(P):
+        for j in hubs_of[a, :own[a]].tolist():
+            members[j, fill[j]] = a
+            fill[j] += 1
+    common = common_counts(members, P)
+    steps = PACK_STEPS_PER_LINK * spread.links if steps is None else int(steps)
+    cover = pack(members, hubs_of, common, steps, 1.0, 0.05, rng_seed(int(seed)))
+    links = [set() for _ in range(P + B)]
+    for j in range(B):
+        for a in members[j][members[j] >= 0].tolist():
+            links[a].add(P + j)
+            links[P + j].add(a)
+    left = np.zeros(P + B, dtype=np.int64)
+    left[P:] = r - caps
+    _join(links, left, rng)  # among hubs alone: the leaves' links stay as designed
+    hosts = np.concatenate([np.full(P, h, dtype=np.int64), np.zeros(B, dtype=np.int64)])
+    hosts[P - spread.short:P] -= 1
+    return PortGraph(spread.hosts, _rows(links, hosts, r)), int(cover)
+
+
+def _distinct_hubs(hubs_of, own, rng) -> None:
+    """Trade links between leaves until no leaf holds a hub twice (a random pairing of the
+    links leaves a few repeats)."""
+    P = len(own)
+    for _ in range(1000 * int(own.sum())):
+        repeats = [(a, i) for a in range(P) for i in range(own[a])
+                   if (hubs_of[a, :own[a]] == hubs_of[a, i]).sum() > 1]
+        if not repeats:
+            return
+        for a, i in repeats:
+            b = int(rng.integers(P))
+            k = int(rng.integers(own[b]))
+            j, other = hubs_of[a, i], hubs_of[b, k]
+            if b != a and other not in hubs_of[a, :own[a]] and j not in hubs_of[b, :own[b]]:
+                hubs_of[a, i], hubs_of[b, k] = other, j
+    raise GolfError("could not give every leaf distinct hubs")  # pragma: no cover

@@ -1,0 +1,182 @@
+"""Hub spreads (golf.hostswitch.hubs): leaves of hosts linked to hubs alone. The design
+(golf.starts.switch_wiring.hub_ports, golf.kernels.packing) keeps every rule and every count
+of the spread, counts the pairs of leaves on a common hub exactly, and never ends below its
+random start; its h-scores on every host-switch backend equal a BFS over the whole graph
+(tests/naive.py) and never beat the spread's bound; the chase tries one where it may win."""
+
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import naive
+from golf.evaluators.h_bfs import HostSwitchBfsEvaluator
+from golf.evaluators.h_bitset import HostSwitchEvaluator
+from golf.hostswitch.hubs import MAX_LEAVES, HubSpread, hub_spreads
+from golf.hostswitch.ports import HOST_PORT
+from golf.hostswitch.spread import spreads
+from golf.kernels.packing import common_counts, covered, pack
+from golf.kernels.rng import rng_seed
+from golf.starts.switch_wiring import hub_ports
+
+
+@st.composite
+def hub_cases(draw):
+    r = draw(st.integers(4, 9))
+    h = draw(st.integers(1, r - 2))
+    n = draw(st.integers(2 * h, 16 * h))
+    hs = HubSpread(n, r, h)
+    if not hs.possible():
+        hs = HubSpread(4 * r, r, 2)  # (4r, r): 2r leaves of 2 hosts, each on r - 2 hubs
+    return hs, draw(st.integers(0, 10**6)), draw(st.sampled_from([0, 50, 5000]))
+
+
+def _pairs_on_a_hub(graph, hs):
+    """Pairs of leaves with a common hub, counted from the port rows."""
+    P = hs.leaves
+    hubs = [set(int(x) for x in graph.adj[a] if x >= 0) for a in range(P)]
+    return sum(1 for a, b in combinations(range(P), 2) if hubs[a] & hubs[b])
+
+
+@given(hub_cases())
+@settings(max_examples=50, deadline=None)
+def test_a_design_keeps_the_spread_and_scores_like_a_bfs(case):
+    hs, seed, steps = case
+    graph, cover = hub_ports(hs, seed, steps)
+    graph.check()
+    P, B, r = hs.leaves, hs.hubs, hs.radix
+    adj = graph.adj
+    assert graph.n == hs.switches == P + B
+    hosts = (adj == HOST_PORT).sum(axis=1)
+    assert hosts[:P].tolist() == [hs.leaf_hosts] * (P - hs.short) + [hs.leaf_hosts - 1] * hs.short
+    assert not hosts[P:].any() and hosts.sum() == hs.hosts
+    # every port of a leaf holds a host or a link to a hub; each hub holds its share of leaves
+    assert ((adj[:P] >= P) | (adj[:P] == HOST_PORT)).all()
+    on_hubs = [int(((adj[P + j] >= 0) & (adj[P + j] < P)).sum()) for j in range(B)]
+    assert on_hubs == hs.capacities
+    assert cover == _pairs_on_a_hub(graph, hs)
+    want = naive.host_switch_score(hs.hosts, graph.n, graph.edges())
+    for ev in (HostSwitchEvaluator(hs.hosts, graph.n, r),
+               HostSwitchBfsEvaluator(hs.hosts, graph.n, r)):
+        got = ev.evaluate(graph)
+        if want is None:
+            assert not got.connected
+        else:
+            assert (got.diameter, got.total) == want[:2]
+    if want is not None:  # the bound of the design holds
+        d, aspl = hs.bounds()
+        pairs = hs.hosts * (hs.hosts - 1) // 2
+        assert want[0] >= d and want[1] >= aspl * pairs
+
+
+@given(st.integers(0, 10**6), st.integers(3, 12), st.integers(2, 4), st.integers(0, 3000))
+@settings(max_examples=40, deadline=None)
+def test_the_trades_count_their_pairs_and_end_on_the_best(seed, P, p, steps):
+    """pack's count equals a recount of its end state, its rows and memberships agree, and it
+    ends at least as high as it started."""
+    caps_total = P * p
+    B = max(p + 1, -(-caps_total // P))
+    caps = [caps_total // B + (1 if j < caps_total % B else 0) for j in range(B)]
+    if max(caps) > P:
+        return
+    hs_rng = np.random.default_rng(seed)
+    # leaf a on hubs (a + i * step) mod B: distinct for each leaf when B >= p
+    hubs_of = np.full((P, p), -1, dtype=np.int32)
+    members = np.full((B, max(caps) + P), -1, dtype=np.int32)
+    fill = np.zeros(B, dtype=np.int64)
+    for a in range(P):
+        chosen = hs_rng.choice(B, size=p, replace=False)
+        hubs_of[a] = chosen
+        for j in chosen:
+            members[j, fill[j]] = a
+            fill[j] += 1
+    common = common_counts(members, P)
+    start = covered(common)
+    got = pack(members, hubs_of, common, steps, 1.0, 0.05, rng_seed(seed))
+    assert got >= start
+    assert got == covered(common) == covered(common_counts(members, P))
+    for a in range(P):
+        assert sorted(hubs_of[a].tolist()) == sorted(
+            j for j in range(B) if a in members[j].tolist())
+    assert [int((row >= 0).sum()) for row in members] == fill.tolist()
+
+
+def test_a_design_is_the_same_for_a_seed():
+    hs = HubSpread(48, 6, 3)
+    a, ca = hub_ports(hs, 7, 2000)
+    b, cb = hub_ports(hs, 7, 2000)
+    assert ca == cb and (a.adj == b.adj).all()
+
+
+def test_the_trades_raise_the_pairs_on_a_hub():
+    hs = HubSpread(432, 12, 6)  # 72 leaves on 36 hubs of 12
+    _, start = hub_ports(hs, 1, 0)
+    _, packed = hub_ports(hs, 1, 10**6)
+    assert packed > start + 100
+
+
+def test_a_hub_spread_by_hand():
+    hs = HubSpread(432, 12, 6)
+    assert (hs.leaves, hs.short, hs.ports, hs.links, hs.hubs) == (72, 0, 6, 432, 36)
+    assert hs.capacities == [12] * 36 and not hs.spare
+    assert hs.label == "72 leaf switches (6 hosts each) on 36 hub switches (12 leaves each)"
+    # a leaf has 6 x 11 = 66 of the 71 others two hops away at most, the rest four
+    d, aspl = hs.bounds()
+    pairs = 432 * 431 // 2
+    assert d == 6 and aspl * pairs == 2 * pairs + 432 * 6 * (2 * 66 + 4 * 5) // 2
+    short = HubSpread(46, 6, 3)  # 16 leaves, 2 with 2 hosts and a hub more
+    assert (short.leaves, short.short, short.links) == (16, 2, 50)
+    assert sum(short.capacities) == 50 and max(short.capacities) - min(short.capacities) <= 1
+    assert short.spare and short.label.endswith("(6 or 5 leaves each)")
+    assert not HubSpread(20, 4, 3).possible()  # one port a leaf: no design connects
+    assert HubSpread(20, 4, 3).bounds() is None
+
+
+@pytest.mark.parametrize("n, r", [(48, 6), (432, 12), (1024, 10), (3800, 30)])
+def test_the_hub_spreads_exist_best_bound_first(n, r):
+    found = hub_spreads(n, r)
+    assert found and all(hs.possible() and hs.leaves <= MAX_LEAVES for hs in found)
+    keys = [hs.bounds()[1] for hs in found]
+    assert keys == sorted(keys)
+    assert {hs.leaf_hosts for hs in found} <= set(range(1, r))
+
+
+def test_the_chase_tries_a_hub_spread_only_where_it_may_win():
+    from golf.run.spreads import hub_trial
+
+    picks = {(n, r): hub_trial(n, r, spreads(n, r)[0])
+             for n, r in [(48, 6), (432, 12), (32, 4), (80, 6), (1024, 5), (1024, 10),
+                          (10000, 10), (10000, 100), (65536, 64)]}
+    assert picks[(48, 6)] == HubSpread(48, 6, 3)
+    assert picks[(432, 12)] == HubSpread(432, 12, 6)
+    # (80, 6), (1024, 5) and (10000, 10): a leaf reaches too few others through its hubs;
+    # (65536, 64): none of MAX_LEAVES leaves or fewer; the rest: no bound below the best
+    # spread's
+    assert all(v is None for k, v in picks.items() if k not in ((48, 6), (432, 12)))
+
+
+@pytest.mark.slow
+def test_a_chase_tries_the_hub_spread_and_polishes_its_winner(tmp_path, monkeypatch):
+    """(48, 6) with short trials: the hub spread's design and search are a trial beside the
+    spreads, in the record and the log; the chase's graph scores as its summary says."""
+    import golf.run.spreads as sp
+    from golf.hostswitch.orp_format import read_host_switch
+
+    monkeypatch.setattr(sp, "MIN_TRIAL_SECONDS", 1.0)
+    summary = sp.spread_chase(48, 6, minutes=0.25, out=tmp_path, quiet=True)
+    rec = json.loads((tmp_path / "h48r6" / "spreads.json").read_text())
+    hubs = [t for t in rec["trials"] if t["kind"] == "hubs"]
+    assert len(hubs) == 1 and rec["trials"][1] == hubs[0]
+    t = hubs[0]
+    assert t["label"] == HubSpread(48, 6, 3).label and t["switch_count"] == 24
+    assert t["design"]["pairs"] == 120 and 0 < t["design"]["covered"] <= 120
+    assert t["h"] is not None and tuple(t["h"]) <= tuple(t["design"]["h"])
+    assert any("hub spread" in line for line in rec["log"])
+    net = read_host_switch(tmp_path / "h48r6" / "best.edges")
+    got = naive.host_switch_score(48, net.s, net.edges())[:2]
+    assert got == (summary["best"]["diameter"], summary["best"]["total"])
+    if rec["winner"] == t["label"]:
+        assert summary["search"]["method"] == "hill" and rec["switch_count"] == 24
+        assert any("hill, as the hub spread's trial" in line for line in rec["log"])
