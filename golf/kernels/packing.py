@@ -61,30 +61,26 @@ def _rows_covered(common, a, b):
 
 
 @njit(cache=True)
-def _trade(members, common, a, b, j, k):
-    """Leaf ``a`` from hub ``j`` to hub ``k``, leaf ``b`` from ``k`` to ``j``."""
+def _swap_member(members, common, j, leaving, joining):
+    """Leaf ``leaving`` leaves hub ``j`` and leaf ``joining`` takes its place."""
     for t in range(members.shape[1]):
         x = members[j, t]
-        if x >= 0 and x != a:
-            common[a, x] -= 1
-            common[x, a] -= 1
-            common[b, x] += 1
-            common[x, b] += 1
+        if x >= 0 and x != leaving:
+            common[leaving, x] -= 1
+            common[x, leaving] -= 1
+            common[joining, x] += 1
+            common[x, joining] += 1
     for t in range(members.shape[1]):
-        x = members[k, t]
-        if x >= 0 and x != b:
-            common[b, x] -= 1
-            common[x, b] -= 1
-            common[a, x] += 1
-            common[x, a] += 1
-    for t in range(members.shape[1]):
-        if members[j, t] == a:
-            members[j, t] = b
+        if members[j, t] == leaving:
+            members[j, t] = joining
             break
-    for t in range(members.shape[1]):
-        if members[k, t] == b:
-            members[k, t] = a
-            break
+
+
+@njit(cache=True)
+def _trade(members, common, a, b, j, k):
+    """Leaf ``a`` from hub ``j`` to hub ``k``, leaf ``b`` from ``k`` to ``j``."""
+    _swap_member(members, common, j, a, b)
+    _swap_member(members, common, k, b, a)
 
 
 @njit(cache=True)
