@@ -159,24 +159,33 @@ def test_the_chase_tries_a_hub_spread_only_where_it_may_win():
 
 @pytest.mark.slow
 def test_a_chase_tries_the_hub_spread_and_polishes_its_winner(tmp_path, monkeypatch):
-    """(48, 6) with short trials: the hub spread's design and search are a trial beside the
-    spreads, in the record and the log; the chase's graph scores as its summary says."""
+    """(48, 6) with its spreads cut to the worst (12 switches on a ring) and short trials:
+    the hub spread's design and climb are the second trial, win, take the winner's stage
+    with further rounds, and the polish climbs; the record, the log and the exported graph
+    (against networkx) say so."""
+    import golf.hostswitch.spread as spread
     import golf.run.spreads as sp
     from golf.hostswitch.orp_format import read_host_switch
 
-    monkeypatch.setattr(sp, "MIN_TRIAL_SECONDS", 1.0)
-    summary = sp.spread_chase(48, 6, minutes=0.25, out=tmp_path, quiet=True)
+    worst = spreads(48, 6)[-1]
+    monkeypatch.setattr(spread, "spreads", lambda n, r: [worst])
+    monkeypatch.setattr(sp, "MIN_TRIAL_SECONDS", 3.5)  # two trials in the 7.2 s of trials
+    monkeypatch.setattr(sp, "HUB_ROUND", 3.0)
+    monkeypatch.setattr(sp, "MIN_HUB_ROUND", 1.0)
+    summary = sp.spread_chase(48, 6, minutes=0.4, out=tmp_path, quiet=True)
     rec = json.loads((tmp_path / "h48r6" / "spreads.json").read_text())
-    hubs = [t for t in rec["trials"] if t["kind"] == "hubs"]
-    assert len(hubs) == 1 and rec["trials"][1] == hubs[0]
-    t = hubs[0]
+    assert [t["kind"] for t in rec["trials"]] == ["spread", "hubs"]
+    t = rec["trials"][1]
     assert t["label"] == HubSpread(48, 6, 3).label and t["switch_count"] == 24
     assert t["design"]["pairs"] == 120 and 0 < t["design"]["covered"] <= 120
     assert t["h"] is not None and tuple(t["h"]) <= tuple(t["design"]["h"])
-    assert any("hub spread" in line for line in rec["log"])
+    assert rec["winner"] == t["label"] and rec["main"]["kind"] == "hubs"
+    seen = [r["round"] for r in t["rounds"] + rec["main"]["rounds"]]
+    assert seen == list(range(len(seen))) and len(rec["main"]["rounds"]) >= 2
+    assert any("of the hub spread" in line for line in rec["log"])
+    assert any("hill, as the hub spread's trial" in line for line in rec["log"])
+    assert summary["method"] == "hill" and rec["switch_count"] == 24
     net = read_host_switch(tmp_path / "h48r6" / "best.edges")
     got = naive.host_switch_score(48, net.s, net.edges())[:2]
     assert got == (summary["best"]["diameter"], summary["best"]["total"])
-    if rec["winner"] == t["label"]:
-        assert summary["search"]["method"] == "hill" and rec["switch_count"] == 24
-        assert any("hill, as the hub spread's trial" in line for line in rec["log"])
+    assert list(got) <= min(t["h"], rec["main"]["h"])

@@ -383,3 +383,24 @@ def test_host_switch_evaluation_split_over_ranks_walks_the_serial_chain(tmp_path
     words, golf.evaluators.h_bitset): the chain of a run on one process."""
     split_walks_serial(tmp_path, "hse", "{hosts: 700, radix: 5, switches: 300}",
                        "{chunk_words: 1}")
+
+
+def test_a_hub_spread_chase_under_mpi(tmp_path):
+    """golf chase --host-switch on two ranks where the hub spread wins its trial: its design
+    on rank 0, rounds and the polish (hill) on both, the same rounds on every rank
+    (golf.run.spreads); the exported graph scores as the summary says."""
+    from golf.hostswitch.orp_format import read_host_switch
+    from naive import host_switch_score
+
+    proc = mpirun(2, sys.executable, SCRIPTS / "hub_chase.py", tmp_path, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(next(line for line in proc.stdout.splitlines() if line.startswith("{")))
+    rec, s = out["record"], out["summary"]
+    assert [t["kind"] for t in rec["trials"]] == ["spread", "hubs"]
+    assert rec["winner"] == rec["trials"][1]["label"] and rec["main"]["kind"] == "hubs"
+    assert len(rec["main"]["rounds"]) >= 2 and rec["main"]["rounds"][0]["round"] >= 1
+    assert s["mpi"]["ranks"] == 2 and s["method"] == "hill"
+    net = read_host_switch(tmp_path / "h48r6" / "best.edges")
+    got = host_switch_score(48, net.s, net.edges())[:2]
+    assert got == (s["best"]["diameter"], s["best"]["total"])
+    assert list(got) <= min(rec["trials"][1]["h"], rec["main"]["h"])
