@@ -282,6 +282,8 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
     kind = plan[win][0] if win < len(plan) else "classic"
     spread = plan[win][1] if kind == "spread" else None
     seconds = left() - POLISH * total
+    if comm is not None:  # every rank takes the same stage
+        seconds = comm.bcast(seconds, root=0)
     main = None
     done = root and (spread is None or trials[win]["at_bounds"])
     done = comm.bcast(done, root=0) if comm is not None else done
@@ -376,7 +378,7 @@ def _hub_design(hs, path: Path, seconds: float, seed: int) -> dict:
     n = hs.hosts
     h = [score.diameter, score.total] if score.connected else None
     return {"steps": steps, "covered": cover, "pairs": hs.leaves * (hs.leaves - 1) // 2,
-            "h": h, "h_aspl": h[1] / (n * (n - 1) / 2) if h else float("inf"),
+            "h": h, "h_aspl": h[1] / (n * (n - 1) / 2) if h else None,
             "seconds": round(time.perf_counter() - tic, 3)}
 
 
