@@ -222,7 +222,16 @@ class Descent:
 
     def climb(self, rng) -> None:
         """Descend from the annealer's current graph to a local optimum (module docstring);
-        ``rng`` (a numpy Generator) orders the tries."""
+        ``rng`` (a numpy Generator) orders the tries. The end graph is the best graph too:
+        every swap taken was better, a swap of the tie-break (fewer peripheral vertices at an
+        equal total) as well, which the annealer's best graph does not follow."""
+        ann, sc = self.ann, self.ann.sc
+        self._descend(rng)
+        if (sc[SC.CUR_D], sc[SC.CUR_TOTAL]) == (sc[SC.BEST_D], sc[SC.BEST_TOTAL]):
+            ann.best_adj[:] = ann.graph.adj
+            sc[SC.BEST_PER] = sc[SC.CUR_PER]
+
+    def _descend(self, rng) -> None:
         ann = self.ann
         perm = rng.permutation(self.md).astype(np.int64)
         _forget(self.seen, self.table, int(self.cur[CU.SEEN]))
