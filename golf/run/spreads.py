@@ -195,11 +195,12 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
                 f"{design['pairs']} pairs of leaves on a common hub; "
                 + (f"h-diameter {design['h'][0]}, h-ASPL {design['h_aspl']:.6f}"
                    if design["h"] else "disconnected"))
+        climb = max(seconds - (time.perf_counter() - tic), 1.0)
         if comm is not None:  # the design is written before any rank reads the config
-            comm.bcast(None, root=0)
+            climb = comm.bcast(climb, root=0)
         summary = _run_stage(folder / name, lambda: chase_config(
-            n, r, minutes=max(seconds - (time.perf_counter() - tic), 1.0) / 60.0,
-            seed=seed + k, backend=backend, out=folder, comm=comm, host_switch=True,
+            n, r, minutes=climb / 60.0, seed=seed + k, backend=backend, out=folder,
+            comm=comm, host_switch=True,
             sets=(f"problem.switches={hs.switches}", f"problem.start={start}",
                   f"search.method={HUB_METHOD}")), comm, quiet, force, log, hs.label)
         took = timed(summary, tic)
