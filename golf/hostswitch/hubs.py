@@ -81,6 +81,12 @@ class HubSpread:
         return min(self.capacities) < self.radix
 
     @property
+    def near(self) -> float:
+        """The share of the other leaves that a full leaf can have on a common hub: at most
+        ``(r - h) (C - 1)`` of the ``P - 1`` (``C`` the fullest hub)."""
+        return min(self.leaves - 1, self.ports * (max(self.capacities) - 1)) / (self.leaves - 1)
+
+    @property
     def label(self) -> str:
         h = self.leaf_hosts
         each = f"{h} host{'s' if h > 1 else ''} each" + (

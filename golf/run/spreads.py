@@ -347,20 +347,15 @@ def hub_trial(n: int, r: int, best):
     if not found or best.bounds() is None:
         return None
     hs = found[0]
-    if hs.bounds()[1] < best.bounds()[1] and _near(hs) >= HUB_NEAR:
+    if hs.bounds()[1] < best.bounds()[1] and hs.near >= HUB_NEAR:
         return hs
     return None
-
-
-def _near(hs) -> float:
-    """The share of the other leaves a full leaf can have on a common hub."""
-    return min(hs.leaves - 1, hs.ports * (max(hs.capacities) - 1)) / (hs.leaves - 1)
 
 
 def _hub_reason(hs, best) -> str:
     return (f"its h-ASPL bound {float(hs.bounds()[1]):.6f} is below the best spread's "
             f"{float(best.bounds()[1]):.6f}, a leaf can share a hub with "
-            f"{100 * _near(hs):.0f}% of the others")
+            f"{100 * hs.near:.0f}% of the others")
 
 
 def _hub_design(hs, path: Path, seconds: float, seed: int) -> dict:
