@@ -12,10 +12,13 @@ under the competition's name into ``results/grid/graphs/``.
     python scripts/bench_grid.py                # the config's search, problems with n <= 400, 120 s
     python scripts/bench_grid.py --only w10h10d6r3 --seconds 30
     python scripts/bench_grid.py --parallel 8   # 8 problems at once, 2 cores each (16 cores)
+    python scripts/bench_grid.py --chase 9 --gpus 2 --ranks 1 --parallel 8 --out results/grid/chase_gpu
 
 With ``--chase MINUTES`` each problem runs ``golf chase --grid WxH D R`` (the symmetry form
 chosen by its trials, a population of chains, nothing set per problem) for MINUTES of wall
-time on RANKS processes, instead of the config's search.
+time on RANKS processes, instead of the config's search. The chases see no GPU unless
+``--gpus G`` deals them over G GPUs (``CUDA_VISIBLE_DEVICES``, round-robin); each then
+scores on its GPU (the chase's own backend choice).
 
 The page is the chase's: ``results/grid/chase.json`` and ``.md``, its graphs in
 ``results/grid/graphs/chase/``. Runs of the config's search, and chases that compare a
@@ -192,7 +195,8 @@ def machines(record, rows) -> str:
 def markdown(record) -> str:
     rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["d"]))
     chase = record.get("chase", 0)
-    lines = header("Grid graphs: Graph Golf 2019 grid problems on the CPU",
+    where = "a GPU" if any(r.get("gpus") for r in rows) else "the CPU"
+    lines = header(f"Grid graphs: Graph Golf 2019 grid problems on {where}",
                    dict(record, command=plain(record["command"])),
                    f"target: {TARGET_TEXT}",
                    "gap = ASPL / lattice bound - 1 (the bound of `golf bounds --grid WxH D R`)",
@@ -205,7 +209,8 @@ def markdown(record) -> str:
                      ["each problem: `golf run configs/graphgolf2019_grid.yaml --only NAME` "
                       "with search.time_limit set by --seconds, under `mpiexec -n RANKS` (one "
                       "chain a core)"]),
-                   "`at once` problems ran side by side, each on its own RANKS cores")
+                   "`at once` problems ran side by side, each on its own RANKS cores"
+                   + (", that many a GPU" if where == "a GPU" else ""))
     cols = ["problem", "g", "method", "seconds", "best at", "D (bound)", "ASPL", "gap",
             "best-known", "vs best-known", "evaluations/s", "generations", "children/s",
             "ranks", "at once", "date"]
@@ -257,6 +262,8 @@ def main(argv=None):
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
                    help="with --chase: a setting for every problem's chase (repeatable), e.g. "
                    "search.polish=0.5")
+    p.add_argument("--gpus", type=int, default=0, help="with --chase: GPUs to deal the "
+                   "problems over (0: the chases see none)")
     p.add_argument("--logs", help="folder to copy each run's log.txt to")
     p.add_argument("--render", action="store_true", help="rewrite the markdown from the JSON "
                    "record; runs nothing")
@@ -297,7 +304,15 @@ def main(argv=None):
             save(args.out, record, markdown(record))
 
     mach = machine()
+    if args.gpus:
+        import cupy as cp
+
+        from benchlib import gpu_machine
+
+        mach = gpu_machine(cp)
     busy = min(args.parallel, len(runs)) * args.ranks
+    if args.gpus and not args.chase:
+        sys.exit("bench_grid: --gpus needs --chase")
     if args.parallel > 1 and busy > (os.cpu_count() or 1):
         sys.exit(f"bench_grid: {busy} ranks at once on {os.cpu_count()} cores")
 
@@ -307,8 +322,13 @@ def main(argv=None):
             (w, h), d, r = p["grid"], p["d"], p["r"]
             cmd = chase_command(["--grid", f"{w}x{h}", d, r], args.chase, args.ranks, tmp,
                                 args.sets)
+            slot = [r.name for r in runs].index(run.name)
+            gpu = str(slot % args.gpus) if args.gpus else ""
+            threads = max(1, (os.cpu_count() or 1) // min(args.parallel, len(runs))
+                          // args.ranks) if args.gpus else 1
             subprocess.run(cmd, check=True, cwd=ROOT,
-                           env=repo_env(NUMBA_NUM_THREADS="1", CUDA_VISIBLE_DEVICES=""))
+                           env=repo_env(NUMBA_NUM_THREADS=str(threads),
+                                        CUDA_VISIBLE_DEVICES=gpu))
             rd = os.path.join(tmp, run.name)
             with open(os.path.join(rd, "summary.json")) as f:
                 return run, json.load(f), rd
@@ -322,8 +342,10 @@ def main(argv=None):
             keep_log(rd, args.logs, run.name)
             row = row_of(run, s, rd, args.ranks, args.graphs)
             fresh = new_record()
+            at_once = min(args.parallel, len(runs))
             row.update(date=fresh["date"], command=fresh["command"], commit=mach.get("commit"),
-                       machine=mach, at_once=min(args.parallel, len(runs)))
+                       machine=mach, gpus=args.gpus,
+                       at_once=-(-at_once // args.gpus) if args.gpus else at_once)
             record["rows"][run.name] = row
             record.update(date=fresh["date"], command=fresh["command"], machine=mach)
             write()
