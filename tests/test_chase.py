@@ -97,29 +97,6 @@ def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
     assert chase_config(None, 4, sets=["search.reheat=0.5"], **grid)["search"]["reheat"] == 0.5
 
 
-def test_a_large_grid_chase_on_a_gpu_walks_few_chains_of_many_candidates(monkeypatch):
-    """On a GPU a grid of more than GRID_CHAIN_N cells gets GRID_GPU_CHAINS chains of
-    GRID_GPU_SPECULATE candidate moves a step (at the full T0); a smaller lattice keeps the
-    GPU's population of one-stream chains; a batch or speculate asked for is kept. The
-    backend's decision is stood in for (no GPU needed to write the config)."""
-    from types import SimpleNamespace
-
-    import golf.run.chase as chase
-    from golf.run.chase import GPU_CHAINS, GRID_GPU_CHAINS, GRID_GPU_SPECULATE, chase_config
-
-    monkeypatch.setattr(chase, "chase_backend",
-                        lambda *a, **k: SimpleNamespace(name="gpu-bitset", gpu=True))
-    assert GRID_GPU_CHAINS < GPU_CHAINS and GRID_GPU_SPECULATE > 1
-    for side, chains, spec in ((10, GPU_CHAINS, 1), (20, GRID_GPU_CHAINS, GRID_GPU_SPECULATE)):
-        s = chase_config(None, 4, grid=(side, side), r=2, backend="gpu-bitset")["search"]
-        assert (s["batch"], s["speculate"], s["reheat"]) == (chains, spec, 1.0)
-    grid = dict(grid=(20, 20), r=2, backend="gpu-bitset")
-    s = chase_config(None, 4, sets=["search.batch=64"], **grid)["search"]
-    assert (s["batch"], s["speculate"]) == (64, 1)
-    s = chase_config(None, 4, sets=["search.speculate=8"], **grid)["search"]
-    assert (s["batch"], s["speculate"]) == (GRID_GPU_CHAINS, 8)
-
-
 def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
     """A general graph of LARGE_N vertices or more goes on after the trials at LARGE_REHEAT of
     their T0 (a smaller one at the full T0); a reheat asked for is kept."""

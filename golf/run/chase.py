@@ -10,9 +10,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   :data:`CPU_CHAINS` a process on a CPU; a grid problem of more than :data:`GRID_CHAIN_N`
   cells on a CPU :data:`GRID_CPU_CHAINS`, which goes on after the trials at
   :data:`GRID_REHEAT` of their sampled ``T0``, as does a general graph of at least
-  :data:`LARGE_N` vertices, at :data:`LARGE_REHEAT`; such a grid problem on a GPU
-  :data:`GRID_GPU_CHAINS` chains of :data:`GRID_GPU_SPECULATE` candidate moves a step,
-  ``search.speculate``), half the proposals near swaps, no restarts.
+  :data:`LARGE_N` vertices, at :data:`LARGE_REHEAT`), half the proposals near swaps, no
+  restarts.
   On a GPU, where the chains run on the host (graphs too large for a chain a block), the
   population is cut so that each chain makes :data:`CHASE_STEPS` steps (``search.min_steps``):
   before the trials at the backend's estimate of an evaluation (:func:`sized_batch`), after
@@ -58,8 +57,7 @@ from golf.errors import GolfError
 
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
-           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_GPU_CHAINS", "GRID_GPU_SPECULATE",
-           "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
+           "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
            "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
            "POLISH_MAX_N"]
 
@@ -87,13 +85,6 @@ STEP_SECONDS = 1.0
 # in 10 minutes on 2 cores ended at total 19774 with one chain, 19718 with 16
 GRID_CPU_CHAINS = 1
 GRID_CHAIN_N = 200
-# a grid problem of more than GRID_CHAIN_N cells on a GPU: GRID_GPU_CHAINS device chains of
-# GRID_GPU_SPECULATE candidate moves a step (search.speculate), where the GPU's 256 chains
-# make each chain too short: on two H200s, 4 chases a GPU, 8 minutes, 256 chains scored
-# 0.8-1.0 M graphs a second on the three 20x20 problems of 2019 (25x the 2-core CPU chase's
-# one chain) and ended 14-126 above the CPU's totals (results/grid/chase_gpu.md)
-GRID_GPU_CHAINS = 16
-GRID_GPU_SPECULATE = 32
 # search.reheat of such a chase: after the trials its one chain goes on from the winner's best
 # graph at a tenth of the T0 sampled from a random start (T0 = 772 on (20x20, 4, 2), where a
 # swap from a graph near the best costs a median 338). At the full T0 the chain took 32-85%
@@ -193,13 +184,9 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     if kind == "grid":
         kw.update(grid=list(grid), r=r)
         kw.setdefault("method", GRID_METHOD)
-        if "batch" not in asked and grid[0] * grid[1] > GRID_CHAIN_N:
-            if found.gpu:
-                kw["batch"] = GRID_GPU_CHAINS
-                kw.setdefault("speculate", GRID_GPU_SPECULATE)
-            else:
-                kw["batch"] = GRID_CPU_CHAINS
-                kw.setdefault("reheat", GRID_REHEAT)
+        if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
+            kw["batch"] = GRID_CPU_CHAINS
+            kw.setdefault("reheat", GRID_REHEAT)
     if kind == "general" and n <= POLISH_MAX_N and not found.gpu:
         kw.setdefault("method", SMALL_METHOD)
     if kind == "general" and n >= LARGE_N:
