@@ -222,10 +222,12 @@ def markdown(record) -> str:
                            _number((r.get("memetic") or {}).get("generations")),
                            _number((r.get("memetic") or {}).get("children_per_s")),
                            r["ranks"], r.get("at_once", 1), r["date"][:10]] for r in rows])
+    kept = [r for r in rows if r.get("file")] or [{"file": "-/-"}]
+    lost = [r["name"] for r in rows if not r.get("file")]
     lines += ["", f"Machine: {machines(record, rows)}; each row's commit and machine are in "
                   f"the JSON (`commit`, `machine`).", *runs_of(rows), "", verdict(rows, chase), "",
-              f"Each row's best graph is in `{os.path.dirname(rows[0]['file'])}/` (its file: "
-              "`file` in the JSON)."]
+              f"Each row's best graph is in `{os.path.dirname(kept[0]['file'])}/` (its file: "
+              "`file` in the JSON)" + (f"; not kept: {', '.join(lost)}" if lost else "") + "."]
     if record.get("notes"):
         lines += ["", *(f"- {note}" for note in record["notes"])]
     return "\n".join(lines + experiment_lines(record)) + "\n"

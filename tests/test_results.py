@@ -28,6 +28,7 @@ RENDER = {
     "gpu/bench_gpu.md": ("bench_gpu", ["--render"]),
     "gpu/tests.md": ("bench_gpu_tests", ["--render"]),
     "grid/chase.md": ("bench_grid", ["--render"]),
+    "grid/chase_gpu.md": ("bench_grid", ["--render", "--out", "results/grid/chase_gpu"]),
     "hostswitch/bench_hostswitch.md": ("bench_hostswitch", ["--render"]),
     "quality/quality_cpu.md": ("bench_quality", ["--target", "cpu", "--render"]),
     "quality/quality_gpu.md": ("bench_quality", ["--target", "gpu", "--render"]),

@@ -23,6 +23,7 @@ RESULT_GROUPS = [
     ("How close does `golf chase` come to the records on a CPU?", "quality/quality_cpu.md"),
     ("How close with a GPU?", "quality/quality_gpu.md"),
     ("Grid graphs: how close to the best-known graphs?", "grid/chase.md"),
+    ("Grid graphs with a GPU?", "grid/chase_gpu.md"),
     ("Host-switch graphs: how does golf compare with ORP?", "hostswitch/bench_hostswitch.md"),
     ("How fast is scoring on a CPU?", "bench/eval_cpu.md"),
     ("How fast is scoring on a GPU?", "gpu/bench_gpu.md"),
