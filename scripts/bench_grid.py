@@ -281,6 +281,8 @@ def main(argv=None):
         else:
             render(args.out or RECORD, markdown, "bench_grid", args.note)
         return
+    if args.gpus and not args.chase:
+        sys.exit("bench_grid: --gpus needs --chase")
     out, args.experiment, graphs = default_paths(args.chase, args.experiment)
     args.out, args.graphs = args.out or out, args.graphs or graphs
     runs = problems(args.max_n)
@@ -313,8 +315,6 @@ def main(argv=None):
 
         mach = gpu_machine(cp)
     busy = min(args.parallel, len(runs)) * args.ranks
-    if args.gpus and not args.chase:
-        sys.exit("bench_grid: --gpus needs --chase")
     if args.parallel > 1 and busy > (os.cpu_count() or 1):
         sys.exit(f"bench_grid: {busy} ranks at once on {os.cpu_count()} cores")
 

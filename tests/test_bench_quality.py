@@ -3,6 +3,8 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent.parent / "scripts"))
 
 from bench_quality import RECORDS, markdown, verdict  # noqa: E402
@@ -150,3 +152,28 @@ def test_grid_chase_has_its_own_page_and_the_config_search_an_experiment_of_it()
                                             str(root / "graphs" / "chase"))
     assert bench_grid.default_paths(0) == (str(root / "chase"), "config", str(root / "graphs"))
     assert bench_grid.default_paths(10, "forms")[1:] == ("forms", str(root / "graphs" / "forms"))
+
+
+def test_grid_page_says_where_it_ran_and_which_graphs_it_lacks(tmp_path):
+    """bench_grid: a record whose rows ran on GPUs (``--gpus``) is titled so and its at-once
+    column counts chases a GPU; rows without a graph file are named, not linked; ``--gpus``
+    needs ``--chase``."""
+    import json
+
+    import bench_grid
+
+    root = Path(__file__).parent.parent / "results" / "grid"
+    record = json.loads((root / "chase_gpu.json").read_text())
+    page = bench_grid.markdown(record)
+    assert page.startswith("# Grid graphs: Graph Golf 2019 grid problems on a GPU\n")
+    rows = sorted(record["rows"].values(), key=lambda r: (r["n"], r["d"]))
+    lost = [r["name"] for r in rows if not r.get("file")]
+    assert lost and f"; not kept: {', '.join(lost)}." in page
+    for r in record["rows"].values():
+        r.pop("gpus")
+        r["file"] = r["file"] or "results/grid/graphs/x/y.edges.gz"
+    page = bench_grid.markdown(record)
+    assert page.startswith("# Grid graphs: Graph Golf 2019 grid problems on the CPU\n")
+    assert "not kept" not in page
+    with pytest.raises(SystemExit, match="--gpus needs --chase"):
+        bench_grid.main(["--gpus", "1", "--out", str(tmp_path / "x")])
