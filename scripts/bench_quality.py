@@ -122,7 +122,17 @@ def row_of(name, s, rd, target, folder):
             "best_found_at_step": s["best"]["found_at_step"],
             "best_found_at_seconds": s.get("best_found_at_seconds"),
             "method": s["method"], "memetic": s.get("memetic"), "duel": s.get("duel"),
-            "file": os.path.join("results", "quality", target, os.path.basename(file))}
+            "file": kept_path(file, target)}
+
+
+def kept_path(file, target):
+    """Where a row's graph file is kept, relative to the repository: where it was written
+    when that is inside the repository, else (a folder copied back from another machine)
+    ``results/quality/<target>/`` under its name."""
+    rel = os.path.relpath(os.path.abspath(file), ROOT)
+    if rel.startswith(".."):
+        return os.path.join("results", "quality", target, os.path.basename(file))
+    return rel
 
 
 def verdict(rows, target):

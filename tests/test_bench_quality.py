@@ -177,3 +177,16 @@ def test_grid_page_says_where_it_ran_and_which_graphs_it_lacks(tmp_path):
     assert "not kept" not in page
     with pytest.raises(SystemExit, match="--gpus needs --chase"):
         bench_grid.main(["--gpus", "1", "--out", str(tmp_path / "x")])
+
+
+def test_a_rows_graph_file_is_where_it_was_written_inside_the_repository(tmp_path):
+    """bench_quality: ``--graphs`` inside the repository is the row's file's folder; a
+    folder outside it (copied back from another machine) is kept under
+    results/quality/<target>/."""
+    from bench_quality import kept_path
+
+    root = Path(__file__).parent.parent
+    inside = root / "results" / "quality" / "gpu_x" / "n96d3k6l428.edges.gz"
+    assert kept_path(str(inside), "gpu") == "results/quality/gpu_x/n96d3k6l428.edges.gz"
+    assert kept_path(str(tmp_path / "n96d3k6l428.edges.gz"), "cpu") == \
+        "results/quality/cpu/n96d3k6l428.edges.gz"
