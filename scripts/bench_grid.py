@@ -12,7 +12,8 @@ under the competition's name into ``results/grid/graphs/``.
     python scripts/bench_grid.py                # the config's search, problems with n <= 400, 120 s
     python scripts/bench_grid.py --only w10h10d6r3 --seconds 30
     python scripts/bench_grid.py --parallel 8   # 8 problems at once, 2 cores each (16 cores)
-    python scripts/bench_grid.py --chase 9 --gpus 2 --ranks 1 --parallel 8 --out results/grid/chase_gpu
+    python scripts/bench_grid.py --chase 8 --gpus 2 --ranks 1 --parallel 8 \
+        --out results/grid/chase_gpu           # 8 chases on 2 GPUs, 4 a GPU
 
 With ``--chase MINUTES`` each problem runs ``golf chase --grid WxH D R`` (the symmetry form
 chosen by its trials, a population of chains, nothing set per problem) for MINUTES of wall

@@ -155,9 +155,9 @@ def test_grid_chase_has_its_own_page_and_the_config_search_an_experiment_of_it()
 
 
 def test_grid_page_says_where_it_ran_and_which_graphs_it_lacks(tmp_path):
-    """bench_grid: a record whose rows ran on GPUs (``--gpus``) is titled so and its at-once
-    column counts chases a GPU; rows without a graph file are named, not linked; ``--gpus``
-    needs ``--chase``."""
+    """bench_grid: a record whose rows ran on GPUs (``--gpus``) is titled so, one whose rows
+    did not the CPU's; rows without a graph file are named, not linked; ``--gpus`` needs
+    ``--chase``."""
     import json
 
     import bench_grid
