@@ -180,11 +180,11 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         took = timed(summary, tic)
         return _report(sp, graph, summary, took) if root else None
 
-    rounds = [0]  # hub rounds started: round k designs with seed + k
+    rounds = 0  # hub rounds started: round k designs with seed + k
 
     def hub_round(hs, seconds):
-        k = rounds[0]
-        rounds[0] += 1
+        nonlocal rounds
+        k, rounds = rounds, rounds + 1
         tic = time.perf_counter()
         folder = stages / HUBS / f"r{k}"
         start = folder / f"h{n}r{r}s{hs.switches}.design.edges"
