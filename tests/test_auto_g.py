@@ -285,6 +285,62 @@ def test_reheat_scales_the_t0_the_run_goes_on_at_after_the_trials():
     assert 0.25 * t0 > t1  # the test scales T0, not only T1's floor
 
 
+def test_released_wants_a_symmetric_winner_stalled_over_its_last_two_slices():
+    from golf.run.portfolio import released
+
+    stalled = {"by_round": [[7, 300], [6, 280], [6, 280], [6, 280]]}
+    assert released(Form(6), stalled)
+    assert not released(Form(1), stalled)  # already every graph
+    assert not released(Form(6), {"by_round": [[7, 300], [6, 280], [6, 279]]})  # still going
+    assert not released(Form(6), {"by_round": [[6, 280], [6, 280]]})  # two rounds: too few
+    assert not released(Form(6), {})
+
+
+def test_release_hands_a_stalled_symmetric_winner_to_g_1_and_keeps_its_graph(tmp_path):
+    """search.release: the same trials; their winner (cyclic g=2, stalled at total 264 over
+    its last two slices) hands the run to g = 1, from a fresh start, its graph kept as the
+    run's best; a resumed run keeps the form and the best."""
+    from golf.run import resume_run
+
+    kw = dict(g="auto", steps=6000, seed=2, progress=False, auto_g_budget=0.5,
+              backend="bitset", threads=1, batch=3)
+    plain = golf.search(16, 3, **kw)
+    rd = tmp_path / "run"
+    r = golf.search(16, 3, release=True, output=rd, **kw)
+    auto, before = r.summary["auto_g"], plain.summary["auto_g"]
+
+    def trials(a):
+        return [{k: v for k, v in t.items() if k not in ("seconds", "stepping")}
+                for t in a["trials"]]
+
+    assert trials(auto) == trials(before) and before["g"] == 2 and "released" not in before
+    won = next(t for t in before["trials"] if t["label"] == before["form"]["label"])
+    assert won["by_round"][-1] == won["by_round"][-3]
+    rel = auto["released"]
+    assert rel["from"] == before["form"] and rel["best"] == won["best"]
+    assert auto["g"] == 1 and auto["form"]["label"] == "cyclic g=1 (m=16)"
+    assert r.graph.g == 1 == r.summary["problem"]["g"]
+    # a fresh start at g = 1, not the winner's graph; the winner's graph kept as the best
+    assert [r.summary["start"]["diameter"], r.summary["start"]["total"]] != won["best"]
+    assert (r.score.diameter, r.score.total) <= tuple(won["best"])
+    ref = golf.evaluate(r.graph, "reference")
+    assert (ref.diameter, ref.total) == (r.score.diameter, r.score.total)
+    assert "g: auto: released to cyclic g=1 (m=16)" in (rd / "log.txt").read_text()
+    (rd / "summary.json").unlink()
+    again = resume_run(rd, quiet=True)
+    assert again["best"] == r.summary["best"] and again["auto_g"] == auto
+
+
+def test_release_is_for_an_order_degree_problem(tmp_path):
+    p = write(tmp_path, problem="{grid: 4x4, d: 3, r: 2, g: auto}",
+              search="{steps: 100, release: true}")
+    with pytest.raises(GolfError, match="search.release: .*this is a grid problem"):
+        load_config(p)
+    (run,) = load_config(write(tmp_path, problem="{n: 16, d: 3, g: 2}",
+                               search="{steps: 100, release: true}"))  # no trials: inert
+    assert run["search"]["release"] is True
+
+
 def test_a_start_graph_limits_the_candidates(tmp_path):
     """With problem.start, each trial starts from that graph; a form it is not symmetric
     under is left out, and the log says why."""

@@ -109,6 +109,21 @@ def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
                         sets=["search.reheat=0.5"])["search"]["reheat"] == 0.5
 
 
+def test_a_small_general_chase_releases_a_stalled_symmetric_winner():
+    """search.release for a general graph of n <= POLISH_MAX_N (a grid, a larger graph, or a
+    chase whose g is set by hand: not); a release asked against is kept."""
+    from golf.run.chase import POLISH_MAX_N, RELEASE, chase_config
+
+    def release(*args, **kw):
+        return chase_config(*args, backend="bitset", **kw)["search"]["release"]
+
+    assert RELEASE is True and release(POLISH_MAX_N, 3) is True
+    assert release(POLISH_MAX_N + 2, 3) is False
+    assert release(None, 4, grid=(6, 6), r=2) is False
+    assert release(96, 3, sets=["problem.g=1"]) is False
+    assert release(96, 3, sets=["search.release=false"]) is False
+
+
 def test_a_memetic_chase_exchanges_between_its_islands_every_few_generations():
     """--set search.method=memetic: the ranks' populations share their best graph every
     MEMETIC_EXCHANGE generations (an annealing chase: every 200,000 steps); an exchange_every

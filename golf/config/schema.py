@@ -80,6 +80,8 @@ SCHEMA = {
                            "budget (seconds, or steps) for the trials of g: auto"),
         "reheat": S("float", 1.0, (0, 1, False), "a fraction > 0 and <= 1 (of the trials' "
                     "sampled T0 at which the run after the g: auto trials starts)"),
+        "release": S("bool", False, None, "true or false (after the trials of g: auto, a "
+                     "symmetric winner that stopped improving hands the run to g = 1)"),
         "members": S("int", 32, (2, 4096), "an integer from 2 to 4096 (graphs of a memetic "
                      "population)"),
         "local_steps": S("int", 5000, (1, INF), "an integer >= 1 (hill-climbing steps of each "
@@ -240,6 +242,16 @@ DOCS = {
                      "sampled from a random start, so that it does not melt that graph again. "
                      "``golf chase`` sets 0.1 for a grid of more than 200 cells on a CPU "
                      "(``golf.run.chase.GRID_REHEAT``).",
+    "search.release": "After the trials of ``g: auto`` of an Order/Degree problem, where the "
+                      "winning form is symmetric (``g > 1``) and its trial found nothing better "
+                      "in its last two slices, the run goes on at ``g = 1`` (every graph) from "
+                      "a fresh start graph and temperatures sampled from it, the winner's best "
+                      "graph kept as the run's best (and so the polish's first start). A "
+                      "symmetric form converges within the trials and its optimum is a local "
+                      "one among all graphs, which ``g = 1`` needs longer to pass: the trials' "
+                      "early rounds drop it. ``golf chase`` sets it for ``n <= 512`` "
+                      "(``golf.run.chase.POLISH_MAX_N``, where the polish is at ``g = 1``). With a "
+                      "given ``g`` there are no trials, and it does nothing.",
     "search.neighbourhood": "Candidate swaps a tabu step scores.",
     "search.tenure": "Tabu steps during which a removed orbit may not come back (unless it "
                      "beats the best graph).",
@@ -410,9 +422,23 @@ def _check_search(out: dict, where) -> None:
                             f"budget spent in it)")
     if s["polish_g"] is not None:
         _check_polish_g(p, s, where)
+    if s["release"]:
+        _check_release(p, where)
     if s["t0"] != "auto" and s["t1"] != "auto" and s["t1"] > s["t0"]:
         raise GolfError(f"{where('search.t1')}: search.t1: expected t1 <= t0={s['t0']}, "
                         f"got {s['t1']}")
+
+
+def _check_release(p: dict, where) -> None:
+    """``search.release: true`` acts on the choice of the trials of an Order/Degree problem
+    (with a given ``g``, as in the run.yaml of a run whose trials chose one, it has nothing to
+    act on)."""
+    from golf.problems import kind_of
+
+    key = "search.release"
+    if kind_of(p).kind != "general":
+        raise GolfError(f"{where(key)}: {key}: hands an Order/Degree problem's run to g = 1; "
+                        f"this is a {kind_of(p).kind} problem")
 
 
 def _check_memetic(p: dict, where, key: str = "search.method") -> None:

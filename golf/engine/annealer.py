@@ -464,6 +464,13 @@ class Annealer:
         """The best graphs of the search's chains, up to ``k`` (>= 1), best first: one chain."""
         return [self.best_graph()]
 
+    def offer_best(self, rows, per) -> None:
+        """Take a better graph found elsewhere (its base ``rows`` and ``per = (diameter,
+        total, peripheral)``) as the best graph; the chain walks on from its own."""
+        if (per[0], per[1]) < (self.sc[SC.BEST_D], self.sc[SC.BEST_TOTAL]):
+            self.best_adj[:] = rows
+            self.sc[SC.BEST_D], self.sc[SC.BEST_TOTAL], self.sc[SC.BEST_PER] = per
+
     # -- checkpoints ------------------------------------------------------------------------
     def state(self) -> dict:
         """Everything that changes during a run (arrays copied): graph, best graph, RNG state,

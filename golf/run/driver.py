@@ -195,6 +195,7 @@ class Search:
                     # temperature samples) is on the run's clock
                     state.elapsed0 += time.perf_counter() - built
                     starter.duel(state, lambda: sigs.caught is not None)  # method: auto
+                    starter.keep(state, auto_g)  # search.release: the trials' best
                 loop = Loop(self.cfg, state, self.co, self.log, self.phases, self.records)
                 stop, elapsed = loop.drive(sigs, fresh=resume is None)
                 if stop == StopReason.INTERRUPTED:

@@ -126,7 +126,10 @@ class Choice:
     took, ``interrupted`` when a signal stopped the trials, the temperatures the winner
     sampled (the answer of :meth:`golf.engine.annealer.Annealer.auto_temperatures`, or None),
     and for ``search.method: memetic`` the graphs of the winner's chains (``graphs``, best
-    first; None otherwise), the memetic population's start."""
+    first; None otherwise), the memetic population's start. Where ``search.release`` handed
+    the run to ``g = 1`` (:func:`released`), ``form`` is that one, ``graph`` None (a fresh
+    start) and ``kept`` the winner's best graph at ``g = 1``, which the run takes as its
+    best."""
 
     form: Form | None
     graph: object = None
@@ -135,6 +138,7 @@ class Choice:
     interrupted: bool = False
     sampled: tuple | None = None
     graphs: list | None = None
+    kept: object = None
 
 
 class _Trial:
@@ -598,8 +602,43 @@ def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
     graph = problem.at_form(form).graph(sort_rows(won.best_rows))
+    if cfg["search"]["release"] and won.on_starts is None and released(form, win):
+        return _release(record, problem, form, graph, win, seconds, log)
     graphs = [graph.with_rows(rows) for rows in won.pool] if won.pool else None
     return Choice(form, graph, record, seconds, sampled=sampled, graphs=graphs)
+
+
+def released(form: Form, report: dict) -> bool:
+    """``search.release``: the trials' winner ``form`` (its trial's ``report``) hands the run
+    to ``g = 1`` -- it is symmetric and its best score did not change over its last two slices
+    (``by_round``, three rounds at least). A symmetric form's chains converge within the
+    trials, to a local optimum among all graphs; ``g = 1``, which holds every graph, needs
+    longer than the trials' first rounds give it. On (96, 3) the trials chose cyclic g=6,
+    stalled at 19545 from its second round on (the chase's own choice ended at 19533 on 2 CPU
+    cores and on an H200); at ``g = 1`` from a random start, 7.5 minutes, three seeds on one
+    H200 shared by 10 runs: 19509, 19484 and 19484 (``results/quality/``)."""
+    rounds = report.get("by_round") or []
+    return form.g > 1 and len(rounds) >= 3 and rounds[-1] == rounds[-3]
+
+
+def _release(record: dict, problem, form: Form, graph, win: dict, seconds: float,
+             log) -> Choice:
+    """The choice handed to ``g = 1`` (:func:`released`): a fresh start at the cyclic ``g =
+    1``, the winner's best ``graph`` kept (at ``g = 1``); logged, recorded under
+    ``released``."""
+    n = problem.order
+    one = Form(1)
+    kept = problem.at_form(form).renumber([graph], 1)[0]
+    d, total = win["best"]
+    why = (f"{form.label(n)} found nothing better than diameter {d}, ASPL "
+           f"{win['aspl']:.10f} in its last two slices (search.release)")
+    log(f"g: auto: released to {one.label(n)}: {why}; the run goes on from a fresh start, "
+        f"with that graph kept as its best")
+    record.update(released={"from": form.record(n), "best": [d, total], "why": why},
+                  g=1, group=None, form=one.record(n),
+                  winner={"stepping": None, "chains": (record.get("winner") or {}).get(
+                      "chains")})
+    return Choice(one, None, record, seconds, kept=kept)
 
 
 def _single(record: dict, form: Form, why: str, log, n: int, trials=(),

@@ -271,6 +271,19 @@ class Starter:
         if auto_g is not None:
             state.meta["auto_g"], state.elapsed0 = auto_g.record, auto_g.seconds
 
+    def keep(self, state: RunState, auto_g) -> None:
+        """Where ``search.release`` handed the run to ``g = 1``, the trials' winner's best graph
+        (:attr:`golf.run.portfolio.Choice.kept`) becomes the run's best: scored at ``g = 1``
+        and offered to the engine (after the duel, which compares what the methods find)."""
+        kept = auto_g.kept if auto_g is not None else None
+        if kept is None:
+            return
+        score = collective(self.comm, lambda: state.ev.evaluate(kept))
+        state.ann.offer_best(kept.adj.copy(), (score.diameter, score.total, score.peripheral))
+        pairs = kept.n * (kept.n - 1) // 2
+        self.log(f"the trials' best graph (diameter {score.diameter}, ASPL "
+                 f"{score.total / pairs:.10f}) is the run's best until it finds a better one")
+
     def duel(self, state: RunState, stopped) -> None:
         """``search.method: auto`` on a fresh run: the duel of :mod:`golf.run.duel` where it
         applies (else annealing, and the log says why); ``stopped()``: a signal came."""
