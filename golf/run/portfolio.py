@@ -613,10 +613,9 @@ def released(form: Form, report: dict) -> bool:
     to ``g = 1`` -- it is symmetric and its best score did not change over its last two slices
     (``by_round``, three rounds at least). A symmetric form's chains converge within the
     trials, to a local optimum among all graphs; ``g = 1``, which holds every graph, needs
-    longer than the trials' first rounds give it. On (96, 3) the trials chose cyclic g=6,
-    stalled at 19545 from its second round on (the chase's own choice ended at 19533 on 2 CPU
-    cores and on an H200); at ``g = 1`` from a random start, 7.5 minutes, three seeds on one
-    H200 shared by 10 runs: 19509, 19484 and 19484 (``results/quality/``)."""
+    longer than the trials' first rounds give it. On (96, 3) on an H200 the trials chose
+    cyclic g=6, stalled at total 19545 (the chase without the release ended at 19533); released,
+    a 4.5-minute chase ended at 19510 (results/quality/quality_gpu.md, experiment release)."""
     rounds = report.get("by_round") or []
     return form.g > 1 and len(rounds) >= 3 and rounds[-1] == rounds[-3]
 
