@@ -511,3 +511,25 @@ def test_compiled_loop_reaches_every_compiled_backend_by_its_tag(backend):
     assert not slow.compiled
     assert np.array_equal(slow.sc, compiled.sc) and np.array_equal(slow.best_adj,
                                                                     compiled.best_adj)
+
+
+
+def test_one_chain_takes_an_offered_graph_as_its_best_only_if_it_is_better():
+    """Annealer.offer_best (the graph a release keeps, another rank's best): a better graph
+    becomes the best, the chain's own graph stays; a worse one changes nothing."""
+    ev = make_evaluator("bitset", 32, 3, 1, threads=1)
+
+    def key(x):
+        sc = ev.evaluate(x)
+        return sc.diameter, sc.total, sc.peripheral
+
+    better, worse = sorted((random_graph(32, 3, g=1, seed=s) for s in (1, 2)), key=key)
+    assert key(better)[:2] < key(worse)[:2]
+    ann = Annealer(worse, ev, steps=10, seed=1)
+    ann.offer_best(better.adj, key(better))
+    assert sorted(map(tuple, ann.best_graph().edges().tolist())) == \
+        sorted(map(tuple, better.edges().tolist()))
+    assert (ann.sc[SC.BEST_D], ann.sc[SC.BEST_TOTAL]) == key(better)[:2]
+    assert (ann.graph.adj == worse.adj).all()  # the chain walks on from its own graph
+    ann.offer_best(worse.adj, key(worse))
+    assert (ann.sc[SC.BEST_D], ann.sc[SC.BEST_TOTAL]) == key(better)[:2]

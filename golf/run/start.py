@@ -279,7 +279,7 @@ class Starter:
         if kept is None:
             return
         score = collective(self.comm, lambda: state.ev.evaluate(kept))
-        state.ann.offer_best(kept.adj.copy(), (score.diameter, score.total, score.peripheral))
+        state.ann.offer_best(kept.adj, (score.diameter, score.total, score.peripheral))
         pairs = kept.n * (kept.n - 1) // 2
         self.log(f"the trials' best graph (diameter {score.diameter}, ASPL "
                  f"{score.total / pairs:.10f}) is the run's best until it finds a better one")
