@@ -31,8 +31,9 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check;
 * for such ``n`` also ``search.release`` (:data:`RELEASE`): where the trials' winner is a
-  symmetric form that found nothing better in its last two slices, the run goes on at
-  ``g = 1`` from a fresh start, the winner's graph kept as its best
+  symmetric form that found nothing better in its last two slices, and ``g = 1``'s trial
+  reached its diameter, the run goes on at ``g = 1`` from a fresh start, the winner's graph
+  kept as its best
   (:func:`golf.run.portfolio.released`);
 * a grid problem, and a general graph of ``n <=`` :data:`POLISH_MAX_N` scored on the CPU:
   ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
