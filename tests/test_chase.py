@@ -111,15 +111,16 @@ def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
 
 
 def test_a_small_general_chase_releases_a_stalled_symmetric_winner():
-    """search.release for a general graph of n <= POLISH_MAX_N (a grid, a larger graph, or a
-    chase whose g is set by hand: not); a release asked against is kept."""
-    from golf.run.chase import POLISH_MAX_N, RELEASE, chase_config
+    """search.release for a general graph of n <= RELEASE_MAX_N (a grid, a larger graph, or a
+    chase whose g is set by hand: not); a release asked against is kept, one asked for too."""
+    from golf.run.chase import POLISH_MAX_N, RELEASE_MAX_N, chase_config
 
     def release(*args, **kw):
         return chase_config(*args, backend="bitset", **kw)["search"]["release"]
 
-    assert RELEASE is True and release(POLISH_MAX_N, 3) is True
-    assert release(POLISH_MAX_N + 2, 3) is False
+    assert release(RELEASE_MAX_N, 3) is True
+    assert RELEASE_MAX_N < POLISH_MAX_N and release(RELEASE_MAX_N + 2, 3) is False
+    assert release(384, 3, sets=["search.release=true"]) is True
     assert release(None, 4, grid=(6, 6), r=2) is False
     assert release(96, 3, sets=["problem.g=1"]) is False
     assert release(96, 3, sets=["search.release=false"]) is False

@@ -244,15 +244,13 @@ DOCS = {
                      "(``golf.run.chase.GRID_REHEAT``).",
     "search.release": "After the trials of ``g: auto`` of an Order/Degree problem, where the "
                       "winning form is symmetric (``g > 1``) and its trial found nothing better "
-                      "in its last two slices, and the cyclic ``g = 1``'s own trial reached the "
-                      "winner's diameter, the run goes on at ``g = 1`` (every graph) from "
+                      "in its last two slices, the run goes on at ``g = 1`` (every graph) from "
                       "a fresh start graph and temperatures sampled from it, the winner's best "
                       "graph kept as the run's best (and so the polish's first start). A "
                       "symmetric form converges within the trials and its optimum is a local "
                       "one among all graphs, which ``g = 1`` needs longer to pass: the trials' "
-                      "early rounds drop it. Where ``g = 1`` did not reach the winner's "
-                      "diameter in its trial, the winner goes on. ``golf chase`` sets it for ``n <= 512`` "
-                      "(``golf.run.chase.POLISH_MAX_N``, where the polish is at ``g = 1``). With a "
+                      "early rounds drop it; the time it needs grows with ``n``. ``golf chase`` "
+                      "sets it for ``n <= 128`` (``golf.run.chase.RELEASE_MAX_N``). With a "
                       "given ``g`` there are no trials, and it does nothing.",
     "search.neighbourhood": "Candidate swaps a tabu step scores.",
     "search.tenure": "Tabu steps during which a removed orbit may not come back (unless it "

@@ -30,11 +30,14 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   1.617 and 1.152 with a quarter (beside them on the same host). A tabu step scores
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check;
-* for such ``n`` also ``search.release`` (:data:`RELEASE`): where the trials' winner is a
-  symmetric form that found nothing better in its last two slices, and ``g = 1``'s trial
-  reached its diameter, the run goes on at ``g = 1`` from a fresh start, the winner's graph
-  kept as its best
-  (:func:`golf.run.portfolio.released`);
+* for ``n <=`` :data:`RELEASE_MAX_N` also ``search.release``: where the trials' winner is a
+  symmetric form that found nothing better in its last two slices, the run goes on at
+  ``g = 1`` from a fresh start, the winner's graph kept as its best
+  (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a symmetric form's
+  optimum grows with ``n`` (a step scores ``n`` sources, and there are more steps to take): on
+  an H200 in 9 minutes, released from the stalled cyclic g=6, (96, 3) ended at excess ratio
+  1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at 1.132
+  against 1.074 kept (``results/quality/quality_gpu.md``);
 * a grid problem, and a general graph of ``n <=`` :data:`POLISH_MAX_N` scored on the CPU:
   ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
   annealing and the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the
@@ -64,7 +67,7 @@ __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
            "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
            "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
-           "POLISH_MAX_N", "RELEASE"]
+           "POLISH_MAX_N", "RELEASE_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
@@ -130,9 +133,9 @@ MEMETIC_EXCHANGE = 20
 POLISH = 0.5
 POLISH_STARTS = 8
 POLISH_MAX_N = 512
-# search.release of a chase of a general graph of n <= POLISH_MAX_N: a symmetric winner of the
+# the largest n of a general graph whose chase sets search.release: a symmetric winner of the
 # trials that stopped improving hands the run to g = 1 (golf.run.portfolio.released)
-RELEASE = True
+RELEASE_MAX_N = 128
 
 
 def chase_backend(n, d, backend: str = "auto", *, grid=None, host_switch: bool = False):
@@ -212,8 +215,9 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
             and polish > 0):
         for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
             kw.setdefault(key, value)
-    if small and overrides.get("problem", {}).get("g", "auto") == "auto":
-        kw.setdefault("release", RELEASE)
+    if (kind == "general" and n <= RELEASE_MAX_N
+            and overrides.get("problem", {}).get("g", "auto") == "auto"):
+        kw.setdefault("release", True)
     if kind == "host-switch":  # one chain a process: on a CPU it beat ORP's annealer on 10 of
         # the 13 featured pairs of 2021 where 16 tempering chains did on 5
         # (results/hostswitch/), on a GPU it ended better than 16

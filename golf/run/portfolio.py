@@ -602,30 +602,24 @@ def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
     graph = problem.at_form(form).graph(sort_rows(won.best_rows))
-    if cfg["search"]["release"] and won.on_starts is None and released(form, win, final, n):
+    if cfg["search"]["release"] and won.on_starts is None and released(form, win):
         return _release(record, problem, form, graph, win, seconds, log)
     graphs = [graph.with_rows(rows) for rows in won.pool] if won.pool else None
     return Choice(form, graph, record, seconds, sampled=sampled, graphs=graphs)
 
 
-def released(form: Form, report: dict, trials: list, n: int) -> bool:
-    """``search.release``: the trials' winner ``form`` (its trial's ``report``; ``trials``:
-    every form's report) hands the run to ``g = 1`` -- it is symmetric, its best score did
-    not change over its last two slices (``by_round``, three rounds at least), and the cyclic
-    ``g = 1``'s own trial reached the winner's diameter. A symmetric form's chains converge
-    within the trials, to a local optimum among all graphs; ``g = 1``, which holds every
-    graph, needs longer than the trials' first rounds give it, and where its trial did not
-    reach the winner's diameter the rest of the run would not take it past the winner either.
-    On an H200, 9 minutes: (96, 3), cyclic g=6 stalled at total 19545 and g=1 at diameter 6
-    in its trial, released 19484 (the chase without: 19533); (384, 3), Z_12 ⋊_11 Z_4 stalled
-    at diameter 9, g=1 at 10, released 1.132 against 1.074 kept
-    (results/quality/quality_gpu.md)."""
+def released(form: Form, report: dict) -> bool:
+    """``search.release``: the trials' winner ``form`` (its trial's ``report``) hands the run
+    to ``g = 1`` -- it is symmetric and its best score did not change over its last two slices
+    (``by_round``, three rounds at least). A symmetric form's chains converge within the
+    trials, to a local optimum among all graphs; ``g = 1``, which holds every graph, needs
+    longer than the trials' first rounds give it. On (96, 3) on an H200 the trials chose
+    cyclic g=6, stalled at total 19545 (the 9-minute chase without the release ended at 19533);
+    released, it ended at 19484 (results/quality/quality_gpu.md). How long ``g = 1`` needs
+    grows with ``n``: ``golf chase`` sets the release for small ``n`` only
+    (``golf.run.chase.RELEASE_MAX_N``)."""
     rounds = report.get("by_round") or []
-    if not (form.g > 1 and len(rounds) >= 3 and rounds[-1] == rounds[-3]):
-        return False
-    one = Form(1).label(n)
-    return any(t["label"] == one and "best" in t and t["best"][0] <= report["best"][0]
-               for t in trials)
+    return form.g > 1 and len(rounds) >= 3 and rounds[-1] == rounds[-3]
 
 
 def _release(record: dict, problem, form: Form, graph, win: dict, seconds: float,
@@ -638,8 +632,7 @@ def _release(record: dict, problem, form: Form, graph, win: dict, seconds: float
     kept = problem.at_form(form).renumber([graph], 1)[0]
     d, total = win["best"]
     why = (f"{form.label(n)} found nothing better than diameter {d}, ASPL "
-           f"{win['aspl']:.10f} in its last two slices, and {one.label(n)} reached diameter "
-           f"{d} in its own trial (search.release)")
+           f"{win['aspl']:.10f} in its last two slices (search.release)")
     log(f"g: auto: released to {one.label(n)}: {why}; the run goes on from a fresh start, "
         f"with that graph kept as its best")
     record.update(released={"from": form.record(n), "best": [d, total], "why": why},

@@ -259,6 +259,11 @@ def spread_chase(n: int, r: int, *, minutes: float, seed: int = 1, backend: str 
         + (f", of the hub spread {hub.label} ({_hub_reason(hub, cands[0])})"
            if hub is not None and count > 1 else "")
         + (f" and of {CLASSIC}" if classic else ""))
+    tic = time.perf_counter()
+    if root:  # the h-scores' and the design's kernels compile off the clock
+        _compile(tried[0], hub if hub is not None and count > 1 else None, seed)
+    spent = time.perf_counter() - tic
+    compiled[0] += comm.bcast(spent, root=0) if comm is not None else spent
     trials = []
     for i in range(count):
         slice_ = max(1.0, (left() - (1.0 - TRIALS) * total) / (count - i))
@@ -358,9 +363,27 @@ def _hub_reason(hs, best) -> str:
             f"{100 * hs.near:.0f}% of the others")
 
 
-def _hub_design(hs, path: Path, seconds: float, seed: int) -> dict:
+def _compile(spread, hub, seed: int) -> None:
+    """Compile what rank 0 runs besides the stages' searches, whose compilation their
+    summaries report: the h-scores of ``spread`` (on a random switch graph) and, where a
+    ``hub`` spread is tried, its design (no trades). Cold, the h-scores alone take about 20 s
+    on one core, which a short chase's trials would otherwise lose."""
+    from golf.starts.random import random_graph
+
+    s = spread.switches
+    try:
+        graph = random_graph(s, min(spread.degree, s - 1), 1, seed)
+    except GolfError:  # no connected switch graph of that shape: nothing to warm
+        graph = None
+    if graph is not None:
+        _h_score(spread, graph)
+    if hub is not None:
+        _hub_design(hub, None, 0.0, seed)
+
+
+def _hub_design(hs, path: Path | None, seconds: float, seed: int) -> dict:
     """The hub spread's design (:func:`golf.starts.switch_wiring.hub_ports`, its trades
-    capped to about ``seconds``) written to ``path``; its record."""
+    capped to about ``seconds``) written to ``path`` (None: not written); its record."""
     from golf.evaluators.h_bitset import HostSwitchEvaluator
     from golf.hostswitch.orp_format import write_host_switch
     from golf.starts.switch_wiring import PACK_STEPS_PER_LINK, hub_ports
@@ -368,8 +391,9 @@ def _hub_design(hs, path: Path, seconds: float, seed: int) -> dict:
     tic = time.perf_counter()
     steps = int(min(PACK_STEPS_PER_LINK * hs.links, max(seconds, 0.0) * PACK_RATE / hs.leaves))
     graph, cover = hub_ports(hs, seed, steps)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_host_switch(path, graph.net())
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_host_switch(path, graph.net())
     score = HostSwitchEvaluator(hs.hosts, hs.switches, hs.radix).evaluate(graph)
     n = hs.hosts
     h = [score.diameter, score.total] if score.connected else None
