@@ -513,7 +513,6 @@ def test_compiled_loop_reaches_every_compiled_backend_by_its_tag(backend):
                                                                     compiled.best_adj)
 
 
-
 def test_one_chain_takes_an_offered_graph_as_its_best_only_if_it_is_better():
     """Annealer.offer_best (the graph a release keeps, another rank's best): a better graph
     becomes the best, the chain's own graph stays; a worse one changes nothing."""

@@ -374,8 +374,8 @@ def _compile(spread, hub, seed: int) -> None:
     try:
         graph = random_graph(s, min(spread.degree, s - 1), 1, seed)
     except GolfError:  # no connected switch graph of that shape: nothing to warm
-        graph = None
-    if graph is not None:
+        pass
+    else:
         _h_score(spread, graph)
     if hub is not None:
         _hub_design(hub, None, 0.0, seed)
