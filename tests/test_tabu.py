@@ -3,6 +3,7 @@ brute-force scoring, determinism, checkpoints, both scoring paths, the polish ph
 annealing run, its config keys, and gpu-bitset against bitset."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -591,17 +592,87 @@ def test_a_search_scored_by_another_backend_takes_the_same_steps():
                                                               twin.sc[SC.BEST_TOTAL])
 
 
+@pytest.mark.parametrize("backend,helpers", [("bitset", 1), ("bitset", 3), ("bfs", 2)])
+def test_threads_that_share_the_candidates_take_the_same_steps(backend, helpers):
+    """``helpers``: that many more threads score a step's candidates, each on its own copy of
+    the graph; from a state in the middle of a run with start graphs, returns and a level cap,
+    the shared search takes the steps the one-thread search takes."""
+    graph = random_graph(60, 4, 2, seed=5)
+    others = [random_graph(60, 4, 2, seed=s) for s in (41, 42)]
+    t = tabu(graph, backend, steps=0, seed=7, neighbourhood=50, tenure=5, pool=others,
+             patience=4, near_moves=0.5)
+    t.run(20)
+    twin = t.scored_by(evaluator(graph, backend),
+                       [evaluator(graph, backend) for _ in range(helpers)])
+    assert len(twin.kset) == 1 + helpers and not twin.batched
+    for s in (t, twin):
+        s.run(60)
+    for a, b in ((t.sc, twin.sc), (t.graph.adj, twin.graph.adj), (t.best_adj, twin.best_adj),
+                 (t.ring, twin.ring), (t.pool_at, twin.pool_at), (t.trace, twin.trace)):
+        assert np.array_equal(a, b)
+    assert t.pool_at[PA.START] > 20  # a start graph of the cycle taken after the copy
+    assert apsp_score(60, twin.best_graph().edges())[:2] == (twin.sc[SC.BEST_D],
+                                                              twin.sc[SC.BEST_TOTAL])
+
+
+def test_a_helper_of_another_shape_or_backend_is_refused():
+    graph = random_graph(60, 4, 2, seed=5)
+    for other in (evaluator(random_graph(60, 4, 3, seed=1)), evaluator(graph, "bfs")):
+        with pytest.raises(GolfError, match="not of the search's backend and shape"):
+            TabuSearch(graph, evaluator(graph), helpers=[other])
+
+
+def test_tabu_helpers_only_for_a_one_thread_compiled_cpu_evaluator():
+    """``evaluator.threads`` (else the usable cores) less one helpers, of the evaluator's
+    backend and ``g`` (a polish's, below the config's); none where the evaluator runs threads
+    itself or scores on one thread by request."""
+    from golf.config import Keywords, validate
+    from golf.run.setup import build_evaluator, cfg_at, tabu_helpers
+
+    def cfg(n, threads, g=4):
+        raw = Keywords(n, 4, g, seconds=1.0, steps=0, seed=1, backend="bitset", plot=False,
+                       settings={"threads": threads}).config()
+        return validate(raw, lambda key: "test")
+
+    small = cfg(64, 3)
+    ev = build_evaluator(cfg_at(small, 2))
+    helpers = tabu_helpers(small, ev)
+    assert len(helpers) == 2 and all(
+        (h.name, h.g, h.threads) == ("bitset", 2, 1) for h in helpers)
+    assert tabu_helpers(cfg(64, 1), ev) == []
+    big = cfg(200_000, 2, g=1)  # threads inside each evaluation
+    threaded = build_evaluator(big)
+    assert threaded.threads == 2 and tabu_helpers(big, threaded) == []
+
+
+@pytest.mark.parametrize("search", [dict(method="tabu", steps=60),
+                                    dict(steps=3000, polish=0.4, polish_g=1)])
+def test_a_tabu_run_on_threads_is_the_run_on_one(tmp_path, search):
+    """``method: tabu``, or a polish at a smaller ``g``, with ``evaluator.threads`` on a small
+    graph (one evaluation on one thread): the candidates shared by the threads, the run the
+    one-thread run."""
+    kw = dict(g=2, seed=4, progress=False, neighbourhood=64, backend="bitset", **search)
+    one, three = (golf.search(48, 4, threads=t, output=tmp_path / str(t), **kw)
+                  for t in (1, 3))
+    assert "candidates shared by 3 threads" in (tmp_path / "3" / "log.txt").read_text()
+    assert "shared by" not in (tmp_path / "1" / "log.txt").read_text()
+    assert (one.score.diameter, one.score.total) == (three.score.diameter, three.score.total)
+    assert np.array_equal(one.graph.edges(), three.graph.edges())
+    assert np.array_equal(one.trace[:, :-1], three.trace[:, :-1])  # the last: wall time
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_skip_reason() is not None, reason=gpu_skip_reason() or "")
 def test_a_gpu_polish_times_both_scoring_paths_and_walks_the_cpu_run(tmp_path):
-    """Under gpu-bitset the polish times its first steps on the GPU and on bitset (one core),
-    logs both rates and goes on with the faster; the run is the one bitset walks alone."""
+    """Under gpu-bitset the polish times its first steps on the GPU and on bitset (its
+    candidates shared by the usable cores), logs both rates and goes on with the faster; the
+    run is the one bitset walks alone."""
     kw = dict(g=4, steps=3000, seed=2, progress=False, polish=0.4, polish_g=1,
               neighbourhood=256)
     runs = {b: golf.search(64, 4, backend=b, output=tmp_path / b, **kw)
             for b in ("gpu-bitset", "bitset")}
     log = (tmp_path / "gpu-bitset" / "log.txt").read_text()
-    assert "steps/s on gpu-bitset" in log and "(one core): scored on" in log
+    assert "steps/s on gpu-bitset" in log and re.search(r"\(\d+ threads?\): scored on", log)
     a, b = runs["gpu-bitset"], runs["bitset"]
     assert (a.score.diameter, a.score.total) == (b.score.diameter, b.score.total)
     assert np.array_equal(a.graph.edges(), b.graph.edges())

@@ -10,8 +10,9 @@ One step:
 2. score the ``K`` graphs, with the level cap at the current diameter (a swap that raises
    the diameter is stopped early): on a backend that scores a batch in one launch
    (``supports.batched``, the GPU) with ``evaluate_many`` on the ``K`` candidates' rows, on a
-   compiled CPU backend in one compiled loop (apply, call the kernel, record, revert), and
-   else with ``evaluate_many`` (one graph after another, split over MPI ranks where the
+   compiled CPU backend in one compiled loop (apply, call the kernel, record, revert; with
+   ``helpers``, one-thread evaluators of the same backend, that many more threads share the
+   candidates, each on its own copy of the graph), and else with ``evaluate_many`` (one graph after another, split over MPI ranks where the
    evaluator is);
 3. take the best candidate by ``(diameter, total, peripheral)`` -- even when it is worse than
    the current graph, which is how the search leaves a local minimum -- among those that are
@@ -70,14 +71,16 @@ class PA(IntEnum):
 STATE_SLOTS = [PA.NEXT, PA.START, PA.KICKS_LEFT, PA.START_D, PA.START_TOTAL, PA.START_STEP]
 
 
-@njit(cache=True)
-def score_moves(tag, kargs, moves, k, cap, outs):
-    """Score candidates ``0..k-1`` with the kernel in place: apply, call, record, revert."""
+@njit(cache=True, nogil=True)
+def score_moves(tag, kargs, moves, t, T, k, cap, outs):
+    """Score candidates ``t, t + T, ...`` below ``k`` with the kernel on ``kargs``' graph, in
+    place: apply, call, record, revert (``t, T = 0, 1``: all of them). Without the GIL, so
+    that ``T`` threads, each with its own ``kargs``, share a step's candidates."""
     adj = kargs[0]
     ctrl = kargs[1]
     out = kargs[2]
     ctrl[0] = cap
-    for i in range(k):
+    for i in range(t, k, T):
         apply_move(adj, moves[i])
         call_kernel(tag, kargs)
         outs[i, :] = out
@@ -216,7 +219,7 @@ def run_tabu_chunk(tag, kargs, best_adj, st, sc, fl, params, undo, K, enumerate_
                             orbits, table, ring, pool, pool_sc, pool_at, reach, grp)
         if k < 0:
             break
-        score_moves(tag, kargs, moves, k, cap_of(sc, params), outs)
+        score_moves(tag, kargs, moves, 0, 1, k, cap_of(sc, params), outs)
         ntrace = end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params,
                                trace, ntrace, pool_at)
     return ntrace
@@ -265,11 +268,14 @@ class TabuSearch(Annealer):
         candidate instead of the best one (0: none)
     near_moves : float, the share of the drawn candidates that are near swaps
         (:func:`golf.engine.moves.propose_near`)
+    helpers : more evaluators of ``evaluator``'s backend and shape, each on one thread: in the
+        compiled loop, ``1 + len(helpers)`` threads share each step's candidates
+        (:func:`score_moves`); the steps are the same, only faster
     """
 
     def __init__(self, graph, evaluator, *, steps=0, neighbourhood=4096, tenure=16,
                  aspl_priority=False, seed=0, bounds=None, trace_every=1000, batched=None,
-                 reach=None, pool=(), patience=0, kick=0, near_moves=0.0):
+                 reach=None, pool=(), patience=0, kick=0, near_moves=0.0, helpers=()):
         super().__init__(graph, evaluator, steps=steps, method="hill",
                          aspl_priority=aspl_priority, tiebreak=False, seed=seed, bounds=bounds,
                          trace_every=trace_every, reach=reach, near_moves=near_moves)
@@ -278,6 +284,16 @@ class TabuSearch(Annealer):
             from golf.errors import GolfError
 
             raise GolfError(f"{evaluator.name}: no compiled kernel to score candidates with")
+        self.helpers = tuple(helpers) if not self.batched else ()
+        for h in self.helpers:
+            if (type(h), h.n, h.d, h.g, h.symmetry, h.centres) != (
+                    type(evaluator), evaluator.n, evaluator.d, evaluator.g, evaluator.symmetry,
+                    evaluator.centres):
+                from golf.errors import GolfError
+
+                raise GolfError(f"a helper evaluator ({h.describe()}) is not of the search's "
+                                f"backend and shape ({evaluator.describe()})")
+        self.kset = (self.kargs, *(h.kernel_args(self.graph.adj.copy()) for h in self.helpers))
         self.neighbourhood = int(neighbourhood)
         self.hood = Neighbourhood(graph.n_sym, graph.d, graph.g, neighbourhood)
         self.ring = np.full(2 * max(0, int(tenure)), -1, dtype=np.int64)
@@ -313,17 +329,18 @@ class TabuSearch(Annealer):
             self.pool[i] = graph.adj
             self.pool_sc[i] = score.diameter, score.total, score.peripheral
 
-    def scored_by(self, evaluator) -> "TabuSearch":
+    def scored_by(self, evaluator, helpers=()) -> "TabuSearch":
         """This search from its present state, its candidates scored by ``evaluator`` (another
-        exact backend for the same graphs). A step depends on the candidates' scores only, so
-        the two take the same steps; only the speed differs."""
+        exact backend for the same graphs; ``helpers`` as for the class). A step depends on
+        the candidates' scores only, so the two take the same steps; only the speed
+        differs."""
         twin = TabuSearch(self.graph, evaluator, steps=int(self.params[P.STEPS]),
                           neighbourhood=self.neighbourhood, tenure=self.ring.shape[0] // 2,
                           aspl_priority=bool(self.params[P.ASPL_PRIORITY]), seed=self.seed,
                           bounds=self.bounds, trace_every=int(self.params[P.TRACE_EVERY]),
                           reach=self.reach, patience=int(self.pool_at[PA.PATIENCE]),
                           kick=int(self.pool_at[PA.KICK]),
-                          near_moves=self.params[P.NEAR] / 1000)
+                          near_moves=self.params[P.NEAR] / 1000, helpers=helpers)
         twin.load_state(self.state())
         return twin
 
@@ -345,6 +362,8 @@ class TabuSearch(Annealer):
         h = self.hood
         if self.batched:
             k = self._run_batched(int(nsteps))
+        elif self.helpers:
+            k = self._run_shared(int(nsteps))
         else:
             k = run_tabu_chunk(self.evaluator.tag, self.kargs, self.best_adj, self.st, self.sc,
                                self.fl, self.params, self.undo, h.K, h.enumerate_all, h.moves,
@@ -355,6 +374,21 @@ class TabuSearch(Annealer):
     def _run_batched(self, nsteps: int) -> int:
         """The same steps with the candidates scored by ``evaluate_many`` in batches of
         ``len(self.rows)`` graphs."""
+        adj, h = self.graph.adj, self.hood
+
+        def score(k):
+            caps = [int(cap_of(self.sc, self.params))] * len(self.rows)
+            for k0 in range(0, k, len(self.rows)):
+                k1 = min(k, k0 + len(self.rows))
+                moves_applied(adj, h.moves, k0, k1, self.rows)
+                h.outs[k0:k1] = self.evaluator.evaluate_many(self.rows[:k1 - k0],
+                                                             caps[:k1 - k0])
+
+        return self._steps(nsteps, score)
+
+    def _steps(self, nsteps: int, score) -> int:
+        """``nsteps`` steps, a step's ``k`` candidates scored by ``score(k)`` into
+        ``hood.outs``."""
         adj, n, h = self.graph.adj, self.graph.n, self.hood
         ntrace = 0
         for _ in range(nsteps):
@@ -364,16 +398,35 @@ class TabuSearch(Annealer):
                                 self.grp)
             if k < 0:
                 break
-            caps = [int(cap_of(self.sc, self.params))] * len(self.rows)
-            for k0 in range(0, k, len(self.rows)):
-                k1 = min(k, k0 + len(self.rows))
-                moves_applied(adj, h.moves, k0, k1, self.rows)
-                h.outs[k0:k1] = self.evaluator.evaluate_many(self.rows[:k1 - k0],
-                                                             caps[:k1 - k0])
+            score(k)
             ntrace = end_tabu_step(h.outs, k, adj, self.best_adj, h.moves, h.orbits,
                                    self.ring, self.sc, self.fl, self.params, self.trace, ntrace,
                                    self.pool_at)
         return ntrace
+
+    def _run_shared(self, nsteps: int) -> int:
+        """The same steps with the candidates shared by ``1 + len(helpers)`` threads
+        (:func:`score_moves` without the GIL), each on its own copy of the current graph."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        T, h, tag = len(self.kset), self.hood, self.evaluator.tag
+        if getattr(self, "_threads", None) is None:
+            self._threads = ThreadPoolExecutor(T - 1, thread_name_prefix="golf-tabu")
+        adj = self.graph.adj
+
+        def share(t, k, cap):
+            score_moves(tag, self.kset[t], h.moves, t, T, k, cap, h.outs)
+
+        def score(k):
+            cap = int(cap_of(self.sc, self.params))
+            for kargs in self.kset[1:]:  # before the first thread moves the graph
+                kargs[0][:, :] = adj
+            rest = [self._threads.submit(share, t, k, cap) for t in range(1, T)]
+            share(0, k, cap)
+            for f in rest:
+                f.result()
+
+        return self._steps(nsteps, score)
 
     # -- checkpoints ----------------------------------------------------------------------
     def state(self) -> dict:

@@ -21,7 +21,7 @@ from golf.errors import GolfError
 from golf.problems import problem_of
 from golf.run.coordinate import collective, next_chunk
 from golf.run.report import progress_line
-from golf.run.setup import build_evaluator, cfg_at
+from golf.run.setup import build_evaluator, cfg_at, tabu_helpers
 
 __all__ = ["Loop", "POLISH_PROBE_STEPS"]
 
@@ -154,12 +154,15 @@ class Loop:
                  + f", the next start after {s['polish_patience']} steps without going below "
                    f"the current one's best; back at the best graph, {s['polish_kick']} kick "
                    f"steps"
+                 + (f"; its candidates shared by {len(st.ann.kset)} threads"
+                    if len(st.ann.kset) > 1 else "")
                  + (f", at g={pg}: {st.ev.describe()}" if graph is not None else ""))
 
     def polish_scoring(self, t_start: float) -> None:
         """Under a GPU backend (not split over ranks), score the polish's candidates on the CPU
         instead (the backend :func:`golf.evaluators.cpu_alternative` names, bitset's compiled
-        loop on one core) where that is faster, as timed on the first
+        loop, its candidates shared by the usable cores: :func:`golf.run.setup.tabu_helpers`)
+        where that is faster, as timed on the first
         :data:`POLISH_PROBE_STEPS` steps of each: the two take the same steps
         (:meth:`golf.engine.tabu.TabuSearch.scored_by`), so the choice changes the speed, not
         the run. A step scores thousands of small graphs: on (64, 8), with 5 runs sharing an
@@ -179,7 +182,8 @@ class Loop:
             return
         try:
             cpu = build_evaluator(dict(cfg, evaluator={"backend": other, "threads": 1}))
-            twin = ann.scored_by(cpu)
+            helpers = tabu_helpers(self.cfg, cpu)
+            twin = ann.scored_by(cpu, helpers)
         except GolfError:
             return
         seconds, rows = [], []
@@ -194,8 +198,10 @@ class Loop:
         if kept:
             st.ann, st.ev = twin, cpu
         rates = [POLISH_PROBE_STEPS / max(t, 1e-9) for t in seconds]
+        threads = 1 + len(helpers)
         self.log(f"polish: {rates[0]:.1f} steps/s on {ev.name}, {rates[1]:.1f} on {other} "
-                 f"(one core): scored on {other if kept else ev.name}")
+                 f"({threads} thread{'s' if threads > 1 else ''}): scored on "
+                 f"{other if kept else ev.name}")
 
     def use_g(self, g: int) -> None:
         """The run from here on at symmetry ``g`` (a divisor of its g): the problem and an

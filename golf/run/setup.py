@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from golf.problems import problem_of
 
-__all__ = ["cfg_at", "form_config", "build_evaluator", "build_annealer", "build_memetic"]
+__all__ = ["cfg_at", "form_config", "build_evaluator", "tabu_helpers", "build_annealer",
+           "build_memetic"]
 
 
 def cfg_at(cfg: dict, g=None) -> dict:
@@ -54,6 +55,24 @@ def build_evaluator(cfg: dict, comm=None):
         rows = 4 * p["n"] // p["g"] * p["d"]
         batch = max(batch, min(s["neighbourhood"], (256 << 20) // rows))
     return build(problem.shape, backend, comm=split, batch=batch, **e)
+
+
+def tabu_helpers(cfg: dict, ev) -> list:
+    """One-thread evaluators of ``ev``'s backend and shape (``cfg`` at ``ev``'s ``g``) that
+    share a tabu step's candidates with it on as many more threads
+    (:class:`golf.engine.tabu.TabuSearch`'s ``helpers``): ``evaluator.threads`` (default:
+    the usable cores, :func:`golf.evaluators.base.cpu_threads`) less one, where ``ev`` is a
+    compiled CPU backend on one thread and not split over MPI ranks (a graph small enough
+    that one evaluation does not pay for threads); else none."""
+    from golf.evaluators.base import cpu_threads
+
+    e = cfg["evaluator"]
+    T = int(e.get("threads") or cpu_threads())
+    if (T <= 1 or not ev.supports.compiled or ev.supports.gpu or ev.comm is not None
+            or getattr(ev, "threads", 1) != 1):
+        return []
+    one = dict(cfg_at(cfg, ev.g), evaluator={"backend": ev.name, "threads": 1})
+    return [build_evaluator(one) for _ in range(T - 1)]
 
 
 def build_annealer(cfg: dict, problem, graph, evaluator, *, steps: int, seed: int,

@@ -211,6 +211,9 @@ class Starter:
             + (" (+rank for each chain)" if self.co.chains else ""))
         log(f"evaluator: {ev.describe()}" + (f" (auto: {ev.auto_reason})" if ev.auto_reason
                                               else ""))
+        shared = len(getattr(state.ann, "kset", ()))
+        if shared > 1:
+            log(f"tabu: a step's candidates shared by {shared} threads")
         if ev.dropped_options:
             log(f"evaluator options not taken by {ev.name}, left out: "
                 f"{', '.join(ev.dropped_options)}")
