@@ -571,46 +571,29 @@ def test_gpu_bitset_walks_the_bitset_trace(n, d, g, K):
         assert all(np.array_equal(a, b) for a, b in zip(runs[0][:3], other[:3]))
 
 
-def test_a_search_scored_by_another_backend_takes_the_same_steps():
-    """``scored_by`` (a polish under a GPU backend may go on with bitset's compiled loop): from
-    a state in the middle of a run with start graphs and returns, the twin on another exact
-    backend takes the steps the original takes."""
+@pytest.mark.parametrize("backend,helpers", [("bfs", 0), ("bitset", 1), ("bitset", 3),
+                                             ("bfs", 2)])
+def test_a_search_scored_by_another_backend_or_threads_takes_the_same_steps(backend, helpers):
+    """``scored_by`` (a polish under a GPU backend may go on with bitset's compiled loop), with
+    ``helpers``: that many more threads score a step's candidates, each on its own copy of the
+    graph. From a state in the middle of a run with start graphs, returns and a level cap, the
+    twin takes the steps the original (bitset, one thread) takes."""
     graph = random_graph(60, 4, 2, seed=3)
     others = [random_graph(60, 4, 2, seed=s) for s in (31, 32)]
     t = tabu(graph, steps=0, seed=6, neighbourhood=40, tenure=5, pool=others, patience=4,
              near_moves=0.5)
     t.run(25)
-    twin = t.scored_by(evaluator(graph, "bfs"))
-    assert twin.evaluator.name == "bfs" and twin is not t
+    twin = t.scored_by(evaluator(graph, backend),
+                       [evaluator(graph, backend) for _ in range(helpers)])
+    assert twin.evaluator.name == backend and twin is not t
+    assert len(twin.kset) == 1 + helpers and not twin.batched
     for s in (t, twin):
         s.run(80)
     for a, b in ((t.sc, twin.sc), (t.graph.adj, twin.graph.adj), (t.best_adj, twin.best_adj),
-                 (t.ring, twin.ring), (t.pool_at, twin.pool_at), (t.st, twin.st)):
+                 (t.ring, twin.ring), (t.pool_at, twin.pool_at), (t.st, twin.st),
+                 (t.trace, twin.trace)):
         assert np.array_equal(a, b)
     assert t.pool_at[PA.START] > 25  # a start graph of the cycle taken after the copy
-    assert apsp_score(60, twin.best_graph().edges())[:2] == (twin.sc[SC.BEST_D],
-                                                              twin.sc[SC.BEST_TOTAL])
-
-
-@pytest.mark.parametrize("backend,helpers", [("bitset", 1), ("bitset", 3), ("bfs", 2)])
-def test_threads_that_share_the_candidates_take_the_same_steps(backend, helpers):
-    """``helpers``: that many more threads score a step's candidates, each on its own copy of
-    the graph; from a state in the middle of a run with start graphs, returns and a level cap,
-    the shared search takes the steps the one-thread search takes."""
-    graph = random_graph(60, 4, 2, seed=5)
-    others = [random_graph(60, 4, 2, seed=s) for s in (41, 42)]
-    t = tabu(graph, backend, steps=0, seed=7, neighbourhood=50, tenure=5, pool=others,
-             patience=4, near_moves=0.5)
-    t.run(20)
-    twin = t.scored_by(evaluator(graph, backend),
-                       [evaluator(graph, backend) for _ in range(helpers)])
-    assert len(twin.kset) == 1 + helpers and not twin.batched
-    for s in (t, twin):
-        s.run(60)
-    for a, b in ((t.sc, twin.sc), (t.graph.adj, twin.graph.adj), (t.best_adj, twin.best_adj),
-                 (t.ring, twin.ring), (t.pool_at, twin.pool_at), (t.trace, twin.trace)):
-        assert np.array_equal(a, b)
-    assert t.pool_at[PA.START] > 20  # a start graph of the cycle taken after the copy
     assert apsp_score(60, twin.best_graph().edges())[:2] == (twin.sc[SC.BEST_D],
                                                               twin.sc[SC.BEST_TOTAL])
 
