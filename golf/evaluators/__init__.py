@@ -318,9 +318,11 @@ def _gpu_takes_centres() -> bool:
 
 def cpu_alternative(shape: Shape, neighbourhood: int) -> str | None:
     """The CPU backend worth timing against a GPU backend for a tabu polish of ``shape``
-    (``neighbourhood`` candidates a step, thousands of small graphs): ``bitset`` on one core,
-    where it runs here and its estimate of a step is at most a second; else None. The run
-    keeps whichever scores the first steps faster (both take the same steps)."""
+    (``neighbourhood`` candidates a step, thousands of small graphs): ``bitset`` (one
+    evaluation on one thread, a step's candidates shared by the usable cores:
+    :func:`golf.run.setup.tabu_helpers`), where it runs here and its estimate of a step on
+    one core is at most a second; else None. The run keeps whichever scores the first steps
+    faster (both take the same steps)."""
     cls = backend_class("bitset", shape.kind)
     if cls.unavailable():
         return None

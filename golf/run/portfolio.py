@@ -349,7 +349,7 @@ def warm_up(cfg: dict, portfolio: list) -> None:
     if polish and s["polish_g"] is not None:  # the polish phase's own symmetry (cyclic)
         kinds.add((backend(s["polish_g"]), False, False))
     if polish and any(backend_class(k[0]).supports.gpu for k in kinds):
-        kinds.add(("bitset", False, False))  # a polish may score on one core (Search)
+        kinds.add(("bitset", False, False))  # a polish may score on the CPU (Search)
     for name, grouped, centred in sorted(kinds):
         form = (Form(8, Group(4, 2, 3)) if grouped else Form(3, None, None, 1) if centred
                 else Form(4))
