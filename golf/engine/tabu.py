@@ -12,8 +12,8 @@ One step:
    (``supports.batched``, the GPU) with ``evaluate_many`` on the ``K`` candidates' rows, on a
    compiled CPU backend in one compiled loop (apply, call the kernel, record, revert; with
    ``helpers``, one-thread evaluators of the same backend, that many more threads share the
-   candidates, each on its own copy of the graph), and else with ``evaluate_many`` (one graph after another, split over MPI ranks where the
-   evaluator is);
+   candidates, each on its own copy of the graph), and else with ``evaluate_many`` (one
+   graph after another, split over MPI ranks where the evaluator is);
 3. take the best candidate by ``(diameter, total, peripheral)`` -- even when it is worse than
    the current graph, which is how the search leaves a local minimum -- among those that are
    not tabu. A candidate is tabu when it adds back an orbit that one of the last ``tenure``

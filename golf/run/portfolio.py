@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 
 from golf.errors import GolfError
 from golf.problems import Form, problem_of
-from golf.run.setup import build_annealer, build_evaluator, form_config
+from golf.run.setup import build_annealer, build_evaluator, form_config, tabu_helpers
 
 __all__ = ["halving_plan", "choose_form", "warm_up", "fit_batch", "sample_count", "Choice",
            "MIN_SLICE_SECONDS", "MIN_SLICE_STEPS", "DEFAULT_BUDGET"]
@@ -369,7 +369,8 @@ def warm_up(cfg: dict, portfolio: list) -> None:
                 from golf.engine.tabu import TabuSearch
 
                 TabuSearch(ann.best_graph(), ev, steps=2, neighbourhood=16, tenure=2, seed=1,
-                           trace_every=1 << 30, reach=problem.reach()).run(2)
+                           trace_every=1 << 30, reach=problem.reach(),
+                           helpers=tabu_helpers(tc, ev)[:1]).run(2)  # threads: theirs too
             graph_text(ann.best_graph())  # the writer of best.edges (compiled)
         except GolfError:  # a backend that takes no such graph: its trials compile it
             pass
