@@ -644,6 +644,17 @@ def test_a_tabu_run_on_threads_is_the_run_on_one(tmp_path, search):
     assert np.array_equal(one.trace[:, :-1], three.trace[:, :-1])  # the last: wall time
 
 
+def test_trials_then_a_polish_on_threads(tmp_path):
+    """``g: auto`` with a polish on 2 threads (the trials' warm-up runs a tabu search with a
+    helper too): the polish shares its candidates, the graph scored exactly."""
+    r = golf.search(48, 4, g="auto", steps=4000, seed=3, progress=False, polish=0.4,
+                    polish_g=1, neighbourhood=64, backend="bitset", threads=2,
+                    output=tmp_path / "run")
+    log = (tmp_path / "run" / "log.txt").read_text()
+    assert "polish: tabu search" in log and "its candidates shared by 2 threads" in log
+    assert apsp_score(48, r.graph.edges())[:2] == (r.score.diameter, r.score.total)
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(gpu_skip_reason() is not None, reason=gpu_skip_reason() or "")
 def test_a_gpu_polish_times_both_scoring_paths_and_walks_the_cpu_run(tmp_path):
