@@ -439,17 +439,19 @@ def test_polish_at_a_smaller_g_takes_swaps_the_run_g_forbids(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("problem,extra", [
-    ("n: 64, d: 4, g: 2", ""), ("n: 64, d: 8, g: 4", ", polish_g: 1"),
-    ("n: 64, d: 8, g: 4", ", polish_g: 1, batch: 4, polish_starts: 4, polish_patience: 2")])
-def test_sigint_in_the_polish_phase_and_resume_match_uninterrupted(tmp_path, problem, extra):
+@pytest.mark.parametrize("problem,extra,threads", [
+    ("n: 64, d: 4, g: 2", "", 1), ("n: 64, d: 8, g: 4", ", polish_g: 1", 1),
+    ("n: 64, d: 8, g: 4", ", polish_g: 1, batch: 4, polish_starts: 4, polish_patience: 2", 1),
+    ("n: 64, d: 8, g: 4", ", polish_g: 1", 2)])  # the polish's candidates on 2 threads
+def test_sigint_in_the_polish_phase_and_resume_match_uninterrupted(tmp_path, problem, extra,
+                                                                   threads):
     def cfg(folder):
         folder.mkdir()
         p = folder / "run.yaml"
         p.write_text(f"""name: r
 problem: {{{problem}}}
 search: {{steps: 1000000, seed: 3, polish: 0.5, neighbourhood: 64, tenure: 8{extra}}}
-evaluator: {{backend: bitset, threads: 1}}
+evaluator: {{backend: bitset, threads: {threads}}}
 output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
 """)
         return p
@@ -475,6 +477,8 @@ output: {{dir: {folder / 'out'}, checkpoint_every: 0.2, trace_every: 2000}}
     assert "pool" in ckpt["states"][0]
     assert len(ckpt["states"][0]["pool"]) == starts - 1
     run_golf("resume", rd, "--quiet", check=True)
+    shared = "its candidates shared by 2 threads" in (rd / "log.txt").read_text()
+    assert shared == (threads == 2)
     got = json.loads((rd / "summary.json").read_text())
     for key in ("best", "steps", "evaluations", "accepted", "polish"):
         assert got[key] == want[key], key
