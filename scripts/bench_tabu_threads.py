@@ -43,12 +43,11 @@ def time_steps(n: int, d: int, threads: list, steps: int, neighbourhood: int) ->
     first = TabuSearch(graph, ev(), steps=0, neighbourhood=neighbourhood, seed=1,
                        near_moves=0.5)
     first.run(3)
-    state, rows, ends = first.state(), [], []
+    rows, ends = [], []
     for T in threads:
         best = float("inf")
         for _ in range(2):
-            t = first.scored_by(ev(), [ev() for _ in range(T - 1)])
-            t.load_state(state)
+            t = first.scored_by(ev(), [ev() for _ in range(T - 1)])  # first's state
             t.run(1)  # the threads started
             start = time.perf_counter()
             t.run(steps)

@@ -294,6 +294,7 @@ class TabuSearch(Annealer):
                 raise GolfError(f"a helper evaluator ({h.describe()}) is not of the search's "
                                 f"backend and shape ({evaluator.describe()})")
         self.kset = (self.kargs, *(h.kernel_args(self.graph.adj.copy()) for h in self.helpers))
+        self._threads = None  # the helpers' threads, started at the first shared step
         self.neighbourhood = int(neighbourhood)
         self.hood = Neighbourhood(graph.n_sym, graph.d, graph.g, neighbourhood)
         self.ring = np.full(2 * max(0, int(tenure)), -1, dtype=np.int64)
@@ -410,7 +411,7 @@ class TabuSearch(Annealer):
         from concurrent.futures import ThreadPoolExecutor
 
         T, h, tag = len(self.kset), self.hood, self.evaluator.tag
-        if getattr(self, "_threads", None) is None:
+        if self._threads is None:
             self._threads = ThreadPoolExecutor(T - 1, thread_name_prefix="golf-tabu")
         adj = self.graph.adj
 

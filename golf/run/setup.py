@@ -68,7 +68,7 @@ def tabu_helpers(cfg: dict, ev) -> list:
 
     e = cfg["evaluator"]
     T = int(e.get("threads") or cpu_threads())
-    if (T <= 1 or not ev.supports.compiled or ev.supports.gpu or ev.comm is not None
+    if (T <= 1 or not ev.supports.compiled or ev.comm is not None
             or getattr(ev, "threads", 1) != 1):
         return []
     one = dict(cfg_at(cfg, ev.g), evaluator={"backend": ev.name, "threads": 1})
