@@ -69,6 +69,10 @@ def test_cyclic_candidate_rule():
     for prime in (2, 53, 101, 9973):
         assert candidates(prime, 4) == [1]
     assert candidates(10, 3) == [1, 2]  # g = 5 leaves m = 2 < 3
+    # exact ties in log distance, which the last bit of a float logarithm used to decide
+    assert candidates(64, 8) == [1, 4, 8]  # 2 and 4 both half a log 2 from sqrt(8)
+    assert candidates(3250, 57) == [1, 10, 50]  # 5 and 10 from sqrt(50)
+    assert candidates(100000, 7) == [1, 125, 12500]  # 100 and 125 from sqrt(12500)
     many = candidates(65536, 6, cap=8)
     assert len(many) == 8 and many[0] == 1 and many[-1] == 8192
     assert all(65536 % g == 0 and 65536 // g >= 6 for g in many)

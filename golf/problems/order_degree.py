@@ -85,6 +85,8 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
     [1, 2, 4, 8, 16, 32]
     >>> candidates(101, 4)
     [1]
+    >>> candidates(64, 8)  # 2 and 4 as far from sqrt(8) in log: the larger
+    [1, 4, 8]
     """
     ok = [g for g in divisors(n) if g == 1 or n // g >= M_PER_DEGREE * d]
     if len(ok) <= cap:
@@ -94,7 +96,9 @@ def candidates(n: int, d: int, cap: int = CYCLIC_FORMS) -> list[int]:
     for k in range(cap - 1, -1, -1):
         target = top * k / (cap - 1)
         free = [g for g in ok if g not in picked]
-        picked.append(min(free, key=lambda g: (abs(math.log(g) - target), -g)))
+        # a tie (equal distances in log, e.g. 2 and 4 from 8 ** 0.5) goes to the larger g:
+        # rounded, so that the last bit of the logarithms does not decide it
+        picked.append(min(free, key=lambda g: (round(abs(math.log(g) - target), 9), -g)))
     return sorted(picked)
 
 
