@@ -628,7 +628,8 @@ def cmd_chase(args) -> int:
     found = collective(comm, lambda: chase_backend(n, d, args.backend, grid=grid,
                                                    host_switch=args.host_switch))
     if comm is None and args.ranks != 1:
-        code = relaunch(args.rest, args.ranks or default_ranks(found.gpu), found.gpu)
+        ranks = args.ranks or default_ranks(found.gpu, None if args.host_switch else n)
+        code = relaunch(args.rest, ranks, found.gpu)
         if code is not None:
             return code
     if args.host_switch:  # the switch graph from the Order/Degree engine, then polished

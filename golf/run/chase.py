@@ -67,7 +67,7 @@ __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
            "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
            "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
-           "POLISH_MAX_N", "RELEASE_MAX_N"]
+           "POLISH_MAX_N", "RELEASE_MAX_N", "SHARED_GPU_MAX_N"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
@@ -136,6 +136,12 @@ POLISH_MAX_N = 512
 # the largest n of a general graph whose chase sets search.release: a symmetric winner of the
 # trials that stopped improving hands the run to g = 1 (golf.run.portfolio.released)
 RELEASE_MAX_N = 128
+# the largest n of a general graph whose chase on a GPU starts a rank a core, the GPUs shared
+# (default_ranks): each rank a population of device chains and, after it, a tabu polish of
+# its own on its core, where one rank a GPU has one polish on the cores' shared candidates.
+# From ER_8-line's 3947 on (64, 8), the polish of one GPU rank stayed at 3947 in every run
+# (9 minutes on an H200, with 1 and 5 threads); of 2 CPU ranks it reached 3896 and 3916
+SHARED_GPU_MAX_N = 128
 
 
 def chase_backend(n, d, backend: str = "auto", *, grid=None, host_switch: bool = False):
@@ -269,13 +275,18 @@ def sized_batch(data: dict, seconds: float) -> int:
     return fit_batch(chains, seconds, per, s["min_steps"])
 
 
-def default_ranks(gpu: bool = False) -> int:
-    """The processes a chase starts without a launcher: one a GPU where it scores on a GPU
-    (``gpu``), else one a usable core."""
+def default_ranks(gpu: bool = False, n: int | None = None) -> int:
+    """The processes a chase starts without a launcher: one a usable core; where it scores on
+    a GPU (``gpu``) one a GPU, or for a general graph of ``n <=`` :data:`SHARED_GPU_MAX_N`
+    one a core Numba may use (:func:`golf.evaluators.base.cpu_threads`: ``NUMBA_NUM_THREADS``
+    where set), the GPUs shared."""
     if gpu:
         import cupy as cp
 
-        return max(1, int(cp.cuda.runtime.getDeviceCount()))
+        from golf.evaluators.base import cpu_threads
+
+        gpus = max(1, int(cp.cuda.runtime.getDeviceCount()))
+        return max(gpus, cpu_threads()) if n is not None and n <= SHARED_GPU_MAX_N else gpus
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
@@ -286,14 +297,15 @@ def relaunch(argv: list, ranks: int, gpu: bool) -> int | None:
     """Run ``golf chase ARGV`` under ``mpiexec -n ranks`` and return its exit code; None when
     that cannot be done here (one rank, no mpiexec or mpi4py:
     :func:`golf.parallel.mpiexec_prefix`), so that the caller runs in this process. CPU ranks
-    get one Numba thread each."""
+    get one Numba thread each, GPU ranks their share of the cores."""
     from golf.parallel import mpiexec_prefix
 
     prefix = mpiexec_prefix(ranks) if ranks > 1 else None
     if prefix is None:
         return None
-    env = dict(os.environ)
-    if not gpu:
-        env["NUMBA_NUM_THREADS"] = "1"
+    from golf.evaluators.base import cpu_threads
+
+    env = dict(os.environ)  # the cores shared by the ranks (a GPU rank's polish uses them)
+    env["NUMBA_NUM_THREADS"] = str(max(1, cpu_threads() // ranks) if gpu else 1)
     cmd = [*prefix, sys.executable, "-m", "golf", "chase", *argv, "--ranks", "1"]
     return subprocess.run(cmd, env=env).returncode
