@@ -110,7 +110,7 @@ def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
                         sets=["search.reheat=0.5"])["search"]["reheat"] == 0.5
 
 
-def test_a_small_general_chase_releases_a_stalled_symmetric_winner():
+def test_a_small_general_chase_releases_a_symmetric_winner():
     """search.release for a general graph of n <= RELEASE_MAX_N (a grid, a larger graph, or a
     chase whose g is set by hand: not); a release asked against is kept, one asked for too."""
     from golf.run.chase import POLISH_MAX_N, RELEASE_MAX_N, chase_config
@@ -208,6 +208,52 @@ def test_chase_refuses_bad_input(tmp_path, args, message):
     assert proc.returncode != 0 and message in proc.stderr
 
 
+def _fake_cupy(gpus):
+    import types
+
+    runtime = types.SimpleNamespace(getDeviceCount=lambda: gpus)
+    return types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=runtime))
+
+
+def test_the_ranks_a_chase_starts(monkeypatch):
+    """A process a usable core on a CPU; on a GPU machine one a GPU, or one a core Numba may use
+    for a general graph of n <= SHARED_GPU_MAX_N (the GPUs shared)."""
+    import os
+
+    from golf.run.chase import SHARED_GPU_MAX_N, default_ranks
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "5")
+    assert default_ranks() == len(os.sched_getaffinity(0))  # the CPU: every usable core
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(1))
+    assert default_ranks(True, SHARED_GPU_MAX_N) == 5 and default_ranks(True, 64) == 5
+    assert default_ranks(True, SHARED_GPU_MAX_N + 1) == 1
+    assert default_ranks(True, None) == 1  # a grid, a host-switch problem: one a GPU
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(8))
+    assert default_ranks(True, 64) == 8 and default_ranks(True, 1024) == 8
+
+
+@pytest.mark.parametrize("gpu, threads", [(False, "1"), (True, "3")])
+def test_a_relaunch_gives_its_ranks_their_share_of_the_cores(monkeypatch, gpu, threads):
+    """CPU ranks one Numba thread each; GPU ranks the cores (here NUMBA_NUM_THREADS=13) over
+    the ranks (4): a GPU rank's polish scores on them."""
+    import golf.parallel
+    import golf.run.chase as chase
+
+    seen = {}
+
+    def run(cmd, env):
+        seen.update(cmd=cmd, env=env)
+        return subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "13")
+    monkeypatch.setattr(golf.parallel, "mpiexec_prefix", lambda n: ["mpiexec", "-n", str(n)])
+    monkeypatch.setattr(chase.subprocess, "run", run)
+    assert chase.relaunch(["64", "8"], 4, gpu) == 0
+    assert seen["env"]["NUMBA_NUM_THREADS"] == threads
+    assert seen["cmd"][:3] == ["mpiexec", "-n", "4"] and seen["cmd"][-2:] == ["--ranks", "1"]
+    assert chase.relaunch(["64", "8"], 1, gpu) is None  # one rank: this process
+
+
 @pytest.mark.slow
 @pytest.mark.mpi
 def test_chase_starts_its_own_ranks(tmp_path):
@@ -238,6 +284,27 @@ def test_chase_starts_a_rank_on_every_gpu(tmp_path):
     s = json.loads((tmp_path / "n1024d8" / "summary.json").read_text())
     assert s["mpi"]["ranks"] == count and sorted(s["mpi"]["gpus"]) == list(range(count))
     assert s["recheck"]["total"] == s["best"]["total"]
+
+
+@pytest.mark.slow
+@pytest.mark.gpu
+def test_a_small_chase_shares_the_gpu_between_a_rank_a_core(tmp_path):
+    """A general graph of n <= SHARED_GPU_MAX_N on a GPU machine: a rank a core Numba may use
+    (NUMBA_NUM_THREADS=2), both on GPU 0 with one GPU visible, each with its own polish."""
+    import os
+
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install 'golf[gpu]')")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no usable GPU")
+    if mpiexec_cmd(2) is None:
+        pytest.skip("mpiexec or mpi4py is not installed (pip install 'golf[mpi]')")
+    env = dict(os.environ, NUMBA_NUM_THREADS="2", CUDA_VISIBLE_DEVICES="0")
+    run_golf("chase", 48, 3, "--minutes", 0.4, "--out", tmp_path, "--quiet", check=True, env=env)
+    s = json.loads((tmp_path / "n48d3" / "summary.json").read_text())
+    assert s["mpi"]["ranks"] == 2 and s["mpi"]["gpus"] == [0, 0]
+    assert s["recheck"]["total"] == s["best"]["total"] and "polish" in s
 
 
 @pytest.mark.slow

@@ -256,9 +256,9 @@ def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
     assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])
 
 
-def test_chains_release_a_stalled_winner_to_g_1_together():
-    """search.release under two chains: the choice of a serial run (its winner, cyclic g=2,
-    stalled: test_auto_g), both ranks anneal at g = 1, the winner's graph kept as the best."""
+def test_chains_release_a_symmetric_winner_to_g_1_together():
+    """search.release under two chains: the choice of a serial run (its winner, cyclic g=2:
+    test_auto_g), both ranks anneal at g = 1, the winner's graph kept as the best."""
     import golf
 
     more = '{"batch": 3, "release": true}'

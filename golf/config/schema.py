@@ -81,7 +81,7 @@ SCHEMA = {
         "reheat": S("float", 1.0, (0, 1, False), "a fraction > 0 and <= 1 (of the trials' "
                     "sampled T0 at which the run after the g: auto trials starts)"),
         "release": S("bool", False, None, "true or false (after the trials of g: auto, a "
-                     "symmetric winner that stopped improving hands the run to g = 1)"),
+                     "symmetric winner hands the run to g = 1)"),
         "members": S("int", 32, (2, 4096), "an integer from 2 to 4096 (graphs of a memetic "
                      "population)"),
         "local_steps": S("int", 5000, (1, INF), "an integer >= 1 (hill-climbing steps of each "
@@ -243,13 +243,13 @@ DOCS = {
                      "``golf chase`` sets 0.1 for a grid of more than 200 cells on a CPU "
                      "(``golf.run.chase.GRID_REHEAT``).",
     "search.release": "After the trials of ``g: auto`` of an Order/Degree problem, where the "
-                      "winning form is symmetric (``g > 1``) and its trial found nothing better "
-                      "in its last two slices, the run goes on at ``g = 1`` (every graph) from "
+                      "winning form is symmetric (``g > 1``), the run goes on at ``g = 1`` (every "
+                      "graph) from "
                       "a fresh start graph and temperatures sampled from it, the winner's best "
                       "graph kept as the run's best (and so the polish's first start). A "
-                      "symmetric form converges within the trials and its optimum is a local "
-                      "one among all graphs, which ``g = 1`` needs longer to pass: the trials' "
-                      "early rounds drop it; the time it needs grows with ``n``. ``golf chase`` "
+                      "symmetric form's optimum is a local one among all graphs, which ``g = 1`` "
+                      "needs longer to pass than the trials' early rounds, where they drop it; "
+                      "the time it needs grows with ``n``. ``golf chase`` "
                       "sets it for ``n <= 128`` (``golf.run.chase.RELEASE_MAX_N``). With a "
                       "given ``g`` there are no trials, and it does nothing.",
     "search.neighbourhood": "Candidate swaps a tabu step scores.",

@@ -31,12 +31,11 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check;
 * for ``n <=`` :data:`RELEASE_MAX_N` also ``search.release``: where the trials' winner is a
-  symmetric form that found nothing better in its last two slices, the run goes on at
-  ``g = 1`` from a fresh start, the winner's graph kept as its best
-  (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a symmetric form's
-  optimum grows with ``n`` (a step scores ``n`` sources, and there are more steps to take): on
-  an H200 in 9 minutes, released from the stalled cyclic g=6, (96, 3) ended at excess ratio
-  1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at 1.132
+  symmetric form, the run goes on at ``g = 1`` from a fresh start, the winner's graph kept as
+  its best (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a
+  symmetric form's optimum grows with ``n`` (a step scores ``n`` sources, and there are more
+  steps to take): on an H200 in 9 minutes, released from cyclic g=6, (96, 3) ended at excess
+  ratio 1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at 1.132
   against 1.074 kept (``results/quality/quality_gpu.md``);
 * a grid problem, and a general graph of ``n <=`` :data:`POLISH_MAX_N` scored on the CPU:
   ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
@@ -49,9 +48,11 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
 
 Every core and GPU: without a launcher, ``golf chase`` starts itself under ``mpiexec`` (the
 one of the ``mpi`` extra, found on the PATH) with :func:`default_ranks` processes -- one a core
-for the CPU backends, one a GPU for the GPU backends -- that run as MPI chains
+for the CPU backends, one a GPU for the GPU backends (for a general graph of ``n <=``
+:data:`SHARED_GPU_MAX_N` one a core, the GPUs shared) -- that run as MPI chains
 (``parallel.mode: chains``: the trials dealt over the ranks, then every rank a population,
-exchanging the best graph). Under ``mpiexec`` it takes the ranks it is given. Without
+exchanging the best graph, and a polish of its own). Under ``mpiexec`` it takes the ranks it
+is given. Without
 ``mpiexec`` or mpi4py it runs one process (Numba's threads score the larger graphs).
 """
 
@@ -134,13 +135,15 @@ POLISH = 0.5
 POLISH_STARTS = 8
 POLISH_MAX_N = 512
 # the largest n of a general graph whose chase sets search.release: a symmetric winner of the
-# trials that stopped improving hands the run to g = 1 (golf.run.portfolio.released)
+# trials hands the run to g = 1 (golf.run.portfolio.released)
 RELEASE_MAX_N = 128
 # the largest n of a general graph whose chase on a GPU starts a rank a core, the GPUs shared
 # (default_ranks): each rank a population of device chains and, after it, a tabu polish of
 # its own on its core, where one rank a GPU has one polish on the cores' shared candidates.
-# From ER_8-line's 3947 on (64, 8), the polish of one GPU rank stayed at 3947 in every run
-# (9 minutes on an H200, with 1 and 5 threads); of 2 CPU ranks it reached 3896 and 3916
+# (64, 8) from ER_8-line's 3947, 9 minutes on an H200: one rank ended at 3947 in every run
+# (its polish on 1 and on 5 threads); 5 ranks (3 chases on the GPU) at 3899, 8 ranks (2
+# chases) at 3916 (excess ratio 1.571, 1.130, 1.286). On the same GPU at once (36, 3) kept its
+# record (0.966) and (96, 3), released to g=1, its 19484 (1.011): results/quality/
 SHARED_GPU_MAX_N = 128
 
 
