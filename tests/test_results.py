@@ -180,7 +180,8 @@ def test_the_record_counts_of_readme_and_the_chase_page():
     dates = sorted({r["date"][:10] for r in rows})
     assert f"1-{at_once[-1]} pairs sharing each GPU of an H100 or H200 host" in readme
     assert at_once[0] == 1 and f"1-{at_once[-1]} pairs sharing each GPU" in chase
-    assert dates == ["2026-11-27", "2026-11-28", "2026-11-29"] and "2026-11-27 to -29" in readme
+    assert dates == ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert "2026-11-27 to -30" in readme
 
 
 def test_the_readme_table_is_the_gpu_record():
