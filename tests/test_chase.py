@@ -217,10 +217,11 @@ def _fake_cupy(gpus):
 
 def test_the_ranks_a_chase_starts(monkeypatch):
     """A process a usable core on a CPU; on a GPU machine one a GPU, or one a core Numba may use
-    for a general graph of n <= SHARED_GPU_MAX_N (the GPUs shared)."""
+    for a general graph of n <= SHARED_GPU_MAX_N (the GPUs shared, SHARED_GPU_RANKS a GPU at
+    most)."""
     import os
 
-    from golf.run.chase import SHARED_GPU_MAX_N, default_ranks
+    from golf.run.chase import SHARED_GPU_MAX_N, SHARED_GPU_RANKS, default_ranks
 
     monkeypatch.setenv("NUMBA_NUM_THREADS", "5")
     assert default_ranks() == len(os.sched_getaffinity(0))  # the CPU: every usable core
@@ -230,6 +231,11 @@ def test_the_ranks_a_chase_starts(monkeypatch):
     assert default_ranks(True, None) == 1  # a grid, a host-switch problem: one a GPU
     monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(8))
     assert default_ranks(True, 64) == 8 and default_ranks(True, 1024) == 8
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "128")
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(1))
+    assert SHARED_GPU_RANKS < 128 and default_ranks(True, 64) == SHARED_GPU_RANKS
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(2))
+    assert default_ranks(True, 64) == 2 * SHARED_GPU_RANKS
 
 
 @pytest.mark.parametrize("gpu, threads", [(False, "1"), (True, "3")])

@@ -68,7 +68,7 @@ __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
            "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
            "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
-           "POLISH_MAX_N", "RELEASE_MAX_N", "SHARED_GPU_MAX_N"]
+           "POLISH_MAX_N", "RELEASE_MAX_N", "SHARED_GPU_MAX_N", "SHARED_GPU_RANKS"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
@@ -143,8 +143,10 @@ RELEASE_MAX_N = 128
 # (64, 8) from ER_8-line's 3947, 9 minutes on an H200: one rank ended at 3947 in every run
 # (its polish on 1 and on 5 threads); 5 ranks (3 chases on the GPU) at 3899, 8 ranks (2
 # chases) at 3916 (excess ratio 1.571, 1.130, 1.286). On the same GPU at once (36, 3) kept its
-# record (0.966) and (96, 3), released to g=1, its 19484 (1.011): results/quality/
+# record (0.966) and (96, 3), released to g=1, its 19484 (1.011): results/quality/. At most
+# SHARED_GPU_RANKS a GPU (the numbers measured; each rank holds a CUDA context of its own)
 SHARED_GPU_MAX_N = 128
+SHARED_GPU_RANKS = 8
 
 
 def chase_backend(n, d, backend: str = "auto", *, grid=None, host_switch: bool = False):
@@ -282,14 +284,16 @@ def default_ranks(gpu: bool = False, n: int | None = None) -> int:
     """The processes a chase starts without a launcher: one a usable core; where it scores on
     a GPU (``gpu``) one a GPU, or for a general graph of ``n <=`` :data:`SHARED_GPU_MAX_N`
     one a core Numba may use (:func:`golf.evaluators.base.cpu_threads`: ``NUMBA_NUM_THREADS``
-    where set), the GPUs shared."""
+    where set), the GPUs shared, at most :data:`SHARED_GPU_RANKS` a GPU."""
     if gpu:
         import cupy as cp
 
         from golf.evaluators.base import cpu_threads
 
         gpus = max(1, int(cp.cuda.runtime.getDeviceCount()))
-        return max(gpus, cpu_threads()) if n is not None and n <= SHARED_GPU_MAX_N else gpus
+        if n is None or n > SHARED_GPU_MAX_N:
+            return gpus
+        return max(gpus, min(cpu_threads(), SHARED_GPU_RANKS * gpus))
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
