@@ -52,8 +52,8 @@ for the CPU backends, one a GPU for the GPU backends (for a general graph of ``n
 :data:`SHARED_GPU_MAX_N` one a core, the GPUs shared) -- that run as MPI chains
 (``parallel.mode: chains``: the trials dealt over the ranks, then every rank a population,
 exchanging the best graph, and a polish of its own). Under ``mpiexec`` it takes the ranks it
-is given. Without
-``mpiexec`` or mpi4py it runs one process (Numba's threads score the larger graphs).
+is given. Without ``mpiexec`` or mpi4py it runs one process (Numba's threads score the larger
+graphs).
 """
 
 from __future__ import annotations

@@ -616,9 +616,8 @@ def released(form: Form) -> bool:
     run gives it that time. (96, 3), 9-minute chases on an H200: the trials chose cyclic g=6
     (total 19545); kept, the chases ended at 19533 (one rank; five ranks, where the trial
     still improved in its last slice); released, at 19484 (one rank; eight ranks) and 19509
-    (one rank; results/quality/quality_gpu.md). How long
-    ``g = 1`` needs grows with ``n``: ``golf chase`` sets the release for small ``n`` only
-    (``golf.run.chase.RELEASE_MAX_N``)."""
+    (one rank; results/quality/quality_gpu.md). How long ``g = 1`` needs grows with ``n``:
+    ``golf chase`` sets the release for small ``n`` only (``golf.run.chase.RELEASE_MAX_N``)."""
     return form.g > 1
 
 
