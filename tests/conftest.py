@@ -121,8 +121,17 @@ def pytest_testnodedown(node, error):  # pytest-xdist: a worker's imported modul
     _SEEN.update(getattr(node, "workeroutput", {}).get("golf_modules", ()))
 
 
-def pytest_sessionfinish(session, exitstatus):
-    config = session.config
+_CONFIG: list = []  # pytest's config object, kept at start-up
+
+
+def pytest_configure(config):
+    _CONFIG.append(config)
+
+
+def pytest_sessionfinish(exitstatus):
+    """Fail a whole fast tier that imported no test of some golf module (pytest.exit's return
+    code becomes the run's exit status)."""
+    config = _CONFIG[-1]
     if hasattr(config, "workeroutput"):  # an xdist worker: report to the controller
         config.workeroutput["golf_modules"] = sorted(_imported())
         return
@@ -130,9 +139,6 @@ def pytest_sessionfinish(session, exitstatus):
         return
     missing = sorted(golf_modules() - (_SEEN | _imported()))
     if missing:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        writer = config.get_terminal_writer()
-        writer.line()
-        writer.line(
-            f"the fast tier imported no test of these modules of golf/ (each needs a test "
-            f"not marked slow): {', '.join(missing)}", red=True)
+        pytest.exit(f"the fast tier imported no test of these modules of golf/ (each needs a "
+                    f"test not marked slow): {', '.join(missing)}",
+                    returncode=pytest.ExitCode.TESTS_FAILED)
