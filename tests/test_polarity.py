@@ -457,6 +457,42 @@ def test_g_auto_tries_the_algebraic_start_first_on_a_dense_pair(tmp_path):
     assert "start graph: ER_7" in (res.path / "log.txt").read_text()
 
 
+def test_a_timed_run_whose_trials_choose_an_algebraic_start_polishes_from_their_end(tmp_path):
+    """(60, 8), 8 seconds, a quarter polished: the trials choose the fitted ER_7, and the
+    polish takes all the time after them (search.polish = 1 - the trials' share, in
+    run.yaml; the log says why): the switch comes after the run's first step (without the
+    rule, at three quarters of the time). The rule
+    itself: only a timed run, with a polish, from an algebraic form, is changed."""
+    from golf.problems import Form
+    from golf.run.start import Starter
+
+    res = golf.search(60, 8, g="auto", seconds=8, polish=0.25, seed=1, progress=False,
+                      backend="bitset", threads=1, output=tmp_path / "run")
+    auto, s = res.summary["auto_g"], res.summary
+    assert auto["form"]["start"] == "algebraic", auto["form"]
+    run_yaml = yaml.safe_load((res.path / "run.yaml").read_text())
+    assert run_yaml["search"]["method"] == "hill"
+    assert run_yaml["search"]["polish"] == pytest.approx(1 - auto["seconds"] / 8, abs=2e-3)
+    assert run_yaml["search"]["polish"] > 0.25
+    log = (res.path / "log.txt").read_text()
+    assert "polish: from the end of the trials" in log and "polish: tabu search from" in log
+    assert s["polish"]["from_step"] == 1, s["polish"]  # the hill climb's first step
+
+    def polish_after(form, **search):
+        cfg = {"search": dict({"time_limit": 60.0, "polish": 0.5, "method": "hill"}, **search)}
+        starter = Starter.__new__(Starter)
+        starter.cfg, starter.log = cfg, lambda line: None
+        starter._polish_at_once(form, 15.0)
+        return cfg["search"]["polish"]
+
+    er = Form(1, None, "ER_7")
+    assert polish_after(er) == pytest.approx(0.75)
+    assert polish_after(Form(4)) == 0.5                   # no algebraic start
+    assert polish_after(er, polish=0.0) == 0.0            # no polish asked for
+    assert polish_after(er, time_limit=None) == 0.5       # a step budget: as asked
+    assert polish_after(er, polish=0.8) == 0.8            # already from the trials' end on
+
+
 @pytest.mark.parametrize("q,t", [(4, 5), (7, 10), (9, 20), (16, 15), (8, 30)])
 def test_polarity_graph_plus_vertices_joined_to_polar_lines(q, t):
     """ER_q plus t vertices, each joined to the q + 1 points of a distinct polar line:

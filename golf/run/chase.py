@@ -29,7 +29,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   (300, 7); a half polished took (64, 8) to excess ratio 1.268 and (384, 3) to 1.130, from
   1.617 and 1.152 with a quarter (beside them on the same host). A tabu step scores
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
-  bound on ``n`` holds in check;
+  bound on ``n`` holds in check. Where the trials chose an algebraic start, the polish takes
+  all the time after them (:meth:`golf.run.start.Starter.choose_form`);
 * for ``n <=`` :data:`RELEASE_MAX_N` also ``search.release``: where the trials' winner is a
   symmetric form, the run goes on at ``g = 1`` from a fresh start, the winner's graph kept as
   its best (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a

@@ -9,7 +9,9 @@ graph the annealer found:
   ``neighbourhood`` candidates; the step count of the run goes on across the switch;
 * with a time limit the annealer cools over the first ``1 - f`` of it;
 * the switch comes when the annealer has spent its steps or ``1 - f`` of the time limit,
-  whichever is first; a run that reaches the lower bounds before it has no polish phase.
+  whichever is first; a run that reaches the lower bounds before it has no polish phase;
+* ``f`` is read when it is used: the trials of ``g: auto`` raise it to the rest of the time
+  where they choose an algebraic start (:meth:`golf.run.start.Starter.choose_form`).
 
 ``search.polish_g`` (a divisor of ``problem.g``) runs the tabu phase at that smaller symmetry:
 the annealer's best graph, which is also ``polish_g``-symmetric, is taken apart into the
@@ -64,8 +66,14 @@ class Phases:
     def __init__(self, cfg: dict):
         self.cfg, self.s = cfg, cfg["search"]
         self.trace_every = cfg["output"]["trace_every"]
-        self.fraction = self.s["polish"] if self.s["method"] != "tabu" else 0.0
         self.polishing = False
+
+    @property
+    def fraction(self) -> float:
+        """The polish phase's share of the budget: ``search.polish`` as the config says now
+        (the trials' choice may change it: :meth:`golf.run.start.Starter.choose_form`), 0
+        under ``method: tabu``."""
+        return self.s["polish"] if self.s["method"] != "tabu" else 0.0
 
     def _tabu_kw(self, seed: int) -> dict:
         s = self.s
