@@ -461,8 +461,8 @@ def test_a_timed_run_whose_trials_choose_an_algebraic_start_polishes_from_their_
     """(60, 8), 8 seconds, a quarter polished: the trials choose the fitted ER_7, and the
     polish takes all the time after them (search.polish = 1 - the trials' share, in
     run.yaml; the log says why): the switch comes after the run's first step (without the
-    rule, at three quarters of the time). The rule
-    itself: only a timed run, with a polish, from an algebraic form, is changed."""
+    rule, at three quarters of the time). The rule itself: only a timed run, with a polish,
+    from an algebraic form, is changed."""
     from golf.problems import Form
     from golf.run.start import Starter
 
@@ -479,7 +479,7 @@ def test_a_timed_run_whose_trials_choose_an_algebraic_start_polishes_from_their_
     assert s["polish"]["from_step"] == 1, s["polish"]  # the hill climb's first step
 
     def polish_after(form, **search):
-        cfg = {"search": dict({"time_limit": 60.0, "polish": 0.5, "method": "hill"}, **search)}
+        cfg = {"search": dict({"time_limit": 60.0, "polish": 0.5}, **search)}
         starter = Starter.__new__(Starter)
         starter.cfg, starter.log = cfg, lambda line: None
         starter._polish_at_once(form, 15.0)
