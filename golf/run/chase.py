@@ -37,7 +37,7 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   symmetric form's optimum grows with ``n`` (a step scores ``n`` sources, and there are more
   steps to take): on an H200 in 9 minutes, released from cyclic g=6, (96, 3) ended at excess
   ratio 1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at 1.132
-  against 1.074 kept (``results/quality/quality_gpu.md``);
+  against 1.067-1.074 kept (``results/quality/quality_gpu.md``);
 * a grid problem, and a general graph of ``n <=`` :data:`POLISH_MAX_N` scored on the CPU:
   ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
   annealing and the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the
@@ -143,7 +143,8 @@ RELEASE_MAX_N = 128
 # its own on its core, where one rank a GPU has one polish on the cores' shared candidates.
 # (64, 8) from ER_8-line's 3947, 9 minutes on an H200: one rank ended at 3947 in every run
 # (its polish on 1 and on 5 threads); 5 ranks (3 chases on the GPU) at 3899, 8 ranks (2
-# chases) at 3916 (excess ratio 1.571, 1.130, 1.286). On the same GPU at once (36, 3) kept its
+# chases) at 3916 (excess ratio 1.571, 1.130, 1.286), polishing the last half; 5 ranks
+# polishing from the end of the trials at 3896 (1.103). On the same GPU at once (36, 3) kept its
 # record (0.966) and (96, 3), released to g=1, its 19484 (1.011): results/quality/. At most
 # SHARED_GPU_RANKS a GPU (the numbers measured; each rank holds a CUDA context of its own)
 SHARED_GPU_MAX_N = 128
