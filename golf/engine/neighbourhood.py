@@ -20,6 +20,10 @@ distinct swaps found are all kept if there are at most ``K`` of them, else ``K``
 at random. Otherwise ``K`` distinct swaps are drawn with :func:`golf.engine.moves.propose_swap`, or
 with :func:`golf.engine.moves.propose_near` for the share of near swaps asked (at most
 ``DRAWS * K`` draws; fewer are kept when the draws keep finding the same swaps).
+
+A neighbourhood made ``full`` also holds every distinct swap when asked
+(:func:`draw_moves` with ``every``), where the tries are at most :data:`FULL_TRIES`: the tabu
+search scores all of them from a new best graph (:mod:`golf.engine.tabu`).
 """
 
 from __future__ import annotations
@@ -31,13 +35,16 @@ from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act_inv
 from golf.engine.moves import propose_near, propose_swap, swap_at, undo_swap
 
-__all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "orbit_key", "draw_moves", "apply_move",
+__all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "FULL_TRIES", "orbit_key", "draw_moves", "apply_move",
            "revert_move", "moves_applied", "record_swap", "enter_new", "orbits_hash",
            "Neighbourhood"]
 
 MOVE_SIZE = 17
 ENUMERATE = 8
 DRAWS = 4
+# the most tries of a neighbourhood that can hold every distinct swap (its buffers take about
+# 230 bytes a try: 58 MB at (64, 8), g = 1, 262,656 tries; (384, 3) at g = 1 has 1.3 M)
+FULL_TRIES = 1 << 19
 
 
 @njit(cache=True)
@@ -144,12 +151,16 @@ def _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach, grp):
 
 @njit(cache=True)
 def draw_moves(adj, n, g, st, K, enumerate_all, undo, moves, orbits, table, reach=None,
-               grp=None, near_permille=0):
+               grp=None, near_permille=0, every=False):
     """Up to ``K`` distinct valid swaps of ``adj`` (left unchanged) into ``moves`` and
     ``orbits``: all of them (or ``K`` drawn among all) when ``enumerate_all``, else drawn with
     the RNG state ``st``, each a near swap (:func:`golf.engine.moves.propose_near`) with
-    probability ``near_permille / 1000``. Returns how many."""
+    probability ``near_permille / 1000``; ``every``: all of them, whatever ``K`` (the buffers
+    must hold every try: a ``full`` :class:`Neighbourhood`). Returns how many."""
     table[:] = 0
+    if every:
+        return _enumerate(adj, n, g, st, moves.shape[0], undo, moves, orbits, table, reach,
+                          grp)
     if enumerate_all:
         return _enumerate(adj, n, g, st, K, undo, moves, orbits, table, reach, grp)
     k = 0
@@ -192,19 +203,22 @@ class Neighbourhood:
     """Buffers for the ``K`` candidates of one graph of shape ``(n, d, g)``.
 
     ``enumerate_all`` is set when all ``(m d)(m d + 1) g`` tries cost at most ``ENUMERATE * K``
-    (then the buffers hold every distinct swap before ``K`` are drawn)."""
+    (then the buffers hold every distinct swap before ``K`` are drawn). ``full``: the buffers
+    hold every try where there are at most :data:`FULL_TRIES` (``self.full`` says whether they
+    do), so that a draw can take every distinct swap (``every``)."""
 
-    def __init__(self, n: int, d: int, g: int, K: int):
+    def __init__(self, n: int, d: int, g: int, K: int, full: bool = False):
         m = n // g
         tries = m * d * (m * d + 1) * g
         self.K = int(K)
         self.enumerate_all = tries <= ENUMERATE * self.K
-        cap = max(self.K, tries if self.enumerate_all else 0)
+        self.full = bool(full) and (self.enumerate_all or tries <= FULL_TRIES)
+        cap = max(self.K, tries if self.enumerate_all or self.full else 0)
         self.moves = np.zeros((cap, MOVE_SIZE), dtype=np.int64)
         self.orbits = np.full((cap, 4), -1, dtype=np.int64)
         self.table = np.zeros(1 << (2 * cap - 1).bit_length(), dtype=np.int64)
         self.outs = np.zeros((cap, 4), dtype=np.int64)
 
-    def draw(self, adj, n, g, st, undo, reach=None, grp=None) -> int:
+    def draw(self, adj, n, g, st, undo, reach=None, grp=None, every=False) -> int:
         return draw_moves(adj, n, g, st, self.K, self.enumerate_all, undo, self.moves,
-                          self.orbits, self.table, reach, grp)
+                          self.orbits, self.table, reach, grp, 0, every)

@@ -22,6 +22,14 @@ One step:
    ignored (no level cap) and the total alone decides. When no candidate qualifies the step
    makes no move.
 
+A step from the best graph found that no step has checked yet (the start, or a new best the
+last step found) scores every distinct swap of it instead of ``K`` (where the neighbourhood's
+buffers can hold them all, :data:`golf.engine.neighbourhood.FULL_TRIES`), and is never a kick
+step: so the search leaves no best graph behind while a single swap still goes lower, and a
+run of such steps is a steepest descent. A drawn sample misses a lone improving swap: on
+(64, 8) at ``g = 1`` the polish's best graphs of 3896 and 3916 each had one such swap (of
+49,332) or four, to 3893 and 3914, that ``K = 4096`` candidates a step never drew.
+
 With a ``patience`` (a polish phase's), once that many steps have gone by without going below
 every graph since the current start, the search goes on, with an empty tabu list, from the next
 graph of the cycle: its other start
@@ -65,10 +73,14 @@ class PA(IntEnum):
     START_D = 5     # the best (diameter, total) since the current start (after a kick: the
     START_TOTAL = 6  # kicked graph) and the step it was reached at (START or later)
     START_STEP = 7
+    CHECK = 8       # 1: a step from a best graph not yet checked scores every swap
+    CHECKED = 9     # the last step that scored every swap (-1: none)
+    EVERY = 10      # 1 while the step scores every swap (no kick step)
 
 
-# the slots a checkpoint keeps (the others are parameters)
-STATE_SLOTS = [PA.NEXT, PA.START, PA.KICKS_LEFT, PA.START_D, PA.START_TOTAL, PA.START_STEP]
+# the slots a checkpoint keeps (the others are parameters; EVERY is set by each step)
+STATE_SLOTS = [PA.NEXT, PA.START, PA.KICKS_LEFT, PA.START_D, PA.START_TOTAL, PA.START_STEP,
+               PA.CHECKED]
 
 
 @njit(cache=True, nogil=True)
@@ -135,7 +147,7 @@ def end_tabu_step(outs, k, adj, best_adj, moves, orbits, ring, sc, fl, params, t
     best since the current start (:class:`PA`), count, trace. Returns the new number of
     trace rows."""
     sc[SC.EVALS] += k
-    kick = pool_at[PA.KICKS_LEFT] > 0
+    kick = pool_at[PA.KICKS_LEFT] > 0 and pool_at[PA.EVERY] == 0
     i = choose_move(outs, orbits, k, ring, sc, params, kick)
     if kick:
         pool_at[PA.KICKS_LEFT] -= 1
@@ -188,6 +200,20 @@ def next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at):
 
 
 @njit(cache=True)
+def _unchecked_best(adj, best_adj, sc, pool_at):
+    """The current graph is the best graph found, and no step has scored every swap of it yet
+    (where the neighbourhood can hold them all, ``PA.CHECK``)."""
+    if (pool_at[PA.CHECK] == 0 or pool_at[PA.CHECKED] > sc[SC.BEST_STEP]
+            or sc[SC.CUR_D] != sc[SC.BEST_D] or sc[SC.CUR_TOTAL] != sc[SC.BEST_TOTAL]):
+        return False
+    for i in range(adj.shape[0]):
+        for j in range(adj.shape[1]):
+            if adj[i, j] != best_adj[i, j]:
+                return False
+    return True
+
+
+@njit(cache=True)
 def begin_tabu_step(adj, best_adj, n, st, sc, params, undo, K, enumerate_all, moves, orbits,
                     table, ring, pool, pool_sc, pool_at, reach=None, grp=None):
     """Stop if done, else move to the next start graph where it is due (:func:`next_start`)
@@ -196,9 +222,13 @@ def begin_tabu_step(adj, best_adj, n, st, sc, params, undo, K, enumerate_all, mo
     if reached_limit(sc, params):
         return -1
     next_start(adj, best_adj, sc, ring, pool, pool_sc, pool_at)
+    every = _unchecked_best(adj, best_adj, sc, pool_at)
+    pool_at[PA.EVERY] = every
+    if every:
+        pool_at[PA.CHECKED] = sc[SC.STEP]
     # the moves take the vertices the group moves, g*m (n but for centre vertices)
     k = draw_moves(adj, params[P.G] * adj.shape[0], params[P.G], st, K, enumerate_all, undo,
-                   moves, orbits, table, reach, grp, params[P.NEAR])
+                   moves, orbits, table, reach, grp, params[P.NEAR], every)
     if k == 0:
         sc[SC.STOP] = StopReason.STUCK
         return -1
@@ -296,7 +326,7 @@ class TabuSearch(Annealer):
         self.kset = (self.kargs, *(h.kernel_args(self.graph.adj.copy()) for h in self.helpers))
         self._threads = None  # the helpers' threads, started at the first shared step
         self.neighbourhood = int(neighbourhood)
-        self.hood = Neighbourhood(graph.n_sym, graph.d, graph.g, neighbourhood)
+        self.hood = Neighbourhood(graph.n_sym, graph.d, graph.g, neighbourhood, full=True)
         self.ring = np.full(2 * max(0, int(tenure)), -1, dtype=np.int64)
         width = evaluator.batch if evaluator.supports.batched else 32
         self.rows = np.zeros((max(1, min(self.hood.K, width)), graph.m, graph.d),
@@ -305,6 +335,8 @@ class TabuSearch(Annealer):
         self.pool_at = np.zeros(len(PA), dtype=np.int64)  # the cycle of start graphs
         self.pool_at[PA.PATIENCE] = max(0, int(patience))
         self.pool_at[PA.KICK] = max(0, int(kick))
+        self.pool_at[PA.CHECK] = int(self.hood.full)
+        self.pool_at[PA.CHECKED] = -1
         self._restart_at(int(self.sc[SC.STEP]))
 
     def _restart_at(self, step: int) -> None:
@@ -451,8 +483,9 @@ class TabuSearch(Annealer):
             self.pool = np.array(state["pool"], dtype=np.int32)
             self.pool_sc = np.array(state["pool_sc"], dtype=np.int64)
             at = np.asarray(state["pool_at"])
-            if at.shape[0] == len(STATE_SLOTS):
-                self.pool_at[STATE_SLOTS] = at
+            if at.shape[0] >= len(STATE_SLOTS) - 1:  # without CHECKED: none checked yet
+                self.pool_at[PA.CHECKED] = -1
+                self.pool_at[STATE_SLOTS[:at.shape[0]]] = at
             else:  # a checkpoint without kicks: (next, start); the patience counted from the
                 # later of the start and the best graph found, as it then was
                 self._restart_at(int(at[1]))
