@@ -22,8 +22,10 @@ with :func:`golf.engine.moves.propose_near` for the share of near swaps asked (a
 ``DRAWS * K`` draws; fewer are kept when the draws keep finding the same swaps).
 
 A neighbourhood made ``full`` also holds every distinct swap when asked
-(:func:`draw_moves` with ``every``), where the tries are at most :data:`FULL_TRIES`: the tabu
-search scores all of them from a new best graph (:mod:`golf.engine.tabu`).
+(:func:`draw_moves` with ``every``), where the tries are at most :data:`FULL_TRIES` and at
+most :data:`FULL_FACTOR` times ``K`` (at (64, 8), g = 1, 262,656 tries hold 49,332 distinct
+swaps, 12 drawn steps of 4096): the tabu search scores all of them from a new best graph
+(:mod:`golf.engine.tabu`).
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from golf.kernels.rng import rng_below
 from golf.kernels.symmetry import act_inv
 from golf.engine.moves import propose_near, propose_swap, swap_at, undo_swap
 
-__all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "FULL_TRIES", "orbit_key", "draw_moves", "apply_move",
-           "revert_move", "moves_applied", "record_swap", "enter_new", "orbits_hash",
+__all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "FULL_TRIES", "FULL_FACTOR", "orbit_key",
+           "draw_moves", "apply_move", "revert_move", "moves_applied", "record_swap", "enter_new", "orbits_hash",
            "Neighbourhood"]
 
 MOVE_SIZE = 17
@@ -45,6 +47,7 @@ DRAWS = 4
 # the most tries of a neighbourhood that can hold every distinct swap (its buffers take about
 # 230 bytes a try: 58 MB at (64, 8), g = 1, 262,656 tries; (384, 3) at g = 1 has 1.3 M)
 FULL_TRIES = 1 << 19
+FULL_FACTOR = 128
 
 
 @njit(cache=True)
@@ -204,15 +207,16 @@ class Neighbourhood:
 
     ``enumerate_all`` is set when all ``(m d)(m d + 1) g`` tries cost at most ``ENUMERATE * K``
     (then the buffers hold every distinct swap before ``K`` are drawn). ``full``: the buffers
-    hold every try where there are at most :data:`FULL_TRIES` (``self.full`` says whether they
-    do), so that a draw can take every distinct swap (``every``)."""
+    hold every try where there are at most :data:`FULL_TRIES` and :data:`FULL_FACTOR` ``* K``
+    (``self.full`` says whether they do), so that a draw can take every distinct swap
+    (``every``)."""
 
     def __init__(self, n: int, d: int, g: int, K: int, full: bool = False):
         m = n // g
         tries = m * d * (m * d + 1) * g
         self.K = int(K)
         self.enumerate_all = tries <= ENUMERATE * self.K
-        self.full = bool(full) and (self.enumerate_all or tries <= FULL_TRIES)
+        self.full = bool(full) and tries <= min(FULL_TRIES, FULL_FACTOR * self.K)
         cap = max(self.K, tries if self.enumerate_all or self.full else 0)
         self.moves = np.zeros((cap, MOVE_SIZE), dtype=np.int64)
         self.orbits = np.full((cap, 4), -1, dtype=np.int64)

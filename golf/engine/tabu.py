@@ -24,9 +24,10 @@ One step:
 
 A step from the best graph found that no step has checked yet (the start, or a new best the
 last step found) scores every distinct swap of it instead of ``K`` (where the neighbourhood's
-buffers can hold them all, :data:`golf.engine.neighbourhood.FULL_TRIES`), and is never a kick
-step: so the search leaves no best graph behind while a single swap still goes lower, and a
-run of such steps is a steepest descent. A drawn sample misses a lone improving swap: on
+buffers hold them all: at most :data:`golf.engine.neighbourhood.FULL_TRIES` tries and
+:data:`~golf.engine.neighbourhood.FULL_FACTOR` ``* K``), and is never a kick step: so the
+search leaves no best graph behind while a single swap still goes lower, and a run of such
+steps is a steepest descent. A drawn sample misses a lone improving swap: on
 (64, 8) at ``g = 1`` the polish's best graphs of 3896 and 3916 each had one such swap (of
 49,332) or four, to 3893 and 3914, that ``K = 4096`` candidates a step never drew.
 
