@@ -38,8 +38,8 @@ from golf.kernels.symmetry import act_inv
 from golf.engine.moves import propose_near, propose_swap, swap_at, undo_swap
 
 __all__ = ["MOVE_SIZE", "ENUMERATE", "DRAWS", "FULL_TRIES", "FULL_FACTOR", "orbit_key",
-           "draw_moves", "apply_move", "revert_move", "moves_applied", "record_swap", "enter_new", "orbits_hash",
-           "Neighbourhood"]
+           "draw_moves", "apply_move", "revert_move", "moves_applied", "record_swap",
+           "enter_new", "orbits_hash", "Neighbourhood"]
 
 MOVE_SIZE = 17
 ENUMERATE = 8
