@@ -62,6 +62,15 @@ def test_errors_name_key_and_line(tmp_path, text, pattern):
         load_config(cfg(tmp_path, text))
 
 
+def test_a_problem_set_to_a_scalar_in_a_list_of_problems_is_an_error(tmp_path):
+    """``--set problem=None`` over a config with ``problems:`` (found by tests/test_fuzz.py):
+    a GolfError naming the file, the line and the value, not a crash."""
+    text = "name: t\nproblem:\n  n: 8\n  d: 3\nsearch: {steps: 5}\nproblems:\n- {}\n"
+    with pytest.raises(GolfError, match=r"c\.yaml:2: problems\[0\]: problem: expected a "
+                                        r"mapping, got 'None'"):
+        load_config(cfg(tmp_path, text), ["problem=None"])
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(GolfError, match="no such config file"):
         load_config(tmp_path / "nope.yaml")
