@@ -598,6 +598,7 @@ def test_gpu_bitset_walks_the_bitset_trace(n, d, g, K):
                make_evaluator("gpu-bitset", n, d, g, batch=K // 4)):
         t = TabuSearch(graph, ev, steps=60, seed=5, neighbourhood=K, tenure=8, trace_every=5)
         runs.append((t.run(60), t.sc.copy(), t.best_adj.copy(), t.batched))
+        assert (t.pool_at[PA.CHECKED] >= 0) == (n == 40)  # steps that scored every swap
     assert [r[3] for r in runs] == [False, True, True]
     for other in runs[1:]:
         assert all(np.array_equal(a, b) for a, b in zip(runs[0][:3], other[:3]))

@@ -296,10 +296,8 @@ def load_config(path, overrides=(), only=None) -> list[RunConfig]:
                 raise GolfError(f"{Where(src, lines)(f'problems.{i}')}: problems[{i}]: "
                                 f"expected a mapping, got {entry!r}")
             merged = merge(merge({k: v for k, v in raw.items() if k != "name"}, entry), over)
-            section = merged.get("problem")
-            if not isinstance(section, dict):
-                raise GolfError(f"{Where(src, lines, i)('problem')}: problems[{i}]: problem: "
-                                f"expected a mapping, got {section!r}")
+            section = merged.get("problem")  # not a mapping: validate() names it
+            section = section if isinstance(section, dict) else {}
             merged.setdefault("name", kind_of(section).default_name(section))
             name = check_value("name", merged["name"], SCHEMA["name"], Where(src, lines, i))
             if name in seen:

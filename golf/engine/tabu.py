@@ -27,9 +27,9 @@ last step found) scores every distinct swap of it instead of ``K`` (where the ne
 buffers hold them all: at most :data:`golf.engine.neighbourhood.FULL_TRIES` tries and
 :data:`~golf.engine.neighbourhood.FULL_FACTOR` ``* K``), and is never a kick step: so the
 search leaves no best graph behind while a single swap still goes lower, and a run of such
-steps is a steepest descent. A drawn sample misses a lone improving swap: on
-(64, 8) at ``g = 1`` the polish's best graphs of 3896 and 3916 each had one such swap (of
-49,332) or four, to 3893 and 3914, that ``K = 4096`` candidates a step never drew.
+steps is a steepest descent. A drawn sample misses a lone improving swap: on (64, 8) at
+``g = 1`` the polish's best graph of 3896 had one lower swap of its 49,332 (to 3893), one of
+3916 four (to 3914), that ``K = 4096`` candidates a step had not drawn.
 
 With a ``patience`` (a polish phase's), once that many steps have gone by without going below
 every graph since the current start, the search goes on, with an empty tabu list, from the next
