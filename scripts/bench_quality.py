@@ -178,12 +178,22 @@ def _pair_command(rows) -> str:
         f" (P = {', '.join(parallel)})" if len(parallel) > 1 else "")
 
 
+def _either(items, sep) -> str:
+    """Distinct ``head SEP tail`` strings in one: the heads joined by "or", then the tail where
+    all share it ("H100 (CuPy 14) or H200 (CuPy 14)" reads "H100 or H200 (CuPy 14)")."""
+    parts = sorted({tuple(x.split(sep, 1)) for x in items})
+    tails = {p[1:] for p in parts}
+    if len(tails) != 1 or not parts[0][1:]:
+        return " or ".join(sep.join(p) for p in parts)
+    return " or ".join(p[0] for p in parts) + sep + parts[0][1]
+
+
 def _machines(rows) -> str:
     """The machines of the rows in one line: the GPUs, then the hosts they sat in."""
     parts = [r["machine"].split("; host ", 1) for r in rows]
-    gpus = sorted({p[0] for p in parts if len(p) == 2})
-    hosts = sorted({p[-1] for p in parts})
-    return (" or ".join(gpus) + "; host " if gpus else "") + "; ".join(hosts)
+    gpus = [p[0] for p in parts if len(p) == 2]
+    host = _either([p[-1] for p in parts], "; ")
+    return (_either(gpus, " (") + "; host " if gpus else "") + host
 
 
 def markdown(record, target):
@@ -231,7 +241,7 @@ def main(argv=None):
     p.add_argument("--graphs", default=None, help="folder for the best graphs (default: "
                    "results/quality/<target>)")
     p.add_argument("--logs", default=None, help="folder to copy each run's log.txt to")
-    p.add_argument("--merge", nargs="*", default=[], help="records (JSON) of pairs measured "
+    p.add_argument("--merge", nargs="*", default=None, help="records (JSON) of pairs measured "
                    "elsewhere to merge into --out; runs nothing")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting for every pair's golf run (repeatable), e.g. "
@@ -267,7 +277,7 @@ def main(argv=None):
     if args.render:
         write()
         return
-    if args.merge:
+    if args.merge is not None:  # --merge alone: the notes only
         for path in args.merge:
             other = load(path[:-5] if path.endswith(".json") else path)
             if args.experiment:  # a record that holds the experiment, or the experiment alone
