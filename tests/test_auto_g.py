@@ -269,6 +269,52 @@ def test_python_api(batch):
         won["temperatures"] == won["sampled"][:2]
 
 
+@pytest.mark.parametrize("timed", [False, True])
+def test_every_slice_of_a_trial_cools_from_t0_to_t1(monkeypatch, timed):
+    """Each round ranks what a whole anneal of each form reached: every slice starts at the
+    form's T0 (a survivor reheated) and ends near its T1, the first round's as the last's, with
+    a step budget (in at least COOLING_LEVELS chunks) and with a time limit."""
+    from golf.engine.annealer import FL
+    from golf.run import portfolio
+
+    slices = []  # (trial, the cooling fraction of each chunk of a slice, ...)
+    now = []  # the fractions of the slice running
+    real = portfolio._slice
+
+    def spy(trial, *args):
+        now[:] = [[]]
+        if trial.ann is None:  # built in its first slice: watched from then on
+            build = trial.build
+
+            def built(*a, **k):
+                build(*a, **k)
+                watch(trial.ann)
+            monkeypatch.setattr(trial, "build", built)
+        reason = real(trial, *args)
+        slices.append((trial.index, now[0], float(trial.ann.fl[FL.T]), trial.temperatures))
+        return reason
+
+    def watch(ann):
+        run = ann.run
+
+        def logged(nsteps, time_frac=0.0):
+            now[0].append(time_frac)
+            return run(nsteps, time_frac=time_frac)
+        ann.run = logged
+
+    monkeypatch.setattr(portfolio, "_slice", spy)
+    budget = dict(seconds=14.0, auto_g_budget=0.5) if timed else dict(steps=8000,
+                                                                       auto_g_budget=0.4)
+    golf.search(64, 4, g="auto", seed=2, progress=False, backend="bitset", threads=1, **budget)
+    assert len({i for i, *_ in slices}) >= 3 and len(slices) > len({i for i, *_ in slices})
+    for i, fracs, t, (t0, t1) in slices:
+        # reheated (a timed slice's set-up counts in it), then cooling
+        assert (fracs[0] < 0.5 if timed else fracs[0] == 0.0) and fracs == sorted(fracs)
+        if not timed:
+            assert len(fracs) >= portfolio.COOLING_LEVELS
+        assert fracs[-1] >= 0.8 and t <= t0 * (t1 / t0) ** 0.8, (i, fracs)
+
+
 def test_reheat_scales_the_t0_the_run_goes_on_at_after_the_trials():
     """search.reheat: the run after the trials starts at that fraction of the winner's sampled
     T0 (never below T1); the trials themselves are the same."""

@@ -22,16 +22,24 @@ of them with the run's own engine and keeps the best.
    gets the same share of the budget, so a form that survives to the end has had most of it.
    A trial is the run's own engine: the population of ``search.batch`` chains (device chains
    where the evaluator runs them, host chains where it does not), its moves, its
-   temperatures (sampled from the form's start graph where ``auto``); a survivor goes on from
-   where it stopped, its cooling spread over the slices it would get if it won. Each slice
-   runs at least one chunk of steps and stops at its share of the clock (its set-up counts in
-   it; what the slices of a process overran comes off its later ones, none cut below a
-   quarter of its share), so the trials' seconds add up to the budget plus about a chunk of
-   steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up` compiles every kind of
-   kernel the trials use on a small graph: its seconds are recorded (``compile_seconds``) and
-   kept out of the run's clock. A budget that cannot give every form a first slice of
-   :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of the
-   portfolio only (the kind orders them by priority).
+   temperatures (sampled from the form's start graph where ``auto``). Every slice cools from
+   the form's T0 to its T1 (a slice of steps in at least :data:`COOLING_LEVELS` chunks); a
+   survivor goes on from the chains where it stopped, reheated. So each round ranks the forms
+   by what a whole, if short, anneal reached. Scored while still hot (cooling over all the
+   slices it could get), a form's best is its start graph's or near it, which favours an
+   algebraic start (its construction scores before any step): on (64, 8) on an H200 the
+   3-second round-0 slices so scored put cyclic g=8 at 4136 and g=4 at 4192 behind
+   ER_8-line's 3947, from which the chases end at 3947 (3896 once). Each slice cooled, three
+   5.5-minute chases (seeds 1-3, 5 ranks each, sharing the GPU) chose cyclic g=8 (3936-3940)
+   and ended at 3897, 3893 and 3895 (excess ratio 1.075-1.112) after its polish at
+   ``g = 1``. Each slice runs at least one chunk of steps and stops at its share of the clock
+   (its set-up counts in it; what the slices of a process overran comes off its later ones,
+   none cut below a quarter of its share), so the trials' seconds add up to the budget plus
+   about a chunk of steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up` compiles
+   every kind of kernel the trials use on a small graph: its seconds are recorded
+   (``compile_seconds``) and kept out of the run's clock. A budget that cannot give every form a
+   first slice of :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of
+   the portfolio only (the kind orders them by priority).
 
    With a time limit the trials keep to the clock at every size. Each form's set-up is
    predicted (:func:`_setup`): its start graph (:meth:`golf.problems.Problem.start_seconds`)
@@ -87,6 +95,9 @@ MIN_SAMPLES = 10
 # a timed trial that has made fewer population steps than this after its first slice does not
 # rank by search progress (module docstring, 2.)
 MIN_DECIDING_STEPS = 10
+# a slice of steps runs in at least this many chunks, its cooling in as many temperatures (a
+# timed slice's chunks take ~0.2 s each: golf.run.coordinate.next_chunk)
+COOLING_LEVELS = 8
 # a timed portfolio leaves out the forms whose predicted set-up exceeds this share of the
 # trials' budget (where others are left): 10^6 vertices at g = 1 on a GPU, ~2.5 s an evaluation
 SETUP_SHARE = 0.25
@@ -145,8 +156,8 @@ class _Trial:
     """One form's trial: its engine (evaluator and annealer, built at its first slice), what
     it has spent and reached."""
 
-    def __init__(self, index: int, form: Form, cfg: dict, planned: float):
-        self.index, self.form, self.cfg, self.planned = index, form, cfg, planned
+    def __init__(self, index: int, form: Form, cfg: dict):
+        self.index, self.form, self.cfg = index, form, cfg
         self.ann = self.ev = None
         self.spent = 0.0  # seconds, or steps with a step budget
         self.seconds = 0.0
@@ -168,10 +179,10 @@ class _Trial:
         s = tc["search"]
         problem = problem_of(tc["problem"])
         ev = build_evaluator(tc, co.comm)
-        steps = int(self.planned) if s["steps"] else 0
         tic = time.perf_counter()
-        ann = build_annealer(tc, problem, start(self.form), ev, seed=s["seed"], steps=steps,
-                             trace_every=max(steps, 1 << 30))
+        # no step budget: each slice sets the cooling (_slice), in steps or seconds
+        ann = build_annealer(tc, problem, start(self.form), ev, seed=s["seed"], steps=0,
+                             trace_every=1 << 30)
         count = s["sample_moves"]
         if seconds is not None:  # a timed trial: as many samples as its slice has room for
             per = ev.estimate_seconds or (time.perf_counter() - tic) / max(1, s["batch"])
@@ -291,7 +302,7 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
             now = time.perf_counter()
             used = (now - t) if timed else int(ann.sc[SC.STEP]) - step0
             late = int(StopReason.TIME) if deadline is not None and now >= deadline else 0
-            frac = min(1.0, (trial.spent + used) / trial.planned)
+            frac = min(1.0, used / amount)  # each slice cools from T0 to T1
             if co.chains or co.comm is None:
                 reason = int(StopReason.INTERRUPTED) if stopped() else late
                 done = used >= amount
@@ -301,7 +312,8 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
             if reason or (done and ran) or ann.stop_reason:
                 reason = reason or (int(ann.stop_reason) if ann.stop_reason else 0)
                 break
-            chunk = trial.chunk if timed else max(1, min(trial.chunk, int(amount - used)))
+            chunk = trial.chunk if timed else max(1, min(trial.chunk, int(amount - used),
+                                                         -(-int(amount) // COOLING_LEVELS)))
             tic = time.perf_counter()
             evals = int(ann.sc[SC.EVALS])
             ann.run(chunk, time_frac=frac)
@@ -424,7 +436,7 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
         f"{s['auto_g_budget']:g} of the run's {'seconds' if timed else 'steps'} "
         f"({total:,.1f}{unit}): slices of "
         + ", ".join(f"{x:,.1f}{unit}" if timed else f"{int(x):,}{unit}" for x in share))
-    trials = [_Trial(i, f, cfg, sum(share)) for i, f in enumerate(portfolio)]
+    trials = [_Trial(i, f, cfg) for i, f in enumerate(portfolio)]
     rank, size = (co.comm.rank, co.comm.size) if co.chains and co.comm is not None else (0, 1)
     if size > 1:
         for tr in trials:
@@ -497,8 +509,6 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
                 plan = plan[:1] + [len(kept)] + halving_plan(len(kept))[1:]
                 share = share[:1] + [(total - share[0] * len(alive)) / (len(plan) - 1) / k
                                      for k in plan[1:]]
-                for i in kept:
-                    trials[i].planned = sum(share)
         keep = plan[r + 1] if r + 1 < len(plan) else 1
         out = [i for i in alive if i not in ranked[:keep]]
         alive = ranked[:keep]
