@@ -8,6 +8,7 @@ import zipfile
 
 import numpy as np
 import pytest
+import yaml
 
 from golf.engine.annealer import SC
 from golf.errors import GolfError
@@ -280,9 +281,13 @@ def test_resume_of_a_run_stopped_before_its_first_checkpoint_starts_it_again(tmp
     run_yaml = (rd / "run.yaml").read_text()
     for f in rd.iterdir():
         f.unlink()
-    # what a kill during set-up leaves: run.yaml as the start wrote it, a stale lock
-    (rd / "run.yaml").write_text(run_yaml if not auto else
-                                 run_yaml.replace(f"g: {want['problem']['g']}\n", "g: auto\n"))
+    # what a kill during set-up leaves: run.yaml as the start wrote it (before the trials
+    # chose a form: g auto, no group), a stale lock
+    if auto:
+        run_yaml = yaml.safe_load(run_yaml)
+        run_yaml["problem"].update(g="auto", group=None)
+        run_yaml = yaml.safe_dump(run_yaml, sort_keys=False)
+    (rd / "run.yaml").write_text(run_yaml)
     (rd / ".lock").write_text(f"999999999 {os.uname().nodename} 2024-01-01 00:00:00\n")
     got = resume_run(rd, quiet=True)
     assert same(got, want)
