@@ -312,7 +312,10 @@ def test_every_slice_of_a_trial_cools_from_t0_to_t1(monkeypatch, timed):
         assert (fracs[0] < 0.5 if timed else fracs[0] == 0.0) and fracs == sorted(fracs)
         if not timed:
             assert len(fracs) >= portfolio.COOLING_LEVELS
-        assert fracs[-1] >= 0.8 and t <= t0 * (t1 / t0) ** 0.8, (i, fracs)
+        # cooled at its end (a timed slice's last chunk starts a chunk's time before it: 0.6;
+        # a first slice cooled over all the slices a trial could get would end below 1/3)
+        cool = 0.6 if timed else 0.8
+        assert fracs[-1] >= cool and t <= t0 * (t1 / t0) ** cool, (i, fracs)
 
 
 def test_reheat_scales_the_t0_the_run_goes_on_at_after_the_trials():
