@@ -21,25 +21,25 @@ of them with the run's own engine and keeps the best.
    a slice as long as the round's share allows; the rounds end with two forms. Every round
    gets the same share of the budget, so a form that survives to the end has had most of it.
    A trial is the run's own engine: the population of ``search.batch`` chains (device chains
-   where the evaluator runs them, host chains where it does not), its moves, its
-   temperatures (sampled from the form's start graph where ``auto``). Every slice cools from
-   the form's T0 to its T1 (a slice of steps in at least :data:`COOLING_LEVELS` chunks); a
-   survivor goes on from the chains where it stopped, reheated. So each round ranks the forms
-   by what a whole, if short, anneal reached. Scored while still hot (cooling over all the
-   slices it could get), a form's best is its start graph's or near it, which favours an
-   algebraic start (its construction scores before any step): on (64, 8) on an H200 the
-   3-second round-0 slices so scored put cyclic g=8 at 4136 and g=4 at 4192 behind
-   ER_8-line's 3947, from which the chases end at 3947 (3896 once). Each slice cooled, three
-   5.5-minute chases (seeds 1-3, 5 ranks each, sharing the GPU) chose cyclic g=8 (3936-3940)
-   and ended at 3897, 3893 and 3895 (excess ratio 1.075-1.112) after its polish at
-   ``g = 1``. Each slice runs at least one chunk of steps and stops at its share of the clock
-   (its set-up counts in it; what the slices of a process overran comes off its later ones,
-   none cut below a quarter of its share), so the trials' seconds add up to the budget plus
-   about a chunk of steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up` compiles
-   every kind of kernel the trials use on a small graph: its seconds are recorded
-   (``compile_seconds``) and kept out of the run's clock. A budget that cannot give every form a
-   first slice of :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms of
-   the portfolio only (the kind orders them by priority).
+   where the evaluator runs them, host chains where it does not), its moves, its temperatures
+   (sampled from the form's start graph where ``auto``). Every slice cools from the form's T0
+   to its T1 (a slice of steps in at least :data:`COOLING_LEVELS` chunks); a survivor goes on
+   from the chains where it stopped, reheated. So each round ranks the forms by what a whole,
+   if short, anneal reached. Scored while still hot (cooling over all the slices it could get),
+   a form's best is its start graph's or near it, which favours an algebraic start (its
+   construction scores before any step): on (64, 8) on an H200 the 3-second round-0 slices so
+   scored put cyclic g=8 at 4136 and g=4 at 4192 behind ER_8-line's 3947, from which the chases
+   end at 3947 (3896 where a rank leaves its basin). Each slice cooled, three 5.5-minute chases
+   (seeds 1-3, 5 ranks each, sharing the GPU) chose cyclic g=8 (3936-3940) and ended at 3897,
+   3893 and 3895 (excess ratio 1.075-1.112) after its polish at ``g = 1``. Each slice runs at
+   least one chunk of steps and stops at its share of the clock (its set-up counts in it; what
+   the slices of a process overran comes off its later ones, none cut below a quarter of its
+   share), so the trials' seconds add up to the budget plus about a chunk of steps (~0.2 s) a
+   slice. Before the clock starts, :func:`warm_up` compiles every kind of kernel the trials use
+   on a small graph: its seconds are recorded (``compile_seconds``) and kept out of the run's
+   clock. A budget that cannot give every form a first slice of :data:`MIN_SLICE_SECONDS`
+   (:data:`MIN_SLICE_STEPS`) tries the first forms of the portfolio only (the kind orders them
+   by priority).
 
    With a time limit the trials keep to the clock at every size. Each form's set-up is
    predicted (:func:`_setup`): its start graph (:meth:`golf.problems.Problem.start_seconds`)
