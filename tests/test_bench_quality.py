@@ -53,6 +53,18 @@ def test_a_smaller_diameter_beats_the_record_whatever_its_aspl():
     assert v.endswith("Below the best-known diameter: (1024, 8) diameter 3 < 4.")
 
 
+def test_the_machine_line_names_shared_software_once():
+    from bench_quality import _machines
+
+    gpu = "; host Xeon, 16 cores; Python 3.12"
+    rows = [{"machine": "H100 (CuPy 14)" + gpu}, {"machine": "H200 (CuPy 14)" + gpu},
+            {"machine": "H200 (CuPy 14); host Xeon, 32 cores; Python 3.12"}]
+    assert _machines(rows) == "H100 or H200 (CuPy 14); host Xeon, 16 cores or Xeon, 32 cores; " \
+        "Python 3.12"
+    cpu = [{"machine": "EPYC, 2 cores; Python 3.11"}, {"machine": "Xeon, 2 cores; Python 3.12"}]
+    assert _machines(cpu) == "EPYC, 2 cores; Python 3.11 or Xeon, 2 cores; Python 3.12"
+
+
 def test_the_page_is_a_short_record():
     rows = {}
     for i, name in enumerate(RECORDS):

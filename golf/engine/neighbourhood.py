@@ -207,16 +207,17 @@ class Neighbourhood:
 
     ``enumerate_all`` is set when all ``(m d)(m d + 1) g`` tries cost at most ``ENUMERATE * K``
     (then the buffers hold every distinct swap before ``K`` are drawn). ``full``: the buffers
-    hold every try where there are at most :data:`FULL_TRIES` and :data:`FULL_FACTOR` ``* K``
-    (``self.full`` says whether they do), so that a draw can take every distinct swap
-    (``every``)."""
+    hold every try where they do for ``enumerate_all`` or there are at most :data:`FULL_TRIES`
+    and :data:`FULL_FACTOR` ``* K`` (``self.full`` says whether they do), so that a draw can
+    take every distinct swap (``every``)."""
 
     def __init__(self, n: int, d: int, g: int, K: int, full: bool = False):
         m = n // g
         tries = m * d * (m * d + 1) * g
         self.K = int(K)
         self.enumerate_all = tries <= ENUMERATE * self.K
-        self.full = bool(full) and tries <= min(FULL_TRIES, FULL_FACTOR * self.K)
+        self.full = bool(full) and (self.enumerate_all  # the buffers hold every try anyway
+                                    or tries <= min(FULL_TRIES, FULL_FACTOR * self.K))
         cap = max(self.K, tries if self.enumerate_all or self.full else 0)
         self.moves = np.zeros((cap, MOVE_SIZE), dtype=np.int64)
         self.orbits = np.full((cap, 4), -1, dtype=np.int64)
