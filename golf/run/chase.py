@@ -37,7 +37,7 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   symmetric form's optimum grows with ``n`` (a step scores ``n`` sources, and there are more
   steps to take): on an H200 in 9 minutes, released from cyclic g=6, (96, 3) ended at excess
   ratio 1.005-1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at
-  1.132 against 1.067-1.074 kept (``results/quality/quality_gpu.md``);
+  1.132 against 1.014-1.074 kept (``results/quality/quality_gpu.md``);
 * a grid problem, and a general graph of ``n <=`` :data:`POLISH_MAX_N` scored on the CPU:
   ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
   annealing and the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the

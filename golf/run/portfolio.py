@@ -31,13 +31,13 @@ of them with the run's own engine and keeps the best.
    scored put cyclic g=8 at 4136 and g=4 at 4192 behind ER_8-line's 3947, from which the chases
    end at 3947 (3896 where a rank leaves its basin). Each slice cooled, three 5.5-minute chases
    (seeds 1-3, 5 ranks each, sharing the GPU) chose cyclic g=8 (3936-3940) and ended at 3897,
-   3893 and 3895 (excess ratio 1.075-1.112) after its polish at ``g = 1``. Each slice runs at
-   least one chunk of steps and stops at its share of the clock (its set-up counts in it; what
-   the slices of a process overran comes off its later ones, none cut below a quarter of its
-   share), so the trials' seconds add up to the budget plus about a chunk of steps (~0.2 s) a
-   slice. Before the clock starts, :func:`warm_up` compiles every kind of kernel the trials use
-   on a small graph: its seconds are recorded (``compile_seconds``) and kept out of the run's
-   clock. A budget that cannot give every form a first slice of :data:`MIN_SLICE_SECONDS`
+   3893 and 3895 (excess ratio 1.075-1.112) after its polish at ``g = 1`` (9-minute benchmark
+   runs: 3896, 3899). Each slice runs at least one chunk of steps and stops at its share of
+   the clock (its set-up counts in it; what the slices of a process overran comes off its later
+   ones, none cut below a quarter of its share), so the trials' seconds add up to the budget
+   plus about a chunk of steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up`
+   compiles every kind of kernel the trials use on a small graph: its seconds are recorded
+   (``compile_seconds``) and kept out of the run's clock. A budget that cannot give every form a first slice of :data:`MIN_SLICE_SECONDS`
    (:data:`MIN_SLICE_STEPS`) tries the first forms of the portfolio only (the kind orders them
    by priority).
 
