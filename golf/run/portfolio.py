@@ -37,9 +37,9 @@ of them with the run's own engine and keeps the best.
    ones, none cut below a quarter of its share), so the trials' seconds add up to the budget
    plus about a chunk of steps (~0.2 s) a slice. Before the clock starts, :func:`warm_up`
    compiles every kind of kernel the trials use on a small graph: its seconds are recorded
-   (``compile_seconds``) and kept out of the run's clock. A budget that cannot give every form a first slice of :data:`MIN_SLICE_SECONDS`
-   (:data:`MIN_SLICE_STEPS`) tries the first forms of the portfolio only (the kind orders them
-   by priority).
+   (``compile_seconds``) and kept out of the run's clock. A budget that cannot give every form
+   a first slice of :data:`MIN_SLICE_SECONDS` (:data:`MIN_SLICE_STEPS`) tries the first forms
+   of the portfolio only (the kind orders them by priority).
 
    With a time limit the trials keep to the clock at every size. Each form's set-up is
    predicted (:func:`_setup`): its start graph (:meth:`golf.problems.Problem.start_seconds`)
