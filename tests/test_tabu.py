@@ -180,6 +180,19 @@ def all_swap_results(graph):
     return out
 
 
+def test_buffers_that_hold_every_try_keep_the_full_check_whatever_k():
+    from golf.engine.neighbourhood import ENUMERATE, FULL_FACTOR, FULL_TRIES
+
+    n, d, K = 258, 3, 100_000  # (n d)(n d + 1) = 599,850 tries: above FULL_TRIES, within 8 K
+    tries = n * d * (n * d + 1)
+    assert FULL_TRIES < tries <= ENUMERATE * K
+    hood = Neighbourhood(n, d, 1, K, full=True)
+    assert hood.enumerate_all and hood.full and len(hood.moves) >= tries
+    small = Neighbourhood(n, d, 1, 4096, full=True)  # neither: too many tries for K = 4096
+    assert tries > FULL_FACTOR * 4096 and not small.enumerate_all and not small.full
+    assert not Neighbourhood(n, d, 1, K).full  # a neighbourhood not asked to be full
+
+
 @pytest.mark.parametrize("n,d,g", [(10, 3, 1), (12, 3, 2), (16, 3, 4)])
 def test_a_small_neighbourhood_is_scored_whole(n, d, g):
     graph = random_graph(n, d, g, seed=4)
