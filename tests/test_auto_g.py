@@ -379,11 +379,14 @@ def test_release_hands_a_symmetric_winner_to_g_1_and_keeps_its_graph(tmp_path):
     assert again["best"] == r.summary["best"] and again["auto_g"] == auto
 
 
-def test_release_is_for_an_order_degree_problem(tmp_path):
-    p = write(tmp_path, problem="{grid: 4x4, d: 3, r: 2, g: auto}",
+def test_release_is_for_an_order_degree_or_grid_problem(tmp_path):
+    p = write(tmp_path, problem="{hosts: 16, radix: 4, switches: auto}",
               search="{steps: 100, release: true}")
-    with pytest.raises(GolfError, match="search.release: .*this is a grid problem"):
+    with pytest.raises(GolfError, match="search.release: .*this is a host-switch problem"):
         load_config(p)
+    (run,) = load_config(write(tmp_path, problem="{grid: 4x4, d: 3, r: 2, g: auto}",
+                               search="{steps: 100, release: true}"))
+    assert run["search"]["release"] is True
     (run,) = load_config(write(tmp_path, problem="{n: 16, d: 3, g: 2}",
                                search="{steps: 100, release: true}"))  # no trials: inert
     assert run["search"]["release"] is True

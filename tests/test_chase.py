@@ -110,10 +110,11 @@ def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
                         sets=["search.reheat=0.5"])["search"]["reheat"] == 0.5
 
 
-def test_a_small_general_chase_releases_a_symmetric_winner():
-    """search.release for a general graph of n <= RELEASE_MAX_N (a grid, a larger graph, or a
-    chase whose g is set by hand: not); a release asked against is kept, one asked for too."""
-    from golf.run.chase import POLISH_MAX_N, RELEASE_MAX_N, chase_config
+def test_a_small_chase_releases_a_symmetric_winner():
+    """search.release for a general graph of n <= RELEASE_MAX_N and a grid of at most
+    GRID_RELEASE_MAX_N cells (a larger one, or a chase whose g is set by hand: not); a release
+    asked against is kept, one asked for too."""
+    from golf.run.chase import GRID_RELEASE_MAX_N, POLISH_MAX_N, RELEASE_MAX_N, chase_config
 
     def release(*args, **kw):
         return chase_config(*args, backend="bitset", **kw)["search"]["release"]
@@ -121,7 +122,9 @@ def test_a_small_general_chase_releases_a_symmetric_winner():
     assert release(RELEASE_MAX_N, 3) is True
     assert RELEASE_MAX_N < POLISH_MAX_N and release(RELEASE_MAX_N + 2, 3) is False
     assert release(384, 3, sets=["search.release=true"]) is True
-    assert release(None, 4, grid=(6, 6), r=2) is False
+    assert GRID_RELEASE_MAX_N == 64 and release(None, 4, grid=(8, 8), r=2) is True
+    assert release(None, 4, grid=(10, 10), r=2) is False
+    assert release(None, 4, grid=(5, 10), r=2, sets=["problem.g=2"]) is False
     assert release(96, 3, sets=["problem.g=1"]) is False
     assert release(96, 3, sets=["search.release=false"]) is False
 

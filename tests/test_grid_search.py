@@ -109,6 +109,33 @@ def test_auto_g_tries_the_rotations_of_the_lattice():
     assert odd.summary["problem"]["g"] == 1
 
 
+def test_release_hands_a_rotation_to_g_1_and_keeps_its_graph(tmp_path):
+    """search.release on a grid: the same trials; their winner (the 180-degree rotation, g=2)
+    hands the run to g = 1 from a fresh start, its graph kept as the run's best; the result
+    is a valid grid graph scored exactly, and a resumed run keeps the form and the best."""
+    from golf.run import resume_run
+
+    kw = dict(g="auto", grid=[6, 6], r=2, steps=3000, seed=2, progress=False,
+              backend="bitset", threads=1)
+    plain = golf.search(36, 4, **kw)
+    rd = tmp_path / "run"
+    r = golf.search(36, 4, release=True, output=rd, **kw)
+    auto, before = r.summary["auto_g"], plain.summary["auto_g"]
+    assert before["g"] == 2 and "released" not in before
+    assert [t["best"] for t in auto["trials"]] == [t["best"] for t in before["trials"]]
+    won = next(t for t in before["trials"] if t["label"] == before["form"]["label"])
+    rel = auto["released"]
+    assert rel["from"] == before["form"] and rel["best"] == won["best"]
+    assert auto["g"] == 1 == r.summary["problem"]["g"] == r.graph.g
+    assert [r.summary["start"]["diameter"], r.summary["start"]["total"]] != won["best"]
+    assert (r.score.diameter, r.score.total) <= tuple(won["best"])
+    assert _assert_valid(r.graph, 6, 6, 4, 2, 1)[:2] == (r.score.diameter, r.score.total)
+    assert "g: auto: released to cyclic g=1 (m=36)" in (rd / "log.txt").read_text()
+    (rd / "summary.json").unlink()
+    again = resume_run(rd, quiet=True)
+    assert again["best"] == r.summary["best"] and again["auto_g"] == auto
+
+
 @pytest.mark.slow
 def test_sigint_and_resume_match_the_uninterrupted_run(tmp_path):
     problem, search = "{grid: [10, 10], d: 6, r: 3, g: 2}", "{steps: 600000, seed: 4}"

@@ -31,9 +31,10 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   ``search.neighbourhood`` candidates at ``g = 1``, ``n`` sources each, which is what the
   bound on ``n`` holds in check. Where the trials chose an algebraic start, the polish takes
   all the time after them (:meth:`golf.run.start.Starter.choose_form`);
-* for ``n <=`` :data:`RELEASE_MAX_N` also ``search.release``: where the trials' winner is a
-  symmetric form, the run goes on at ``g = 1`` from a fresh start, the winner's graph kept as
-  its best (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a
+* for ``n <=`` :data:`RELEASE_MAX_N` (a grid: :data:`GRID_RELEASE_MAX_N` cells) also
+  ``search.release``: where the trials' winner is a symmetric form, the run goes on at ``g =
+  1`` from a fresh start, the winner's graph kept as its best
+  (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a
   symmetric form's optimum grows with ``n`` (a step scores ``n`` sources, and there are more
   steps to take): on an H200 in 9 minutes, released from cyclic g=6, (96, 3) ended at excess
   ratio 1.005-1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at
@@ -69,7 +70,8 @@ __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
            "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
            "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
-           "POLISH_MAX_N", "RELEASE_MAX_N", "SHARED_GPU_MAX_N", "SHARED_GPU_RANKS"]
+           "POLISH_MAX_N", "RELEASE_MAX_N", "GRID_RELEASE_MAX_N", "SHARED_GPU_MAX_N",
+           "SHARED_GPU_RANKS"]
 
 # chains of a population: on a GPU one launch scores all of them (or they run on the device),
 # on a CPU one process walks them in turn
@@ -138,6 +140,12 @@ POLISH_MAX_N = 512
 # the largest n of a general graph whose chase sets search.release: a symmetric winner of the
 # trials hands the run to g = 1 (golf.run.portfolio.released)
 RELEASE_MAX_N = 128
+# the most cells of a grid whose chase sets search.release. (5x10, 4, 2) on 2 CPU cores: the
+# trials chose g=2 (3.110204 against g=1's 3.111020) and the 10-minute chase kept it at total
+# 3810; a chase at g=1 set by hand reached 3806, the best-known graph, within 2 minutes
+# (results/grid/chase.md). On the 10x10 problems g=1 set by hand ended 9-40 above the trials'
+# g=4 in 7.2 minutes (experiment forms): a 100-cell lattice keeps its rotation
+GRID_RELEASE_MAX_N = 64
 # the largest n of a general graph whose chase on a GPU starts a rank a core, the GPUs shared
 # (default_ranks): each rank a population of device chains and, after it, a tabu polish of
 # its own on its core, where one rank a GPU has one polish on the cores' shared candidates.
@@ -228,8 +236,9 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
             and polish > 0):
         for key, value in (("polish", POLISH), ("polish_g", 1), ("polish_starts", POLISH_STARTS)):
             kw.setdefault(key, value)
-    if (kind == "general" and n <= RELEASE_MAX_N
-            and overrides.get("problem", {}).get("g", "auto") == "auto"):
+    releases = (kind == "general" and n <= RELEASE_MAX_N
+                or kind == "grid" and grid[0] * grid[1] <= GRID_RELEASE_MAX_N)
+    if releases and overrides.get("problem", {}).get("g", "auto") == "auto":
         kw.setdefault("release", True)
     if kind == "host-switch":  # one chain a process: on a CPU it beat ORP's annealer on 10 of
         # the 13 featured pairs of 2021 where 16 tempering chains did on 5
