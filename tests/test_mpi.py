@@ -256,22 +256,25 @@ def test_chains_agree_on_auto_g_and_choose_as_a_serial_run():
     assert serial["g"] == g and same(out["auto_g"]["trials"]) == same(serial["trials"])
 
 
-def test_chains_release_a_symmetric_winner_to_g_1_together():
-    """search.release under two chains: the choice of a serial run (its winner, cyclic g=2:
-    test_auto_g), both ranks anneal at g = 1, the winner's graph kept as the best."""
+@pytest.mark.parametrize("n,d,problem", [(16, 3, {}), (36, 4, {"grid": [6, 6], "r": 2})])
+def test_chains_release_a_symmetric_winner_to_g_1_together(n, d, problem):
+    """search.release under two chains: the choice of a serial run (its winner, cyclic g=2
+    of (16, 3): test_auto_g; the 180-degree rotation of a 6x6 grid), both ranks anneal at
+    g = 1, the winner's graph kept as the best."""
     import golf
 
     more = '{"batch": 3, "release": true}'
-    proc = mpirun(2, sys.executable, SCRIPTS / "auto_g.py", 16, 3, 6000, 0.5, 2, "chains", 0,
-                  more)
+    proc = mpirun(2, sys.executable, SCRIPTS / "auto_g.py", n, d, 6000, 0.5, 2, "chains", 0,
+                  more, json.dumps(problem))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
     auto = out["auto_g"]
     assert out["ranks"] == [{"rank": r, "g": 1, "graph_g": 1} for r in (0, 1)]
-    serial = golf.search(16, 3, g="auto", steps=6000, seed=2, auto_g_budget=0.5, batch=3,
-                         release=True, backend="bitset", threads=1,
-                         progress=False).summary["auto_g"]
+    serial = golf.search(n, d, g="auto", steps=6000, seed=2, auto_g_budget=0.5, batch=3,
+                         release=True, backend="bitset", threads=1, progress=False,
+                         **problem).summary["auto_g"]
     assert auto["released"] == serial["released"] and auto["g"] == serial["g"] == 1
+    assert auto["released"]["from"]["g"] == 2
 
 
 def test_evaluator_mode_trials_take_rank_0s_clock():

@@ -1,9 +1,9 @@
 """Under mpiexec: ``problem.g: auto`` resolved by trials, with parallel.mode chains (the
 trials dealt over the ranks) or evaluator (every trial's evaluations split over them). Rank 0
 prints, as JSON, every rank's resolved g and the g of the graphs it annealed, with the
-summary's ``auto_g`` record. Arguments: n d steps budget seed [mode [seconds [search]]] (steps 0
-with seconds: a time limit, the trials held to the clock; seconds 0: none; search: more settings
-of the search section, as JSON)."""
+summary's ``auto_g`` record. Arguments: n d steps budget seed [mode [seconds [search [problem]]]]
+(steps 0 with seconds: a time limit, the trials held to the clock; seconds 0: none; search,
+problem: more settings of those sections, as JSON, e.g. a grid's ``{"grid": [6, 6], "r": 2}``)."""
 
 import json
 import os
@@ -21,8 +21,9 @@ budget = float(sys.argv[4])
 mode = sys.argv[6] if len(sys.argv) > 6 else "chains"
 seconds = (float(sys.argv[7]) or None) if len(sys.argv) > 7 else None
 more = json.loads(sys.argv[8]) if len(sys.argv) > 8 else {}
+problem = json.loads(sys.argv[9]) if len(sys.argv) > 9 else {}
 comm = MPI.COMM_WORLD
-cfg = validate({"name": "m", "problem": {"n": n, "d": d, "g": "auto"},
+cfg = validate({"name": "m", "problem": {"n": n, "d": d, "g": "auto", **problem},
                 "search": {"steps": steps, "seed": seed, "auto_g_budget": budget,
                            "time_limit": seconds, **more},
                 "evaluator": {"backend": "bitset", "threads": 1},
