@@ -242,17 +242,16 @@ DOCS = {
                      "sampled from a random start, so that it does not melt that graph again. "
                      "``golf chase`` sets 0.1 for a grid of more than 200 cells on a CPU "
                      "(``golf.run.chase.GRID_REHEAT``).",
-    "search.release": "After the trials of ``g: auto`` of an Order/Degree or grid problem, "
-                      "where the "
-                      "winning form is symmetric (``g > 1``), the run goes on at ``g = 1`` (every "
-                      "graph) from a fresh start graph and temperatures sampled from it, the "
-                      "winner's best graph kept as the run's best (and so the polish's first "
+    "search.release": "After the trials of ``g: auto`` of an Order/Degree or grid problem, where "
+                      "the winning form is symmetric (``g > 1``), the run goes on at ``g = 1`` "
+                      "(every graph) from a fresh start graph and temperatures sampled from it, "
+                      "the winner's best graph kept as the run's best (and so the polish's first "
                       "start). A symmetric form's optimum is a local one among all graphs, which "
                       "``g = 1`` needs longer to pass than the trials' early rounds, where they "
                       "drop it; the time it needs grows with ``n``. ``golf chase`` sets it for "
                       "``n <= 128`` (``golf.run.chase.RELEASE_MAX_N``) and grids of at most 64 "
-                      "cells (``GRID_RELEASE_MAX_N``). With a given ``g`` there "
-                      "are no trials, and it does nothing.",
+                      "cells (``GRID_RELEASE_MAX_N``). With a given ``g`` there are no trials, "
+                      "and it does nothing.",
     "search.neighbourhood": "Candidate swaps a tabu step scores.",
     "search.tenure": "Tabu steps during which a removed orbit may not come back (unless it "
                      "beats the best graph).",

@@ -140,11 +140,12 @@ POLISH_MAX_N = 512
 # the largest n of a general graph whose chase sets search.release: a symmetric winner of the
 # trials hands the run to g = 1 (golf.run.portfolio.released)
 RELEASE_MAX_N = 128
-# the most cells of a grid whose chase sets search.release. (5x10, 4, 2) on 2 CPU cores: the
-# trials chose g=2 (3.110204 against g=1's 3.111020) and the 10-minute chase kept it at total
-# 3810; a chase at g=1 set by hand reached 3806, the best-known graph, within 2 minutes
-# (results/grid/chase.md). On the 10x10 problems g=1 set by hand ended 9-40 above the trials'
-# g=4 in 7.2 minutes (experiment forms): a 100-cell lattice keeps its rotation
+# the most cells of a grid whose chase sets search.release. (5x10, 4, 2), 10-minute chases on
+# 2 CPU cores (AMD EPYC): one whose trials chose g=2 (3.110204 against g=1's 3.111020) kept it
+# at total 3810; at g=1 set by hand (2026-11-30) a chase reached 3806, the best-known graph,
+# within 2 minutes, and so did one whose trials chose g=1 (results/grid/chase.md). On the
+# 10x10 problems g=1 set by hand ended 9-40 above the trials' g=4 in 7.2 minutes (experiment
+# forms): a 100-cell lattice keeps its rotation
 GRID_RELEASE_MAX_N = 64
 # the largest n of a general graph whose chase on a GPU starts a rank a core, the GPUs shared
 # (default_ranks): each rank a population of device chains and, after it, a tabu polish of
