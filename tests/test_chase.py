@@ -122,11 +122,19 @@ def test_a_small_chase_releases_a_symmetric_winner():
     assert release(RELEASE_MAX_N, 3) is True
     assert RELEASE_MAX_N < POLISH_MAX_N and release(RELEASE_MAX_N + 2, 3) is False
     assert release(384, 3, sets=["search.release=true"]) is True
-    assert GRID_RELEASE_MAX_N == 64 and release(None, 4, grid=(8, 8), r=2) is True
+    assert GRID_RELEASE_MAX_N == 8 * 8 and release(None, 4, grid=(8, 8), r=2) is True
+    assert release(None, 4, grid=(5, 13), r=2) is False  # 65 cells
     assert release(None, 4, grid=(10, 10), r=2) is False
     assert release(None, 4, grid=(5, 10), r=2, sets=["problem.g=2"]) is False
     assert release(96, 3, sets=["problem.g=1"]) is False
     assert release(96, 3, sets=["search.release=false"]) is False
+    # the texts that name the bounds name these
+    from golf.config.schema import DOCS
+
+    words = (f"``n <= {RELEASE_MAX_N}``", f"grids of at most {GRID_RELEASE_MAX_N} cells")
+    assert all(w in DOCS["search.release"] for w in words)
+    chase_md = open(f"{ROOT}/docs/chase.md", encoding="utf-8").read()
+    assert all(w.replace("``", "`") in chase_md for w in words)
 
 
 def test_a_memetic_chase_exchanges_between_its_islands_every_few_generations():

@@ -143,7 +143,7 @@ RELEASE_MAX_N = 128
 # the most cells of a grid whose chase sets search.release. (5x10, 4, 2), 10-minute chases on
 # 2 CPU cores (AMD EPYC): one whose trials chose g=2 (3.110204 against g=1's 3.111020) kept it
 # at total 3810; at g=1 set by hand (2026-11-30) a chase reached 3806, the best-known graph,
-# within 2 minutes, and so did one whose trials chose g=1 (results/grid/chase.md). On the
+# within 2 minutes, and one whose trials chose g=1 within 3 (results/grid/chase.md). On the
 # 10x10 problems g=1 set by hand ended 9-40 above the trials' g=4 in 7.2 minutes (experiment
 # forms): a 100-cell lattice keeps its rotation
 GRID_RELEASE_MAX_N = 64
