@@ -154,16 +154,17 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> No
     reach of the row's cell whose row has a free slot -- until :data:`REPAIR_TRIES` draws a
     row with free slots in a row place nothing."""
     m, g = like.m, like.g
-    grid = _cells(reach) if reach is not None else None
+    within = _reach_lists(reach, m) if reach is not None else None
     open_ = [r for r in range(m) if len(rows.sets[r]) < rows.d]
     fails = 0
     while open_ and fails < REPAIR_TRIES * len(open_):
         x = open_[int(rng.integers(len(open_)))]
-        if grid is None:
+        if within is None:
             y = open_[int(rng.integers(len(open_)))]
             v = int(like.moved(y, int(rng.integers(g))))
         else:
-            near = _within_reach(grid, x, open_, m)
+            free = set(open_)
+            near = [v for v in within[x] if v % m in free]
             if not near:
                 fails += 1
                 continue
@@ -177,19 +178,28 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> No
         open_ = [r for r in open_ if len(rows.sets[r]) < rows.d]
 
 
-def _within_reach(grid, x: int, rows: list, m: int) -> list:
-    """The vertices within reach of base vertex ``x``'s cell whose base row (of ``m``) is one
-    of ``rows``, ``x`` itself left out."""
-    limit, w, h, cell, vertex = grid
-    cx, cy = (int(c) for c in cell[x])
-    rows = set(rows)
-    out = []
-    for y in range(max(0, cy - limit), min(h, cy + limit + 1)):
-        span = limit - abs(y - cy)
-        for v in vertex[y, max(0, cx - span):min(w, cx + span + 1)].tolist():
-            if v >= 0 and v != x and v % m in rows:
-                out.append(int(v))
-    return out
+_REACH_LISTS: dict = {}
+
+
+def _reach_lists(reach, m: int) -> list:
+    """For each base vertex ``x`` (of ``m``), the vertices of the cells within reach of its
+    cell, row by row of the lattice, ``x`` itself left out (kept for the last few grids)."""
+    key = (np.asarray(reach).tobytes(), m)
+    if key not in _REACH_LISTS:
+        limit, w, h, cell, vertex = _cells(reach)
+        lists = []
+        for x in range(m):
+            cx, cy = (int(c) for c in cell[x])
+            out = []
+            for y in range(max(0, cy - limit), min(h, cy + limit + 1)):
+                span = limit - abs(y - cy)
+                out += [int(v) for v in vertex[y, max(0, cx - span):min(w, cx + span + 1)]
+                        .tolist() if v >= 0 and v != x]
+            lists.append(out)
+        if len(_REACH_LISTS) >= 8:
+            _REACH_LISTS.clear()
+        _REACH_LISTS[key] = lists
+    return _REACH_LISTS[key]
 
 
 def _no_centres(graph: Graph) -> None:
