@@ -183,7 +183,7 @@ _REACH_LISTS: dict = {}
 
 def _reach_lists(reach, m: int) -> list:
     """For each base vertex ``x`` (of ``m``), the vertices of the cells within reach of its
-    cell, row by row of the lattice, ``x`` itself left out (kept for the last few grids)."""
+    cell, row by row of the lattice, ``x`` itself left out (a cache of at most 8 grids)."""
     key = (np.asarray(reach).tobytes(), m)
     if key not in _REACH_LISTS:
         limit, w, h, cell, vertex = _cells(reach)
