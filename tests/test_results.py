@@ -181,8 +181,8 @@ def test_the_record_counts_of_readme_and_the_chase_page():
     dates = sorted({r["date"][:10] for r in rows})
     assert f"1-{at_once[-1]} pairs sharing each GPU of an H100 or H200 host" in readme
     assert at_once[0] == 1 and f"1-{at_once[-1]} pairs sharing each GPU" in chase
-    last = dates[-1][8:] if dates[-1][:7] == dates[0][:7] else dates[-1][5:]
-    assert f"{dates[0]} to {'-' if len(last) == 2 else ''}{last}." in readme
+    last = "-" + dates[-1][8:] if dates[-1][:7] == dates[0][:7] else dates[-1]  # -30 or a date
+    assert f"{dates[0]} to {last}." in readme
 
 
 def test_the_readme_table_is_the_gpu_record():
