@@ -77,3 +77,18 @@ def test_refused_forms():
     centred = problem_of({"n": 101, "d": 6, "g": 5, "centres": 1}).random_graph(1)
     with pytest.raises(GolfError, match="centre vertices are not handled"):
         orbits(centred)
+
+
+@pytest.mark.parametrize("w,h,d,r,g", [(10, 10, 6, 3, 4), (5, 10, 4, 2, 2), (6, 6, 4, 2, 1)])
+def test_the_repair_draws_on_every_cell_within_reach_and_no_other(w, h, d, r, g):
+    from golf.engine.crossover import _cells, _reach_lists
+
+    p = problem_of({"grid": [w, h], "n": w * h, "d": d, "r": r, "g": g})
+    a = p.random_graph(1)
+    reach = p.reach()
+    cell = _cells(reach)[3]
+    lists = _reach_lists(np.asarray(reach, dtype=np.int64).tobytes(), a.m)
+    for x in range(a.m):
+        want = {v for v in range(p.order)
+                if v != x and int(np.abs(cell[v] - cell[x]).sum()) <= r}
+        assert len(lists[x]) == len(want) and set(lists[x]) == want

@@ -25,6 +25,8 @@ Forms with centre vertices are not handled (a GolfError says so).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from golf.errors import GolfError
@@ -154,8 +156,10 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> No
     reach of the row's cell whose row has a free slot -- until :data:`REPAIR_TRIES` draws a
     row with free slots in a row place nothing."""
     m, g = like.m, like.g
-    within = _reach_lists(reach, m) if reach is not None else None
+    within = (_reach_lists(np.asarray(reach, dtype=np.int64).tobytes(), m)
+              if reach is not None else None)
     open_ = [r for r in range(m) if len(rows.sets[r]) < rows.d]
+    free = set(open_)
     fails = 0
     while open_ and fails < REPAIR_TRIES * len(open_):
         x = open_[int(rng.integers(len(open_)))]
@@ -163,7 +167,6 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> No
             y = open_[int(rng.integers(len(open_)))]
             v = int(like.moved(y, int(rng.integers(g))))
         else:
-            free = set(open_)
             near = [v for v in within[x] if v % m in free]
             if not near:
                 fails += 1
@@ -176,30 +179,26 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> No
         rows.put(orbit)
         fails = 0
         open_ = [r for r in open_ if len(rows.sets[r]) < rows.d]
+        free = set(open_)
 
 
-_REACH_LISTS: dict = {}
-
-
-def _reach_lists(reach, m: int) -> list:
+@functools.lru_cache(maxsize=8)
+def _reach_lists(reach: bytes, m: int) -> tuple:
     """For each base vertex ``x`` (of ``m``), the vertices of the cells within reach of its
-    cell, row by row of the lattice, ``x`` itself left out (a cache of at most 8 grids)."""
-    key = (np.asarray(reach).tobytes(), m)
-    if key not in _REACH_LISTS:
-        limit, w, h, cell, vertex = _cells(reach)
-        lists = []
-        for x in range(m):
-            cx, cy = (int(c) for c in cell[x])
-            out = []
-            for y in range(max(0, cy - limit), min(h, cy + limit + 1)):
-                span = limit - abs(y - cy)
-                out += [int(v) for v in vertex[y, max(0, cx - span):min(w, cx + span + 1)]
-                        .tolist() if v >= 0 and v != x]
-            lists.append(out)
-        if len(_REACH_LISTS) >= 8:
-            _REACH_LISTS.clear()
-        _REACH_LISTS[key] = lists
-    return _REACH_LISTS[key]
+    cell, row by row of the lattice, ``x`` itself left out; ``reach`` the bytes of a grid's
+    int64 reach array (:meth:`golf.grid.Grid.reach`), so that each grid's lists are built
+    once."""
+    limit, w, h, cell, vertex = _cells(np.frombuffer(reach, dtype=np.int64))
+    lists = []
+    for x in range(m):
+        cx, cy = (int(c) for c in cell[x])
+        out = []
+        for y in range(max(0, cy - limit), min(h, cy + limit + 1)):
+            span = limit - abs(y - cy)
+            out += [int(v) for v in vertex[y, max(0, cx - span):min(w, cx + span + 1)].tolist()
+                    if v >= 0 and v != x]
+        lists.append(tuple(out))
+    return tuple(lists)
 
 
 def _no_centres(graph: Graph) -> None:
