@@ -3,6 +3,7 @@ successive halving held to the clock (with an evaluator made slow on purpose), a
 choice that the log and summary explain, resume without new trials, and the Python API."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -377,6 +378,87 @@ def test_release_hands_a_symmetric_winner_to_g_1_and_keeps_its_graph(tmp_path):
     (rd / "summary.json").unlink()
     again = resume_run(rd, quiet=True)
     assert again["best"] == r.summary["best"] and again["auto_g"] == auto
+
+
+def test_a_released_run_polishes_from_the_trials_graphs_too(tmp_path):
+    """search.release with a polish phase: the trials' winner's other graphs (renumbered at
+    g = 1) are kept in the run's meta data and taken among the polish's starts; the log says
+    how many; a run resumed before the polish takes them too, as the run would have."""
+    from golf.run import load_checkpoint, resume_run
+
+    kw = dict(g="auto", steps=1000, seed=2, progress=False, auto_g_budget=0.5,
+              backend="bitset", threads=1, batch=3, release=True, polish=0.5, polish_g=1,
+              polish_starts=4, polish_patience=5, checkpoint_every=1)
+    rd = tmp_path / "run"
+    r = golf.search(40, 3, output=rd, **kw)
+    log = (rd / "log.txt").read_text()
+    assert "g: auto: released to cyclic g=1 (m=40)" in log
+    kept = re.search(r"(\d+) more of its trial's graphs are starts of the polish", log)
+    took = re.search(r"\((\d+) of the (\d+) the trials' graphs kept by search.release\)", log)
+    assert kept and took and 1 <= int(took[1]) <= min(int(kept[1]), int(took[2]) - 1)
+    assert int(took[2]) == 4 and r.summary["polish"]["starts"] == 4
+    ref = golf.evaluate(r.graph, "reference")
+    assert (ref.diameter, ref.total) == (r.score.diameter, r.score.total)
+    # the kept graphs are in the checkpoint, for a resume before the polish: valid at g = 1
+    rows = load_checkpoint(rd / "checkpoint.npz")["meta"]["released_starts"]
+    assert len(rows) == int(kept[1])
+    for graph in (r.graph.with_rows(np.asarray(x, dtype=r.graph.adj.dtype)) for x in rows):
+        graph.check()  # a valid graph of degree <= 3
+        assert graph.g == 1 and graph.adj.shape == (40, 3)
+    (rd / "summary.json").unlink()
+    again = resume_run(rd, quiet=True)
+    assert again["best"] == r.summary["best"]
+
+
+def test_the_polish_takes_the_best_of_the_chains_and_the_kept_graphs():
+    """Loop._released: the chains' graphs and the kept ones (rank r of R ranks of chains:
+    every R-th from the r-th), each once, the best k by (diameter, total), the chains' first
+    on a tie; nothing kept: the chains' graphs as they were."""
+    from types import SimpleNamespace
+
+    from golf.graph import sort_rows
+    from golf.run.loop import Loop
+
+    graphs = [golf.random_graph(24, 3, seed=s) for s in range(8)]
+    score = {id(g): golf.evaluate(g, "reference") for g in graphs}
+    chains, kept = graphs[:3], graphs[3:] + [graphs[0]]  # graphs[0] in both
+    loop = Loop.__new__(Loop)
+    ev = SimpleNamespace(evaluate=lambda g: golf.evaluate(g, "reference"))
+    loop.state = SimpleNamespace(ev=ev, meta={})
+    loop.co = SimpleNamespace(chains=True, comm=SimpleNamespace(rank=1, size=2))
+    assert loop._released(chains, 4) is chains  # nothing kept
+    loop.state.meta["released_starts"] = [g.adj.tolist() for g in kept]
+    out = loop._released(chains, 4)
+    mine = [kept[i] for i in range(1, len(kept), 2)]  # rank 1 of 2
+    pool = chains + [g for g in mine if g is not graphs[0]]
+    want = sorted(pool, key=lambda g: (score[id(g)].diameter, score[id(g)].total,
+                                       pool.index(g)))[:4]
+    assert [sort_rows(g.adj).tobytes() for g in out] == \
+        [sort_rows(g.adj).tobytes() for g in want]
+    assert loop.from_trials == sum(g not in chains for g in want)
+
+
+def test_trials_of_a_step_budget_choose_alike_on_a_slow_machine(monkeypatch):
+    """With a step budget alone every slice is a count of steps cut into chunks that do not
+    depend on the clock: a clock that runs 0.3 s a reading (a slow or loaded machine, a
+    cold compile in the first chunk) gives the same trials, step for step."""
+    from types import SimpleNamespace
+
+    import golf.run.portfolio as portfolio
+
+    kw = dict(g="auto", steps=6000, seed=2, progress=False, auto_g_budget=0.5,
+              backend="bitset", threads=1, batch=3, grid=(6, 6), r=2)
+
+    def trials(auto):
+        return [{k: v for k, v in t.items() if k not in ("seconds", "stepping")}
+                for t in auto["trials"]]
+
+    fast = golf.search(36, 4, **kw).summary["auto_g"]
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(portfolio, "time", SimpleNamespace(perf_counter=lambda: 0.3 * next(
+        ticks)))
+    slow = golf.search(36, 4, **kw).summary["auto_g"]
+    assert trials(slow) == trials(fast) and slow["form"] == fast["form"]
 
 
 def test_release_is_for_an_order_degree_or_grid_problem(tmp_path):

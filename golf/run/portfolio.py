@@ -139,8 +139,8 @@ class Choice:
     and for ``search.method: memetic`` the graphs of the winner's chains (``graphs``, best
     first; None otherwise), the memetic population's start. Where ``search.release`` handed
     the run to ``g = 1`` (:func:`released`), ``form`` is that one, ``graph`` None (a fresh
-    start) and ``kept`` the winner's best graph at ``g = 1``, which the run takes as its
-    best."""
+    start) and ``kept`` the winner's graphs at ``g = 1``, best first: the run takes the first
+    as its best, the others as starts of its polish (:meth:`golf.run.start.Starter.keep`)."""
 
     form: Form | None
     graph: object = None
@@ -322,8 +322,10 @@ def _slice(trial: _Trial, amount: float, timed: bool, co, stopped, deadline, sta
             trial.stepping += took
             trial.stepped += int(ann.sc[SC.EVALS]) - evals
             left = [deadline - toc] if deadline is not None else []
-            trial.chunk = next_chunk(chunk, took, min([amount - (toc - t)] + left) if timed
-                                     else None)
+            # a slice of steps: chunks that double whatever they took, so that its cooling
+            # levels (the chunks' ends) are the same on any machine and under any load
+            trial.chunk = (next_chunk(chunk, took, min([amount - (toc - t)] + left)) if timed
+                           else 2 * chunk)
             ran = True
         trial.spent += used if not timed else time.perf_counter() - t
         return reason
@@ -523,13 +525,27 @@ def choose_form(cfg: dict, co, log, stopped, start) -> Choice:
     mine = win % size == rank
     best_rows = trials[win].ann.best_adj.copy() if mine else None
     sampled = trials[win].sampled if mine else None
-    pool = None  # a memetic run's start graphs: the winner's chains' graphs, best first
-    if mine and cfg["search"]["method"] == "memetic":
-        pool = [gr.adj.copy() for gr in trials[win].ann.best_graphs(cfg["search"]["members"])]
+    pool = None  # the winner's chains' graphs, best first (_pool_size)
+    wanted = _pool_size(cfg, portfolio[win], on_starts, size)
+    if mine and wanted:
+        pool = [gr.adj.copy() for gr in trials[win].ann.best_graphs(wanted)]
     if co.chains and co.comm is not None:
         best_rows, sampled, pool = co.comm.bcast((best_rows, sampled, pool), root=win % size)
     won = _Won(portfolio[win], final, plan, best_rows, sampled, seconds, on_starts, pool)
     return _decided(record, won, cfg, log)
+
+
+def _pool_size(cfg: dict, form: Form, on_starts, ranks: int) -> int:
+    """How many of the winner's chains' graphs the run takes on: a memetic run's population
+    (``search.members``); a released run's polish starts (:func:`released`: up to
+    ``search.polish_starts`` for each of ``ranks`` ranks of chains,
+    :meth:`golf.run.start.Starter.keep`); else none."""
+    s = cfg["search"]
+    if s["method"] == "memetic":
+        return s["members"]
+    if s["release"] and on_starts is None and released(form) and s["polish"] > 0:
+        return s["polish_starts"] * ranks
+    return 0
 
 
 def stepping_forms(ranked: list, stepped: list) -> list:
@@ -581,8 +597,8 @@ class _Won:
     """The end of the trials: the winning ``form``, every trial's report (``final``), the
     rounds' ``plan``, the winner's best rows and sampled temperatures, the trials'
     ``seconds``, why the forms were compared on their start graphs (None: they were
-    ranked by their trials' progress), and for a memetic run the base rows of the winner's
-    chains' graphs (``pool``, best first)."""
+    ranked by their trials' progress), and for a memetic or a released run the base rows of
+    the winner's chains' graphs (``pool``, best first; :func:`_pool_size`)."""
 
     form: Form
     final: list
@@ -613,9 +629,10 @@ def _decided(record: dict, won: _Won, cfg: dict, log) -> Choice:
     if sampled:
         sampled = (sampled[0], sampled[1], f"of the {form.label(n)} trial ({sampled[2]})")
     graph = problem.at_form(form).graph(sort_rows(won.best_rows))
-    if cfg["search"]["release"] and won.on_starts is None and released(form):
-        return _release(record, problem, form, graph, win, seconds, log)
     graphs = [graph.with_rows(rows) for rows in won.pool] if won.pool else None
+    if cfg["search"]["release"] and won.on_starts is None and released(form):
+        return _release(record, problem, form, [graph, *(graphs or ())[1:]], win, seconds,
+                        log)
     return Choice(form, graph, record, seconds, sampled=sampled, graphs=graphs)
 
 
@@ -631,14 +648,14 @@ def released(form: Form) -> bool:
     return form.g > 1
 
 
-def _release(record: dict, problem, form: Form, graph, win: dict, seconds: float,
+def _release(record: dict, problem, form: Form, graphs: list, win: dict, seconds: float,
              log) -> Choice:
     """The choice handed to ``g = 1`` (:func:`released`): a fresh start at the cyclic ``g =
-    1``, the winner's best ``graph`` kept (at ``g = 1``); logged, recorded under
-    ``released``."""
+    1``, the winner's ``graphs`` kept (at ``g = 1``; its best first, then its chains' others,
+    :func:`_pool_size`); logged, recorded under ``released``."""
     n = problem.order
     one = Form(1)
-    kept = problem.at_form(form).renumber([graph], 1)[0]
+    kept = problem.at_form(form).renumber(graphs, 1)
     d, total = win["best"]
     why = (f"{form.label(n)} is symmetric (its best: diameter {d}, ASPL {win['aspl']:.10f}), "
            f"and g=1 holds every graph (search.release)")
