@@ -52,7 +52,7 @@ RECORDS = {f"n{n}d{d}": (n, d, k, a) for n, d, k, a in _TABLE}
 TARGETS = {"cpu": "the best-known diameter on the 9 pairs with n <= 1024, excess ratio <= 1.10 "
                   "on at least 7",
            "gpu": "every pair at the best-known diameter or lower; excess ratio <= 1.0 on at "
-                  "least 12 of 20, <= 1.10 on at least 17"}
+                  "least 17 of 20, <= 1.10 on all 20"}
 
 
 def excess(n, d, aspl, best):
@@ -165,8 +165,9 @@ def _pair_command(rows) -> str:
     """The benchmark's command line, the pairs of each call shown as PAIRS."""
     import re
 
-    def shape(cmd):  # the call's pairs and its machine-local folders are in the JSON
-        cmd = re.sub(r"--only \S+", "--only PAIRS", plain(cmd))
+    def shape(cmd):  # the call's pairs, its seed and machine-local folders are in the JSON
+        cmd = re.sub(r" --set search\.seed=\d+", "", re.sub(r"--only \S+", "--only PAIRS",
+                                                             plain(cmd)))
         head, *opts = re.split(r" (?=--)", cmd)  # the options in one order
         return " ".join([head, *sorted(opts, key=lambda o: (not o.startswith("--target "), o))])
 
@@ -174,8 +175,10 @@ def _pair_command(rows) -> str:
     parallel = sorted({m for c in cmds for m in re.findall(r"--parallel (\d+)", c)}, key=int)
     if len(parallel) > 1:
         cmds = sorted({re.sub(r"--parallel \d+", "--parallel P", c) for c in cmds})
+    seeded = any("--set search.seed=" in r["command"] for r in rows)
     return "; ".join(f"`{c}`" for c in cmds) + (
-        f" (P = {', '.join(parallel)})" if len(parallel) > 1 else "")
+        f" (P = {', '.join(parallel)})" if len(parallel) > 1 else "") + (
+        "; some runs with `--set search.seed=S`" if seeded else "")
 
 
 def _either(items, sep) -> str:
@@ -204,7 +207,8 @@ def markdown(record, target):
     lines = [f"# golf chase against the Graph Golf 2016 records ({target.upper()})", "",
              f"- what: `golf chase N D`, nothing set per pair; excess ratio (ASPL - L) / "
              f"(ASPL_best - L), L the Moore bound; trials: their share of the run; at once: "
-             f"runs on a GPU (CPU: the machine); target: {TARGETS[target]}",
+             f"runs on {'a GPU' if target == 'gpu' else 'the machine'}; target: "
+             f"{TARGETS[target]}",
              f"- command: {_pair_command(rows)}",
              f"- machine: {_machines(rows)}", f"- date: {', '.join(dates)}", ""]
     cols = ["pair", "form chosen", "D (best-known)", "ASPL (best-known)", "excess ratio",

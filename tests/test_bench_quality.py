@@ -75,12 +75,13 @@ def test_the_page_is_a_short_record():
                       "evaluations_per_s": 1e6, "at_once": 5, "date": "2026-11-26T10:00:00",
                       "machine": f"NVIDIA H{(100, 200)[i % 2]}; host 32 cores",
                       "command": f"python scripts/bench_quality.py --only {name} --minutes 8 "
-                                 f"--parallel {3 + 3 * (i % 2)} --out /root/out/q{i % 2}"}
+                                 f"--parallel {3 + 3 * (i % 2)} --out /root/out/q{i % 2}"
+                                 + (" --set search.seed=2" if i == 4 else "")}
     page = markdown({"rows": rows, "notes": ["one note"]}, "gpu")
     assert len(page.encode()) <= 4096 and page.count("\n| (") == 20
-    # one command line for the calls: their folders dropped, the options in one order
+    # one command line for the calls: their folders and seeds dropped, the options in one order
     assert ("- command: `python scripts/bench_quality.py --minutes 8 --only PAIRS --parallel P` "
-            "(P = 3, 6)\n") in page
+            "(P = 3, 6); some runs with `--set search.seed=S`\n") in page
     assert "- machine: NVIDIA H100 or NVIDIA H200; host 32 cores\n" in page
     assert "- one note" in page and "Targets met" in page
 

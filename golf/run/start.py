@@ -302,9 +302,9 @@ class Starter:
         and offered to the engine (after the duel, which compares what the methods find).
         The winner's other graphs are kept in the run's meta data (``released_starts``, base
         rows), so that the polish phase, resumed or not, takes them among its starts
-        (:meth:`golf.run.loop.Loop.polish`, dealt over the ranks of chains): (64, 8) on an H200,
-        9 minutes, polished from the cyclic g=8 chains' graphs, ended at 3886-3892 against
-        3892-3905 from the chains released to ``g = 1``."""
+        (:meth:`golf.run.loop.Loop.polish`, dealt over the ranks of chains). (64, 8), 9-minute
+        chases on an H200 released from cyclic g=8: 3890 and 3890 with these starts, 3892-3905
+        without them (docs/chase.md)."""
         kept = auto_g.kept if auto_g is not None else None
         if not kept:
             return
