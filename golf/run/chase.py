@@ -33,8 +33,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   all the time after them (:meth:`golf.run.start.Starter.choose_form`);
 * for ``n <=`` :data:`RELEASE_MAX_N` (a grid: :data:`GRID_RELEASE_MAX_N` cells) also
   ``search.release``: where the trials' winner is a symmetric form, the run goes on at ``g =
-  1`` from a fresh start, the winner's graph kept as its best
-  (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a
+  1`` from a fresh start, the winner's graph kept as its best and its chains' graphs among
+  the polish's starts (:func:`golf.run.portfolio.released`). The time ``g = 1`` needs to pass a
   symmetric form's optimum grows with ``n`` (a step scores ``n`` sources, and there are more
   steps to take): on an H200 in 9 minutes, released from cyclic g=6, (96, 3) ended at excess
   ratio 1.005-1.011 against 1.160 kept; released from Z_12 ⋊_11 Z_4 (g=48), (384, 3) ended at
