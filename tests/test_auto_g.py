@@ -394,7 +394,8 @@ def test_a_released_run_polishes_from_the_trials_graphs_too(tmp_path):
     log = (rd / "log.txt").read_text()
     assert "g: auto: released to cyclic g=1 (m=40)" in log
     kept = re.search(r"(\d+) more of its trial's graphs are starts of the polish", log)
-    took = re.search(r"\((\d+) of the (\d+) the trials' graphs kept by search.release\)", log)
+    took = re.search(r"\((\d+) of the (\d+) starts are the trials' graphs kept by "
+                     r"search.release\)", log)
     assert kept and took and 1 <= int(took[1]) <= min(int(kept[1]), int(took[2]) - 1)
     assert int(took[2]) == 4 and r.summary["polish"]["starts"] == 4
     ref = golf.evaluate(r.graph, "reference")

@@ -247,9 +247,10 @@ DOCS = {
                       "(every graph) from a fresh start graph and temperatures sampled from it, "
                       "the winner's best graph kept as the run's best (and so the polish's first "
                       "start) and its chains' other graphs among the polish's starts (the best "
-                      "``polish_starts`` of them and the run's chains' graphs). A symmetric form's optimum is a local one among all graphs, which "
-                      "``g = 1`` needs longer to pass than the trials' early rounds, where they "
-                      "drop it; the time it needs grows with ``n``. ``golf chase`` sets it for "
+                      "``polish_starts`` of them and the run's chains' graphs). A symmetric "
+                      "form's optimum is a local one among all graphs, which ``g = 1`` needs "
+                      "longer to pass than the trials' early rounds, where they drop it; the "
+                      "time it needs grows with ``n``. ``golf chase`` sets it for "
                       "``n <= 128`` (``golf.run.chase.RELEASE_MAX_N``) and grids of at most 64 "
                       "cells (``GRID_RELEASE_MAX_N``). With a given ``g`` there are no trials, "
                       "and it does nothing.",

@@ -176,8 +176,8 @@ class Loop:
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
                  + (f", then from {len(starts) - 1} more graphs of the chains in turn"
                     if len(starts) > 1 else "")
-                 + (f" ({self.from_trials} of the {len(starts)} the trials' graphs kept by "
-                    f"search.release)" if self.from_trials else "")
+                 + (f" ({self.from_trials} of the {len(starts)} starts are the trials' graphs "
+                    f"kept by search.release)" if self.from_trials else "")
                  + f", the next start after {s['polish_patience']} steps without going below "
                    f"the current one's best; back at the best graph, {s['polish_kick']} kick "
                    f"steps"

@@ -23,13 +23,13 @@ from another annealed graph (3950) it found nothing better at ``g = 1`` in 273 s
 
 ``search.polish_starts: k`` hands the tabu search up to ``k - 1`` more start graphs: the other
 chains' best graphs of a population (each distinct graph once, best first, at ``polish_g``),
-taken in turn after ``search.polish_patience`` steps without going below the best graph
-since the current start
-(:class:`golf.engine.tabu.TabuSearch`'s ``pool``); after the last, the polish goes back to the
-best graph it has found, kicked by ``search.polish_kick`` random admissible swaps, then to the
-pool again (with one start graph: to the best graph each time). Which graph leads down is not told by its total:
-from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to 3972), 500 tabu steps at ``g = 1``
-reached 3885 and 3889 from two of 3936 and nothing better from seven.
+taken in turn after ``search.polish_patience`` steps without going below the best graph since
+the current start (:class:`golf.engine.tabu.TabuSearch`'s ``pool``); after the last, the polish
+goes back to the best graph it has found, kicked by ``search.polish_kick`` random admissible
+swaps, then to the pool again (with one start graph: to the best graph each time). Which graph
+leads down is not told by its total: from 15 annealed (64, 8) graphs at ``g = 4`` (3930 to
+3972), 500 tabu steps at ``g = 1`` reached 3885 and 3889 from two of 3936 and nothing better
+from seven.
 
 ``search.polish_method: memetic`` makes the polish phase a memetic search
 (:class:`golf.engine.memetic.Memetic`) at ``polish_g`` instead: its population the start
