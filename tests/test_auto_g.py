@@ -427,16 +427,16 @@ def test_the_polish_takes_the_best_of_the_chains_and_the_kept_graphs():
     ev = SimpleNamespace(evaluate=lambda g: golf.evaluate(g, "reference"))
     loop.state = SimpleNamespace(ev=ev, meta={})
     loop.co = SimpleNamespace(chains=True, comm=SimpleNamespace(rank=1, size=2))
-    assert loop._released(chains, 4) is chains  # nothing kept
+    assert loop._released(chains, 4) == (chains, 0)  # nothing kept
     loop.state.meta["released_starts"] = [g.adj.tolist() for g in kept]
-    out = loop._released(chains, 4)
+    out, taken = loop._released(chains, 4)
     mine = [kept[i] for i in range(1, len(kept), 2)]  # rank 1 of 2
     pool = chains + [g for g in mine if g is not graphs[0]]
     want = sorted(pool, key=lambda g: (score[id(g)].diameter, score[id(g)].total,
                                        pool.index(g)))[:4]
     assert [sort_rows(g.adj).tobytes() for g in out] == \
         [sort_rows(g.adj).tobytes() for g in want]
-    assert loop.from_trials == sum(g not in chains for g in want)
+    assert taken == sum(g not in chains for g in want) >= 1
 
 
 def test_trials_of_a_step_budget_choose_alike_on_a_slow_machine(monkeypatch):

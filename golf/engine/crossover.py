@@ -178,8 +178,9 @@ def repair(rows: _Rows, like: Graph, rng: np.random.Generator, reach=None) -> No
             continue
         rows.put(orbit)
         fails = 0
-        open_ = [r for r in open_ if len(rows.sets[r]) < rows.d]
-        free = set(open_)
+        still = [r for r in open_ if len(rows.sets[r]) < rows.d]
+        if len(still) < len(open_):  # a row filled
+            open_, free = still, set(still)
 
 
 @functools.lru_cache(maxsize=8)

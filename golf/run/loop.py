@@ -42,7 +42,6 @@ class Loop:
         self.cfg, self.state, self.co, self.comm = cfg, state, co, co.comm
         self.log, self.phases, self.records = log, phases, records
         self.bounds = state.problem.bounds()  # the same at every symmetry of the problem
-        self.from_trials = 0  # the polish's starts that search.release kept (_released)
 
     def drive(self, sigs, fresh: bool) -> tuple[StopReason, float]:
         """Chunks of steps until a stop; returns the stop reason and the elapsed seconds. A
@@ -125,14 +124,15 @@ class Loop:
             return 1, 0
         return chunk, done
 
-    def _released(self, starts: list, k: int) -> list:
+    def _released(self, starts: list, k: int) -> tuple[list, int]:
         """The polish's ``starts`` (the chains' graphs, best first) with the trials' graphs
         that ``search.release`` kept (:meth:`golf.run.start.Starter.keep`; rank ``r`` of
         ``R`` ranks of chains takes the ``r``-th of every ``R``): the best ``k`` of them all,
-        each graph once, scored; the chains' first where two score alike."""
+        each graph once, scored; the chains' first where two score alike. Returns them and
+        how many of them are the trials'."""
         rows = self.state.meta.get("released_starts")
         if not rows:
-            return starts
+            return starts, 0
         rank, size = ((self.co.comm.rank, self.co.comm.size) if self.co.chains else (0, 1))
         seen, both = set(), []
         for graph in starts + [starts[0].with_rows(np.asarray(r, dtype=starts[0].adj.dtype))
@@ -143,8 +143,7 @@ class Loop:
                 score = self.state.ev.evaluate(graph)
                 both.append(((score.diameter, score.total, len(both)), graph))
         best = sorted(both, key=lambda x: x[0])[:k]
-        self.from_trials = sum(key[2] >= len(starts) for key, _ in best)
-        return [graph for _, graph in best]
+        return [graph for _, graph in best], sum(key[2] >= len(starts) for key, _ in best)
 
     def polish(self) -> None:
         """Switch to the polish phase: tabu search from the best graph found (at
@@ -152,7 +151,8 @@ class Loop:
         the graphs for it, :meth:`golf.problems.OrderDegreeProblem.renumber`)."""
         st, s, graph = self.state, self.cfg["search"], None
         pg = s["polish_g"]
-        starts = self._released(st.ann.best_graphs(s["polish_starts"]), s["polish_starts"])
+        starts, from_trials = self._released(st.ann.best_graphs(s["polish_starts"]),
+                                             s["polish_starts"])
         if pg is not None and pg != self.cfg["problem"]["g"]:
             before = st.problem
             self.use_g(pg)
@@ -176,8 +176,8 @@ class Loop:
                  f"{s['neighbourhood']} candidates a step, tenure {s['tenure']}"
                  + (f", then from {len(starts) - 1} more graphs of the chains in turn"
                     if len(starts) > 1 else "")
-                 + (f" ({self.from_trials} of the {len(starts)} starts are the trials' graphs "
-                    f"kept by search.release)" if self.from_trials else "")
+                 + (f" ({from_trials} of the {len(starts)} starts are the trials' graphs "
+                    f"kept by search.release)" if from_trials else "")
                  + f", the next start after {s['polish_patience']} steps without going below "
                    f"the current one's best; back at the best graph, {s['polish_kick']} kick "
                    f"steps"
