@@ -98,6 +98,28 @@ def test_a_large_grid_chase_walks_one_chain_a_process_on_a_cpu():
     assert chase_config(None, 4, sets=["search.reheat=0.5"], **grid)["search"]["reheat"] == 0.5
 
 
+def test_a_small_grid_chase_holds_a_larger_memetic_population():
+    """A grid of at most GRID_CHAIN_N cells: GRID_MEMBERS graphs in a memetic population; a
+    larger grid and a general graph keep the schema's default; a value asked for is kept."""
+    from golf.config.schema import SCHEMA
+    from golf.run.chase import GRID_CHAIN_N, GRID_MEMBERS, chase_config
+
+    default = SCHEMA["search"]["members"].default
+    assert GRID_MEMBERS > default
+    side = int(GRID_CHAIN_N ** 0.5)
+    members = [chase_config(None, 4, grid=(s, s), r=2, backend="bitset")["search"]["members"]
+               for s in (side, side + 2)]
+    assert side * side <= GRID_CHAIN_N < (side + 2) ** 2
+    assert members == [GRID_MEMBERS, default]
+    assert chase_config(64, 4, backend="bitset")["search"]["members"] == default
+    asked = chase_config(None, 4, grid=(10, 10), r=2, backend="bitset",
+                         sets=["search.members=40"])
+    assert asked["search"]["members"] == 40
+    asked = chase_config(None, 4, grid=(10, 10), r=2, backend="bitset",
+                         settings={"members": 12})
+    assert asked["search"]["members"] == 12
+
+
 def test_a_large_general_chase_goes_on_after_its_trials_at_a_lower_t0():
     """A general graph of LARGE_N vertices or more goes on after the trials at LARGE_REHEAT of
     their T0 (a smaller one at the full T0); a reheat asked for is kept."""

@@ -183,7 +183,8 @@ DOCS = {
                      "the one to use; ``tabu`` pays as a polish (``polish``).",
     "search.members": "The graphs of a memetic population: the start graph (after the trials "
                       "of ``g: auto`` the graphs of the winning trial's chains) and random "
-                      "graphs of the form, each climbed first.",
+                      "graphs of the form, each climbed first. ``golf chase`` holds 100 on "
+                      "a grid of at most 200 cells (``golf.run.chase.GRID_MEMBERS``).",
     "search.local_steps": "Hill-climbing steps of each child of a memetic search (and of each "
                           "start graph). More climb deeper and make fewer generations.",
     "search.local_search": "The local search of each child of a memetic search (and of each "

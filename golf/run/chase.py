@@ -43,7 +43,8 @@ A chase is an ordinary run (:class:`golf.run.Search`) of a config that
   ``search.method: auto`` (:data:`GRID_METHOD`, :data:`SMALL_METHOD`): after the trials
   annealing and the memetic search (:mod:`golf.engine.memetic`) each run a twentieth of the
   time from the trials' graphs and the better goes on (:mod:`golf.run.duel`; the log says which
-  won, and why);
+  won, and why); a grid of at most :data:`GRID_CHAIN_N` cells a memetic population of
+  :data:`GRID_MEMBERS` graphs;
 * ``output.dir`` is ``--out`` and the run folder ``<out>/n{N}d{D}`` (a grid problem:
   ``<out>/w{W}h{H}d{D}r{R}``), so ``golf resume`` continues a chase that was stopped;
 * at the end the best graph is exported beside the run, under the competition's file name.
@@ -69,7 +70,7 @@ from golf.errors import GolfError
 __all__ = ["chase_config", "chase_settings", "chase_backend", "default_ranks", "relaunch",
            "sized_batch", "GPU_CHAINS", "CPU_CHAINS", "CHASE_STEPS", "STEP_SECONDS",
            "GRID_CPU_CHAINS", "GRID_CHAIN_N", "GRID_REHEAT", "LARGE_N", "LARGE_REHEAT",
-           "GRID_METHOD", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
+           "GRID_METHOD", "GRID_MEMBERS", "MEMETIC_EXCHANGE", "POLISH", "POLISH_STARTS",
            "POLISH_MAX_N", "RELEASE_MAX_N", "GRID_RELEASE_MAX_N", "SHARED_GPU_MAX_N",
            "SHARED_GPU_RANKS"]
 
@@ -123,6 +124,13 @@ LARGE_REHEAT = 0.1
 # problems; in the 10-minute chases of results/grid/chase.md (2 cores) the duel chose memetic
 # on (5x5, 4, 2) and the 10x10 problems, annealing on the others
 GRID_METHOD = "auto"
+# search.members of a grid chase of at most GRID_CHAIN_N cells: a larger population keeps
+# the memetic search from converging on one basin (with 32 members a (10x10, 8, 4)
+# population at g=4 held totals 12054-12066 within a few edges of each other after 80 s of
+# 240). Memetic runs at g=4, 8 minutes on one core each, seeds 1-8, 16 side by side on a
+# 16-core host: (10x10, 8, 4) mean total 12038.3 (best 12030) with 100 members, 12046.0
+# (12034) with 32; (10x10, 6, 3) 14389.8 (14376) and 14392.8 (14372)
+GRID_MEMBERS = 100
 # search.method of a chase of a general graph of n <= POLISH_MAX_N that scores on the CPU: the
 # duel too (5 minutes on one core each, results/quality/quality_cpu.md, experiments duel and
 # sa: the memetic search tied annealing in its slice on (96, 3) and (384, 3), the chases ended
@@ -217,6 +225,8 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
     if kind == "grid":
         kw.update(grid=list(grid), r=r)
         kw.setdefault("method", GRID_METHOD)
+        if grid[0] * grid[1] <= GRID_CHAIN_N:
+            kw.setdefault("members", GRID_MEMBERS)
         if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)
