@@ -122,7 +122,8 @@ LARGE_REHEAT = 0.1
 # core each (results/grid/chase.md, experiment memetic) the memetic search ended lower on
 # (5x10, 4, 2), (10x10, 4, 2) and (10x10, 8, 4), annealing on (10x10, 6, 3) and the 20x20
 # problems; in the 10-minute chases of results/grid/chase.md (2 cores) the duel chose memetic
-# on (5x5, 4, 2) and the 10x10 problems, annealing on the others
+# on (5x5, 4, 2), (10x10, 4, 2) and (10x10, 6, 3), annealing on the others ((10x10, 8, 4): a
+# tie at the trials' best, which goes to annealing)
 GRID_METHOD = "auto"
 # search.members of a grid chase of at most GRID_CHAIN_N cells: a larger population keeps
 # the memetic search from converging on one basin (with 32 members a (10x10, 8, 4)
