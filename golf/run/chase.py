@@ -126,10 +126,11 @@ LARGE_REHEAT = 0.1
 # tie at the trials' best, which goes to annealing)
 GRID_METHOD = "auto"
 # search.members of a grid chase of at most GRID_CHAIN_N cells: a larger population keeps
-# the memetic search from converging on one basin (with 32 members a (10x10, 8, 4)
-# population at g=4 held totals 12054-12066 within a few edges of each other after 80 s of
-# 240). Memetic runs at g=4, 8 minutes on one core each, seeds 1-8, 16 side by side on a
-# 16-core host: (10x10, 8, 4) mean total 12038.3 (best 12030) with 100 members, 12046.0
+# the memetic search from converging on one basin (a (10x10, 8, 4) population of 32 at g=4,
+# one core: its best unchanged after the first 57 s of 240, and at the end its members
+# scored 12054-12066 and differed in a median of 22 of their 200 base-row entries). Memetic
+# runs at g=4, 8 minutes on one core each, seeds 1-8, 16 side by side on a 16-core host:
+# (10x10, 8, 4) mean total 12038.3 (best 12030) with 100 members, 12046.0
 # (12034) with 32; (10x10, 6, 3) 14389.8 (14376) and 14392.8 (14372)
 GRID_MEMBERS = 100
 # search.method of a chase of a general graph of n <= POLISH_MAX_N that scores on the CPU: the
@@ -228,7 +229,7 @@ def chase_config(n, d, *, minutes: float = 10.0, seed: int = 1, backend: str = "
         kw.setdefault("method", GRID_METHOD)
         if grid[0] * grid[1] <= GRID_CHAIN_N:
             kw.setdefault("members", GRID_MEMBERS)
-        if "batch" not in asked and not found.gpu and grid[0] * grid[1] > GRID_CHAIN_N:
+        elif "batch" not in asked and not found.gpu:
             kw["batch"] = GRID_CPU_CHAINS
             kw.setdefault("reheat", GRID_REHEAT)
     if kind == "general" and n <= POLISH_MAX_N and not found.gpu:
