@@ -281,6 +281,15 @@ def test_the_grid_counts_of_readme_and_docs():
     vs = [float(versus(r).rstrip("%")) for r in config]
     assert f"golf's 2-minute graphs are {min(vs):.2f}% (5x5, 4, 2) to {max(vs):.2f}% " \
            "(10x10, 8, 4) above those" in grid
+    chase = record("grid/chase.md")["rows"]
+    assert (f"where the chase reaches {chase['w10h10d6r3']['total']} and "
+            f"{chase['w10h10d8r4']['total']}. Nor does") in grid
+    islands = {r[0]: r for r in record("grid/chase.md")["experiments"]["islands"]["rows"]}
+    d8, d6 = islands["(10x10, 8, 4)"], islands["(10x10, 6, 3)"]
+    single = [[int(t) for t in r[2].split()] for r in (d8, d6)]
+    assert [min(t) for t in single] == [d8[4], d6[4]]
+    assert (f"end at {d8[5]} and {d6[5]}, where single-core runs of 8 minutes end at "
+            f"{min(single[0])}-{max(single[0])} and {min(single[1])}-{max(single[1])}") in grid
 
 
 def test_the_mpi_figures_of_the_cluster_page():
