@@ -287,7 +287,8 @@ def test_the_grid_counts_of_readme_and_docs():
     islands = {r[0]: r for r in record("grid/chase.md")["experiments"]["islands"]["rows"]}
     d8, d6 = islands["(10x10, 8, 4)"], islands["(10x10, 6, 3)"]
     single = [[int(t) for t in r[2].split()] for r in (d8, d6)]
-    assert [min(t) for t in single] == [d8[4], d6[4]]
+    for t, r in zip(single, (d8, d6)):  # the mean to one decimal, the best
+        assert abs(sum(t) / len(t) - r[3]) <= 0.05 and min(t) == r[4], r
     assert (f"end at {d8[5]} and {d6[5]}, where single-core runs of 8 minutes end at "
             f"{min(single[0])}-{max(single[0])} and {min(single[1])}-{max(single[1])}") in grid
 
